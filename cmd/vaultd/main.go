@@ -1,0 +1,27 @@
+// Command vaultd lets AI agents and people search, read and carefully edit a
+// markdown vault — the folder its owners edit in Obsidian and sync with git.
+//
+// Every command that mirrors an agent tool calls the same core (package
+// mcpserver) the MCP server uses and prints the text an agent would read;
+// --json prints the structured data instead. See `vaultd --help` for the
+// commands and the exit codes.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+// run executes the command line of this process and returns its exit code.
+// It is what the testscript scripts run as "vaultd".
+func run() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}

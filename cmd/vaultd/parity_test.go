@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/vaultd/vaultd/mcpserver"
+)
+
+// TestParity_ToolsAndCommands keeps the two doors to one room: every MCP
+// tool has a CLI command calling the same core, and every CLI command that
+// reads or changes notes has a tool. Differences are listed here, each with
+// its reason; anything else fails.
+func TestParity_ToolsAndCommands(t *testing.T) {
+	// tool → command
+	twins := map[string]string{
+		"vault_overview": "overview",
+		"search_notes":   "search",
+		"read_note":      "read",
+		"list_notes":     "list",
+		"get_backlinks":  "backlinks",
+		"create_note":    "create",
+		"append_to_note": "append",
+		"update_section": "update-section",
+		"replace_note":   "replace",
+		"delete_note":    "delete",
+		"list_trash":     "trash",
+		"restore_note":   "restore",
+	}
+	// Commands without a tool, and why.
+	cliOnly := map[string]string{
+		"init":       "lays out a new vault on disk; for people starting from nothing, not for agents",
+		"serve":      "starts the MCP server itself",
+		"index":      "builds or catches up the search index; the server keeps its index current by itself",
+		"history":    "the agent tools note_history and recent_changes come with the history issue (#6); until then people read the history on the command line",
+		"help":       "cobra's help",
+		"completion": "shell completion script",
+	}
+	a := &app{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}}
+	root := a.newRoot()
+	commands := map[string]bool{}
+	for _, c := range root.Commands() {
+		commands[c.Name()] = true
+	}
+	// cobra adds help and completion lazily.
+	commands["help"], commands["completion"] = true, true
+
+	var problems []string
+	for _, tool := range mcpserver.AllToolNames() {
+		cmd, ok := twins[tool]
+		if !ok {
+			problems = append(problems, "tool "+tool+" has no CLI command (add one, or list it here with a reason)")
+			continue
+		}
+		if !commands[cmd] {
+			problems = append(problems, "tool "+tool+" should have the command "+cmd)
+		}
+	}
+	covered := map[string]bool{}
+	for _, c := range twins {
+		covered[c] = true
+	}
+	for c := range commands {
+		if !covered[c] && cliOnly[c] == "" {
+			problems = append(problems, "command "+c+" has no MCP tool (add one, or list it in cliOnly with a reason)")
+		}
+	}
+	for tool := range twins {
+		found := false
+		for _, n := range mcpserver.AllToolNames() {
+			found = found || n == tool
+		}
+		if !found {
+			problems = append(problems, "twins lists "+tool+", which is not a tool")
+		}
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		t.Error(p)
+	}
+}

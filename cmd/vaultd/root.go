@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// app holds what every command shares: the streams and the global flags.
+type app struct {
+	in       io.Reader
+	out, err io.Writer
+
+	vaultDir string // --vault
+	stateDir string // --state-dir
+	json     bool   // --json
+	actor    string // --actor
+	noSync   bool   // --no-sync (hidden)
+
+	content *contentFlags // the running command's content flags, if it takes content
+
+	root *cobra.Command
+}
+
+// execute runs the vaultd command line args and returns the exit code.
+func execute(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
+	a := &app{in: in, out: out, err: errw}
+	root := a.newRoot()
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errw)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var f *failure
+	if !errors.As(err, &f) {
+		// Not returned by a command's RunE: cobra rejected the command line
+		// (unknown flag, bad flag value, …).
+		name := root.Name()
+		if cmd != nil {
+			name = cmd.CommandPath()
+		}
+		f = usagef(name+" --help", "%s", firstLine(err.Error()))
+	}
+	if ctx.Err() != nil && f.code == exitError {
+		f.msg = "interrupted"
+	}
+	if a.json {
+		printJSONFailure(a.out, f)
+	}
+	printFailure(a.err, f)
+	return f.code
+}
+
+const rootLong = `vaultd lets AI agents and people search, read and carefully edit a
+markdown vault — the folder you edit in Obsidian and sync with git. The
+files are the truth; vaultd keeps its history, trash records and index in
+a state dir (default: <vault>/.vaultd, ignored by git).
+
+Every command below that mirrors an agent tool prints the same text an
+agent reads; --json prints the structured data instead. Every change needs
+--summary "what you changed and why"; it is recorded in the history.
+
+The vault is --vault DIR, else $VAULTD_VAULT, else the current folder if
+it holds notes. Start from nothing with: vaultd init DIR
+
+Errors go to stderr as "vaultd: what went wrong; try: command to run".
+When the vault lists what exists instead (other notes, headings), the
+message spans lines and "try: …" comes last. With --json, stdout gets
+{"error": {...}} as well; the exit codes are listed at the end.`
+
+// newRoot builds the command tree.
+func (a *app) newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "vaultd",
+		Short: "Let AI agents read and carefully edit your markdown vault",
+		Long:  rootLong,
+		// Without arguments vaultd shows its help; an unknown command is a
+		// usage error with cobra's "did you mean" suggestions.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			try := "vaultd --help"
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				// The nearest command with the rest of the command line.
+				line := append([]string{"vaultd", s[0]}, quoteAll(args[1:])...)
+				try = strings.Join(append(line, changedFlags(cmd)...), " ")
+			}
+			return usagef(try, "unknown command %q", args[0])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+		SilenceUsage:               true,
+		SilenceErrors:              true,
+		SuggestionsMinimumDistance: 2,
+		Version:                    version(),
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usagef(cmd.CommandPath()+" --help", "%s", firstLine(err.Error()))
+	})
+	root.SetVersionTemplate("vaultd {{.Version}}\n")
+	// The exit codes close the top-level help, where scripts' authors look.
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		defaultHelp(cmd, args)
+		if !cmd.HasParent() {
+			fmt.Fprintf(cmd.OutOrStdout(), "\n%s\n", exitCodesHelp)
+		}
+	})
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.vaultDir, "vault", "", "the vault folder (default: $VAULTD_VAULT, else the current folder)")
+	pf.StringVar(&a.stateDir, "state-dir", "", "where vaultd keeps history, trash records and the index (default: <vault>/.vaultd)")
+	pf.BoolVar(&a.json, "json", false, "print structured JSON instead of text")
+	pf.StringVar(&a.actor, "actor", "cli", "who is making the change, as recorded in the history")
+	pf.BoolVar(&a.noSync, "no-sync", false, "skip fsync (tests, tmpfs); changes may be lost on a crash")
+	_ = pf.MarkHidden("no-sync")
+
+	a.root = root
+	root.AddGroup(
+		&cobra.Group{ID: "read", Title: "Reading:"},
+		&cobra.Group{ID: "write", Title: "Changing notes (each needs --summary):"},
+		&cobra.Group{ID: "setup", Title: "Setting up:"},
+	)
+	root.SetHelpCommandGroupID("setup")
+	root.SetCompletionCommandGroupID("setup")
+	for _, c := range append(a.readCommands(), a.searchCmd(), a.backlinksCmd()) {
+		c.GroupID = "read"
+		root.AddCommand(c)
+	}
+	for _, c := range a.writeCommands() {
+		c.GroupID = "write"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.indexCmd()} {
+		c.GroupID = "setup"
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// runE adapts a command body: every error it returns becomes a *failure
+// with the exit code of its kind, so that execute can tell the command's own
+// errors from cobra's usage errors.
+func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := fn(cmd, args)
+		if err == nil {
+			return nil
+		}
+		var f *failure
+		if errors.As(err, &f) {
+			return f
+		}
+		return &failure{code: codeOf(err), msg: err.Error(), err: err}
+	}
+}
+
+// args checks the number of positional arguments. what names them for the
+// message ("the note path"); onMissing is the command that helps find one.
+// Too many arguments are almost always a path with spaces that was not
+// quoted, so the suggestion joins them.
+func args(n int, optional bool, what, onMissing string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case n == 0 && len(args) > 0:
+			return usagef(withGlobals(cmd, "vaultd "+cmd.Name()), "%s takes no arguments, got %s", cmd.Name(), strings.Join(quoteAll(args), " "))
+		case len(args) < n && !optional:
+			return usagef(withGlobals(cmd, onMissing), "%s needs %s", cmd.Name(), what)
+		case len(args) > n:
+			joined := strings.Join(args[n-1:], " ")
+			fixed := append(append([]string{cmd.Name()}, quoteAll(args[:n-1])...), shellQuote(joined))
+			fixed = append(fixed, changedFlags(cmd)...)
+			return usagef("vaultd "+strings.Join(fixed, " "), "%s takes %s, got %d arguments; quote a path with spaces",
+				cmd.Name(), what, len(args))
+		}
+		return nil
+	}
+}
+
+// globalFlags returns the global flags the user set, to be repeated in a
+// suggested command so that it runs against the same vault.
+func globalFlags(cmd *cobra.Command) []string {
+	var g []string
+	for _, name := range []string{"vault", "state-dir", "actor"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			g = append(g, "--"+name, f.Value.String())
+		}
+	}
+	return g
+}
+
+// withGlobals appends the global flags the user set to a suggested
+// vaultd command line.
+func withGlobals(cmd *cobra.Command, line string) string {
+	if g := globalFlags(cmd); len(g) > 0 && strings.HasPrefix(line, "vaultd ") {
+		return line + " " + strings.Join(quoteAll(g), " ")
+	}
+	return line
+}
+
+// changedFlags renders the flags set on the command line, to repeat them
+// in a suggested command.
+func changedFlags(cmd *cobra.Command) []string {
+	var out []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Value.Type() == "bool" {
+			if f.Value.String() == "true" {
+				out = append(out, "--"+f.Name)
+			}
+			return
+		}
+		out = append(out, "--"+f.Name, shellQuote(f.Value.String()))
+	})
+	return out
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// version is the module version the binary was built from ("(devel)" for
+// a local build), with the VCS revision when the build recorded one.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += fmt.Sprintf(" (%s)", s.Value[:12])
+		}
+	}
+	return v
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/mcpserver"
+)
+
+// serveFlags are the flags of vaultd serve.
+type serveFlags struct {
+	readOnly         bool
+	allow            string
+	logFile          string
+	writesPerMinute  int
+	deletesPerMinute int
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the vault to an AI agent over MCP (stdio)",
+		Long: `Serve the vault over the Model Context Protocol on stdin/stdout, for a
+client that starts vaultd itself (Claude Code, Cursor, …):
+
+  claude mcp add notes -- vaultd serve --vault ~/notes
+
+The agent may read and write by default; --read-only takes writing away,
+--allow read,write,delete names the rights explicitly (deleting, which
+moves notes to the trash, is off unless named). Writes are rate-limited.
+stdout carries protocol messages only; logs go to stderr and --log-file.`,
+		Example: `  vaultd serve --vault ~/notes
+  vaultd serve --vault ~/notes --allow read,write,delete
+  vaultd serve --vault ~/notes --read-only`,
+		Args: args(0, false, "no arguments", "vaultd serve --vault DIR"),
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return a.serve(cmd, f)
+		}),
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.readOnly, "read-only", false, "grant the agent read access only")
+	fl.StringVar(&f.allow, "allow", "", "rights to grant: read, write, delete, comma-separated (default read,write)")
+	fl.StringVar(&f.logFile, "log-file", "", "also append logs to this file")
+	fl.IntVar(&f.writesPerMinute, "writes-per-minute", 60, "rate limit on writes")
+	fl.IntVar(&f.deletesPerMinute, "deletes-per-minute", 10, "rate limit on deletes")
+	return cmd
+}
+
+// parsePerms reads --read-only and --allow.
+func parsePerms(readOnly bool, allow string) (mcpserver.Perms, error) {
+	if readOnly && allow != "" {
+		return mcpserver.Perms{}, usagef("vaultd serve --allow read", "--read-only and --allow cannot be combined")
+	}
+	if readOnly {
+		return mcpserver.Perms{Read: true}, nil
+	}
+	if allow == "" {
+		return mcpserver.Perms{Read: true, Write: true}, nil
+	}
+	var p mcpserver.Perms
+	for _, r := range strings.Split(allow, ",") {
+		switch strings.TrimSpace(strings.ToLower(r)) {
+		case "read":
+			p.Read = true
+		case "write":
+			p.Write = true
+		case "delete":
+			p.Delete = true
+		case "":
+		default:
+			return p, usagef("vaultd serve --allow read,write", "unknown right %q in --allow; the rights are read, write and delete", r)
+		}
+	}
+	if p.Delete && !p.Write {
+		return p, usagef("vaultd serve --allow read,write,delete", "delete needs write: --allow read,write,delete")
+	}
+	if (p.Write || p.Delete) && !p.Read {
+		p.Read = true // writing means reading what you change
+	}
+	return p, nil
+}
+
+func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
+	perms, err := parsePerms(f.readOnly, f.allow)
+	if err != nil {
+		return err
+	}
+	var logw io.Writer = a.err
+	if f.logFile != "" {
+		lf, err := os.OpenFile(f.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("open the log file: %w", err)
+		}
+		defer lf.Close()
+		logw = io.MultiWriter(a.err, lf)
+	}
+	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	if a.actor == "cli" {
+		a.actor = "mcp"
+	}
+	v, err := a.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	idx, err := index.Open(v, index.Options{Watch: true, Logger: logger})
+	var busy error
+	if err != nil {
+		if !errors.Is(err, index.ErrBusy) {
+			return err
+		}
+		// Another vaultd process owns the index: serve everything but
+		// search and backlinks, which say why.
+		logger.Warn("search disabled", "reason", err.Error())
+		busy = err
+		idx = nil
+	} else {
+		defer idx.Close()
+	}
+	o := mcpserver.CoreOptions{Logger: logger, IndexUnavailable: busy}
+	if idx != nil {
+		o.Index = idx
+	}
+	c, err := mcpserver.NewCore(v, o)
+	if err != nil {
+		return err
+	}
+	conn := mcpserver.NewConnection(a.actor, perms, mcpserver.Limits{
+		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
+	})
+	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn})
+	logger.Info("serving over stdio", "notes", len(v.NotePaths()), "rights", rightsText(perms))
+	err = mcpserver.ServeStdio(cmd.Context(), s, a.in, a.out, log.New(logw, "", log.LstdFlags))
+	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+func rightsText(p mcpserver.Perms) string {
+	var r []string
+	if p.Read {
+		r = append(r, "read")
+	}
+	if p.Write {
+		r = append(r, "write")
+	}
+	if p.Delete {
+		r = append(r, "delete")
+	}
+	return strings.Join(r, ",")
+}

@@ -1,0 +1,238 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// maxAlternatives is how many candidates an error lists (AGENT-CONTRACT
+// rule 9: at most ~5, nearest first) — except ambiguity, which lists every
+// candidate (rule 11).
+const maxAlternatives = 5
+
+// failure describes what a tool was asked, so that its error can suggest a
+// next call that differs from the failed one.
+type failure struct {
+	tool string
+	path string // the note path or reference the caller gave
+	args []arg  // the failed call's arguments, to build corrected calls
+	note *vault.Note
+}
+
+// fail renders a domain error as an agent-facing error result: the wrong
+// part, what exists instead, and the next call (AGENT-CONTRACT rules 8–13).
+func (c *Core) fail(caller Caller, f failure, err error) *Result {
+	var b strings.Builder
+	data := map[string]any{"error": kindName(err)}
+	ve, ok := vault.AsError(err)
+	if !ok {
+		// Not a domain error: an I/O failure. Say so plainly; host paths
+		// must not leak, so only the kind of failure is shown.
+		b.WriteString("error: " + f.tool + " failed: " + scrubHostPaths(err.Error(), c.v.Dir()) + "\nerror code: failed\n")
+		b.WriteString("The vault was not changed by this call. Try again once; if it fails again, tell the user.")
+		return &Result{Text: b.String(), Data: data, Err: err}
+	}
+	fmt.Fprintf(&b, "error: %s\nerror code: %s\n", ve.Error(), kindName(err))
+	var next []call
+	switch {
+	case errors.Is(err, vault.ErrConflict):
+		data["expected_version"] = vault.ShortVersion(ve.Expected)
+		data["current_version"] = vault.ShortVersion(ve.Current)
+		fmt.Fprintf(&b, "expected version: %s\ncurrent version: %s\n", vault.ShortVersion(ve.Expected), vault.ShortVersion(ve.Current))
+		if ve.CurrentSection != "" {
+			b.WriteString("The section as it is now:\n")
+			b.WriteString(fence(ve.CurrentSection))
+		}
+		b.WriteString("Someone changed the note after you read it. Re-read it, merge your change into the current text, and retry with the current version.\n")
+		next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+	case errors.Is(err, vault.ErrAmbiguous):
+		data["candidates"] = ve.Alternatives
+		b.WriteString("candidates (name one by its full path):\n")
+		for _, a := range ve.Alternatives {
+			b.WriteString("- " + a + "\n")
+		}
+		if len(ve.Alternatives) > 0 {
+			next = append(next, retryWith(f, "heading", stripLineHint(ve.Alternatives[0])))
+		}
+	case errors.Is(err, vault.ErrNotFound) && ve.AltKind == "headings":
+		alts := limit(ve.Alternatives, 12)
+		data["headings"] = alts
+		if len(ve.Alternatives) == 0 {
+			b.WriteString("The note has no headings: read it whole, or append without a heading.\n")
+			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+		} else {
+			b.WriteString("headings in this note, nearest first:\n")
+			for _, a := range alts {
+				b.WriteString("- " + a + "\n")
+			}
+			if more := len(ve.Alternatives) - len(alts); more > 0 {
+				fmt.Fprintf(&b, "(%d more; read_note without a heading shows the full outline)\n", more)
+			}
+			next = append(next, retryWith(f, "heading", stripLineHint(alts[0])))
+		}
+	case errors.Is(err, vault.ErrNotFound):
+		alts := limit(ve.Alternatives, maxAlternatives)
+		if len(alts) > 0 {
+			data["closest"] = alts
+			what, argName := "notes", "path"
+			if ve.AltKind == "folders" {
+				what, argName = "folders", "folder"
+			}
+			b.WriteString("closest " + what + ":\n")
+			for _, a := range alts {
+				b.WriteString("- " + a + "\n")
+			}
+			next = append(next, retryWith(f, argName, alts[0]))
+		}
+		spaces := c.v.Spaces()
+		data["spaces"] = spaces
+		if len(spaces) > 0 {
+			b.WriteString("spaces: " + strings.Join(spaces, ", ") + "\n")
+		}
+		if len(alts) == 0 {
+			next = append(next, call{"search_notes", []arg{{"query", searchWords(f.path)}}})
+		}
+	case errors.Is(err, vault.ErrDenied):
+		if ve.Rule != "" {
+			data["rule"] = ve.Rule
+			src := ve.RuleSource
+			if src == "" {
+				src = "built in"
+			}
+			data["rule_source"] = src
+			fmt.Fprintf(&b, "rule: %s (%s)\n", ve.Rule, src)
+		}
+		if len(ve.Alternatives) > 0 {
+			data["missing"] = ve.Alternatives
+		}
+		b.WriteString("This is the vault owner's rule; do not try to work around it. Choose a path the rules allow, or tell the user.\n")
+		if ve.RuleSource != "" {
+			next = append(next, call{"read_note", []arg{{"path", ve.RuleSource}}})
+		}
+	case errors.Is(err, vault.ErrExists):
+		if len(ve.Alternatives) > 0 {
+			data["free_name"] = ve.Alternatives[0]
+			fmt.Fprintf(&b, "free name: %s\n", ve.Alternatives[0])
+		}
+		next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+	case errors.Is(err, vault.ErrInvalidPath):
+		b.WriteString("Paths are relative to the vault and use \"/\", e.g. 1_Projekte/Website-Relaunch.md.\n")
+		if spaces := c.v.Spaces(); len(spaces) > 0 {
+			b.WriteString("spaces: " + strings.Join(spaces, ", ") + "\n")
+		}
+	}
+	if f.note != nil && !errors.Is(err, vault.ErrNotFound) || f.note != nil && ve.AltKind == "headings" {
+		b.WriteString("note:\n")
+		writeRef(&b, refOf(f.note), "  ")
+	}
+	for _, n := range next {
+		if sameCall(n, f) {
+			continue
+		}
+		b.WriteString("next: " + n.render(caller.Door) + "\n")
+		break
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Err: err}
+}
+
+// retryWith is the failed call with one argument replaced.
+func retryWith(f failure, name string, value any) call {
+	out := call{tool: f.tool}
+	found := false
+	for _, a := range f.args {
+		if a.name == name {
+			a.value = value
+			found = true
+		}
+		// Never suggest resending long content: it is the caller's own.
+		if a.name == "content" {
+			a.value = "…"
+		}
+		out.args = append(out.args, a)
+	}
+	if !found {
+		out.args = append(out.args, arg{name, value})
+	}
+	return out
+}
+
+// sameCall reports whether a suggestion repeats the failed call (rule 10).
+func sameCall(n call, f failure) bool {
+	if n.tool != f.tool || len(n.args) != len(f.args) {
+		return false
+	}
+	for i := range n.args {
+		if n.args[i].name != f.args[i].name || fmt.Sprint(n.args[i].value) != fmt.Sprint(f.args[i].value) {
+			return false
+		}
+	}
+	return true
+}
+
+// stripLineHint removes the " (line N)" that tells identical heading paths apart.
+func stripLineHint(s string) string {
+	if i := strings.LastIndex(s, " (line "); i > 0 && strings.HasSuffix(s, ")") {
+		return s[:i]
+	}
+	return s
+}
+
+func limit(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// searchWords turns a path into words worth searching for.
+func searchWords(p string) string {
+	p = strings.TrimSuffix(p, ".md")
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		p = p[i+1:]
+	}
+	return strings.Join(strings.FieldsFunc(p, func(r rune) bool { return r == '-' || r == '_' || r == ' ' }), " ")
+}
+
+// fence wraps text so that it cannot be mistaken for instructions or markup.
+func fence(s string) string {
+	f := "```"
+	for strings.Contains(s, f) {
+		f += "`"
+	}
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return f + "markdown\n" + s + f + "\n"
+}
+
+func kindName(err error) string {
+	switch errKind(err) {
+	case vault.ErrNotFound:
+		return "not_found"
+	case vault.ErrExists:
+		return "exists"
+	case vault.ErrConflict:
+		return "conflict"
+	case vault.ErrAmbiguous:
+		return "ambiguous"
+	case vault.ErrInvalidPath:
+		return "invalid_path"
+	case vault.ErrDenied:
+		return "denied"
+	case vault.ErrInvalid:
+		return "invalid_argument"
+	}
+	return "failed"
+}
+
+// scrubHostPaths removes the vault's host path from an error text.
+func scrubHostPaths(s, dir string) string {
+	if dir != "" {
+		s = strings.ReplaceAll(s, dir+"/", "")
+		s = strings.ReplaceAll(s, dir, "(vault)")
+	}
+	return s
+}

@@ -1,0 +1,383 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/vault"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixedNow is the clock of every golden test.
+var fixedNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// copyExampleVault copies the repository's example-vault into a temp dir
+// and pins every file's mtime (to a time derived from its path, so that
+// "recently changed" is stable).
+func copyExampleVault(t testing.TB) string {
+	t.Helper()
+	src := filepath.Join("..", "example-vault")
+	dst := filepath.Join(t.TempDir(), "vault")
+	var files []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == ".vaultd" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, rel)
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	for i, rel := range files {
+		mt := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * 37 * time.Minute)
+		if err := os.Chtimes(filepath.Join(dst, rel), mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func newTestCore(t testing.TB, dir string) *Core {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test", Now: func() time.Time { return fixedNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	idx, err := index.Open(v, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	if err := idx.WaitReady(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCore(v, CoreOptions{Now: func() time.Time { return fixedNow }, Index: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var (
+	readOnly  = Caller{Actor: "agent", Perms: Perms{Read: true}}
+	readWrite = Caller{Actor: "agent", Perms: Perms{Read: true, Write: true}}
+	everyone  = Caller{Actor: "agent", Perms: AllPerms}
+)
+
+type step struct {
+	tool string
+	args string // JSON object
+}
+
+type goldenCase struct {
+	name   string
+	caller Caller
+	before []step // run first, results not recorded
+	call   step
+	// versionOf fills "$VERSION" in args with the current version of this note.
+	versionOf string
+}
+
+// goldenCases is every tool, success and each error. Reviewers read the
+// golden files in testdata/golden exactly as an agent reads them.
+var goldenCases = []goldenCase{
+	{name: "overview", caller: readOnly, call: step{"vault_overview", `{}`}},
+	{name: "search_notes/inflected", caller: readOnly, call: step{"search_notes", `{"query":"Krankenhäuser","limit":3}`}},
+	{name: "search_notes/compound", caller: readOnly, call: step{"search_notes", `{"query":"häuser","limit":5}`}},
+	{name: "search_notes/filter_space", caller: readOnly, call: step{"search_notes", `{"query":"Zeitleiste","space":"4_Archiv","limit":2}`}},
+	{name: "search_notes/phrase_exclude", caller: readOnly, call: step{"search_notes", `{"query":"\"Wartungsfenster\" -Glossar","limit":3}`}},
+	{name: "search_notes/english", caller: readOnly, call: step{"search_notes", `{"query":"linking","limit":3}`}},
+	{name: "search_notes/empty", caller: readOnly, call: step{"search_notes", `{"query":"Raumschiff","space":"1_Projekte"}`}},
+	{name: "search_notes/err_bad_query", caller: readOnly, call: step{"search_notes", `{"query":"\"offen"}`}},
+	{name: "search_notes/after_write", caller: readWrite,
+		before: []step{{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Quokka-Besuch im Zoo geplant.","change_summary":"Notiz"}`}},
+		call:   step{"search_notes", `{"query":"Quokka"}`}},
+	{name: "get_backlinks/ok", caller: readOnly, call: step{"get_backlinks", `{"path":"Jonas Keller"}`}},
+	{name: "get_backlinks/err_missing", caller: readOnly, call: step{"get_backlinks", `{"path":"2_Bereiche/Team/Jonas.md"}`}},
+	{name: "list_trash/empty", caller: readOnly, call: step{"list_trash", `{}`}},
+	{name: "list_trash/after_delete", caller: everyone, versionOf: "0_Inbox/Notiz 2026-11-18.md",
+		before: []step{{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION"}`}},
+		call:   step{"list_trash", `{}`}},
+	{name: "restore_note/ok", caller: readWrite, versionOf: "0_Inbox/Notiz 2026-11-18.md",
+		before: []step{{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION"}`}},
+		call:   step{"restore_note", `{"trash_path":".trash/0_Inbox/Notiz 2026-11-18.md","change_summary":"doch noch gebraucht"}`}},
+	{name: "restore_note/err_missing", caller: readWrite, call: step{"restore_note", `{"trash_path":".trash/0_Inbox/Gibtsnicht.md","change_summary":"zurück"}`}},
+	{name: "read_note/by_path", caller: readOnly, call: step{"read_note", `{"path":"1_Projekte/Website-Relaunch.md"}`}},
+	{name: "read_note/by_title", caller: readOnly, call: step{"read_note", `{"path":"Begriffe und Abkürzungen"}`}},
+	{name: "read_note/by_alias", caller: readOnly, call: step{"read_note", `{"path":"KVN"}`}},
+	{name: "read_note/by_wikilink_heading", caller: readOnly, call: step{"read_note", `{"path":"[[Website-Relaunch#Zeitleiste]]"}`}},
+	{name: "read_note/section", caller: readOnly, call: step{"read_note", `{"path":"2_Bereiche/Jahresplanung.md","heading":"Projekte > Ziele"}`}},
+	{name: "read_note/section_level", caller: readOnly, call: step{"read_note", `{"path":"2_Bereiche/Team/Besprechungsprotokoll.md","heading":"## Zeitleiste"}`}},
+	{name: "read_note/long_outline", caller: readOnly, call: step{"read_note", `{"path":"3_Ressourcen/IT-Handbuch.md"}`}},
+	{name: "read_note/err_missing_note", caller: readOnly, call: step{"read_note", `{"path":"1_Projekte/Website-Relaunch/Plan.md"}`}},
+	{name: "read_note/err_missing_folder", caller: readOnly, call: step{"read_note", `{"path":"1_Projekt/Website-Relaunch.md"}`}},
+	{name: "read_note/err_ambiguous_heading", caller: readOnly, call: step{"read_note", `{"path":"2_Bereiche/Jahresplanung.md","heading":"Ziele"}`}},
+	{name: "read_note/err_missing_heading", caller: readOnly, call: step{"read_note", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Zeitleist"}`}},
+	{name: "read_note/err_empty_path", caller: readOnly, call: step{"read_note", `{"path":""}`}},
+	{name: "read_note/err_bad_argument", caller: readOnly, call: step{"read_note", `{"path":42}`}},
+	{name: "read_note/err_traversal", caller: readOnly, call: step{"read_note", `{"path":"../secret.md"}`}},
+	{name: "list_notes/root", caller: readOnly, call: step{"list_notes", `{}`}},
+	{name: "list_notes/folder", caller: readOnly, call: step{"list_notes", `{"folder":"1_Projekte"}`}},
+	{name: "list_notes/changed_paged", caller: readOnly, call: step{"list_notes", `{"sort":"changed","limit":3}`}},
+	{name: "list_notes/err_missing_folder", caller: readOnly, call: step{"list_notes", `{"folder":"1_Projekt"}`}},
+	{name: "list_notes/err_bad_sort", caller: readOnly, call: step{"list_notes", `{"folder":"1_Projekte","sort":"size"}`}},
+	{name: "create_note/ok", caller: readWrite, call: step{"create_note", `{"path":"0_Inbox/Neue Idee.md","content":"---\ntags: [idee]\n---\n# Neue Idee\n\nText.\n","change_summary":"Idee festgehalten"}`}},
+	{name: "create_note/inbox_rule", caller: readWrite, call: step{"create_note", `{"path":"Schnellnotiz","content":"---\ntags: [inbox]\n---\nKurz notiert.\n","change_summary":"Schnellnotiz"}`}},
+	{name: "create_note/err_exists", caller: readWrite, call: step{"create_note", `{"path":"1_Projekte/Website-Relaunch.md","content":"x","change_summary":"neu"}`}},
+	{name: "create_note/err_rule_required", caller: readWrite, call: step{"create_note", `{"path":"0_Inbox/Ohne Tags.md","content":"# Ohne Tags\n","change_summary":"neu"}`}},
+	{name: "create_note/err_rule_protected", caller: readWrite, call: step{"create_note", `{"path":"4_Archiv/Neu.md","content":"---\ntags: [x]\n---\n","change_summary":"neu"}`}},
+	{name: "create_note/err_no_summary", caller: readWrite, call: step{"create_note", `{"path":"0_Inbox/X.md","content":"---\ntags: [x]\n---\n"}`}},
+	{name: "create_note/err_permission", caller: readOnly, call: step{"create_note", `{"path":"0_Inbox/X.md","content":"x","change_summary":"neu"}`}},
+	{name: "append_to_note/end", caller: readWrite, call: step{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Noch ein Gedanke.","change_summary":"Gedanke ergänzt"}`}},
+	{name: "append_to_note/heading", caller: readWrite, call: step{"append_to_note", `{"path":"2_Bereiche/Team/Besprechungsprotokoll.md","heading":"Zeitleiste","content":"- 2026-11-29: Retro vereinbart","change_summary":"Retro-Termin ergänzt"}`}},
+	{name: "append_to_note/err_ambiguous", caller: readWrite, call: step{"append_to_note", `{"path":"2_Bereiche/Jahresplanung.md","heading":"Ziele","content":"- mehr","change_summary":"Ziel ergänzt"}`}},
+	{name: "append_to_note/err_protected", caller: readWrite, call: step{"append_to_note", `{"path":"9_System/Schreibstil.md","content":"- mehr","change_summary":"Regel ergänzt"}`}},
+	{name: "update_section/ok", caller: readWrite, versionOf: "1_Projekte/Website-Relaunch.md", call: step{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"- Neue Website bis Dezember\n- Ladezeit unter 2 s","change_summary":"Ziele gestrafft","expected_version":"$VERSION"}`}},
+	{name: "update_section/err_missing_heading", caller: readWrite, call: step{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Budgetplanung","content":"x","change_summary":"x"}`}},
+	{name: "update_section/err_conflict", caller: readWrite, versionOf: "1_Projekte/Website-Relaunch.md",
+		before: []step{{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"- von jemand anderem","change_summary":"parallel geändert"}`}},
+		call:   step{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"- meins","change_summary":"Ziele","expected_version":"$VERSION"}`}},
+	{name: "replace_note/ok", caller: readWrite, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"# Notiz\n\nNeu gefasst.\n","change_summary":"neu gefasst","expected_version":"$VERSION"}`}},
+	{name: "replace_note/err_conflict", caller: readWrite, call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"x","change_summary":"neu","expected_version":"000000000000"}`}},
+	{name: "replace_note/err_no_version", caller: readWrite, call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"x","change_summary":"neu"}`}},
+	{name: "delete_note/ok", caller: everyone, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION"}`}},
+	{name: "delete_note/err_permission", caller: readWrite, call: step{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"000000000000"}`}},
+	{name: "delete_note/err_protected", caller: everyone, versionOf: "4_Archiv/Gartenhaus Bau 2025.md", call: step{"delete_note", `{"path":"4_Archiv/Gartenhaus Bau 2025.md","change_summary":"alt","expected_version":"$VERSION"}`}},
+}
+
+func runStep(t *testing.T, c *Core, caller Caller, s step, dir, versionOf string) (*Result, string) {
+	t.Helper()
+	args := s.args
+	if versionOf != "" {
+		b, err := os.ReadFile(filepath.Join(dir, versionOf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = strings.ReplaceAll(args, "$VERSION", vault.ShortVersion(vault.Version(b)))
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		t.Fatalf("bad args %s: %v", args, err)
+	}
+	return c.Call(context.Background(), caller, s.tool, m), s.tool + " " + args
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyExampleVault(t)
+			c := newTestCore(t, dir)
+			var versionBefore []byte
+			if tc.versionOf != "" {
+				versionBefore, _ = os.ReadFile(filepath.Join(dir, tc.versionOf))
+			}
+			for _, s := range tc.before {
+				if r, _ := runStep(t, c, everyone, s, dir, tc.versionOf); r.Err != nil {
+					t.Fatalf("setup %s failed:\n%s", s.tool, r.Text)
+				}
+			}
+			call := tc.call
+			if versionBefore != nil {
+				call.args = strings.ReplaceAll(call.args, "$VERSION", vault.ShortVersion(vault.Version(versionBefore)))
+			}
+			r, shown := runStep(t, c, tc.caller, call, dir, "")
+			got := renderGolden(shown, r, dir)
+			checkContract(t, tc.caller, call, r, dir)
+			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".golden"), got)
+		})
+	}
+}
+
+// renderGolden shows text and structured content side by side.
+func renderGolden(call string, r *Result, dir string) string {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(r.Data)
+	data := strings.TrimSuffix(buf.String(), "\n")
+	s := fmt.Sprintf("call: %s\nisError: %v\n--- text ---\n%s\n--- structured ---\n%s\n", call, r.IsError(), r.Text, data)
+	s = strings.ReplaceAll(s, dir, "$VAULT")
+	return changeID.ReplaceAllString(s, "$$CHANGE_ID")
+}
+
+// changeID matches history ids, which carry the wall clock.
+var changeID = regexp.MustCompile(`\d{8}T\d{6}\.\d+Z-[0-9a-f]+`)
+
+func compareGolden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("missing golden file (run go test ./mcpserver -run %s -update): %v", t.Name(), err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file; got:\n%s", file, got)
+	}
+}
+
+var (
+	// Unfilled templates and Go internals must never reach an agent.
+	forbidden = []string{"%s", "%!", "<nil>", "{{", `""`, "%v", "%d", "*vault.", "*errors.", "goroutine "}
+	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder): ([a-z_]+) (\{.*\})$`)
+)
+
+// checkContract checks AGENT-CONTRACT rules mechanically on one result.
+func checkContract(t *testing.T, caller Caller, failed step, r *Result, dir string) {
+	t.Helper()
+	text := r.Text
+	outside := stripFences(text)
+	// Rule 10: no unfilled templates, no host paths.
+	for _, f := range forbidden {
+		if strings.Contains(outside, f) {
+			t.Errorf("text contains %q:\n%s", f, text)
+		}
+	}
+	if dir != "" && strings.Contains(text, dir) {
+		t.Errorf("text contains the host path %s", dir)
+	}
+	// Rule 8: failures are isError results that say so.
+	if r.IsError() && !strings.HasPrefix(text, "error: ") {
+		t.Errorf("error text does not start with \"error: \":\n%s", text)
+	}
+	// Rule 1: every structured value appears in the text.
+	for _, v := range leaves(r.Data) {
+		if !strings.Contains(text, v) && !strings.Contains(text, groupedNumber(v)) {
+			t.Errorf("structured value %q does not appear in the text:\n%s", v, text)
+		}
+	}
+	// Rule 2: every note mentioned carries path, title, version and space.
+	lines := strings.Split(outside, "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "path: ") {
+			continue
+		}
+		if i+3 >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[i+1]), "title: ") ||
+			!strings.HasPrefix(strings.TrimSpace(lines[i+2]), "version: ") || !strings.HasPrefix(strings.TrimSpace(lines[i+3]), "space: ") {
+			t.Errorf("note %q is not followed by title, version and space lines:\n%s", l, text)
+		}
+	}
+	// Rule 10: an error never suggests the call that failed.
+	if r.IsError() {
+		var failedArgs map[string]any
+		_ = json.Unmarshal([]byte(failed.args), &failedArgs)
+		for _, m := range nextCall.FindAllStringSubmatch(outside, -1) {
+			var args map[string]any
+			if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+				t.Errorf("suggested call %s has invalid JSON: %v", m[0], err)
+				continue
+			}
+			if m[1] == failed.tool && fmt.Sprint(args) == fmt.Sprint(failedArgs) {
+				t.Errorf("error suggests the same call that failed: %s", m[0])
+			}
+		}
+	}
+	// Suggested calls name tools that exist.
+	for _, m := range nextCall.FindAllStringSubmatch(outside, -1) {
+		known := false
+		for _, n := range AllToolNames() {
+			known = known || n == m[1]
+		}
+		if !known && !futureTools[m[1]] {
+			t.Errorf("suggested call names unknown tool %q", m[1])
+		}
+	}
+}
+
+// futureTools are tools suggested by the text that other issues add.
+var futureTools = map[string]bool{"note_history": true}
+
+// stripFences removes fenced note content: it is the vault's text, not ours.
+func stripFences(s string) string {
+	var b strings.Builder
+	in := ""
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if in == "" && strings.HasPrefix(t, "```") {
+			in = strings.TrimRight(t[:strings.LastIndex(t, "`")+1], "m")
+			in = t[:len(t)-len(strings.TrimLeft(t, "`"))]
+			continue
+		}
+		if in != "" {
+			if t == in {
+				in = ""
+			}
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+// leaves lists every string and number in structured content.
+func leaves(v any) []string {
+	b, _ := json.Marshal(v)
+	var x any
+	_ = json.Unmarshal(b, &x)
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(t) {
+				walk(t[k])
+			}
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		case string:
+			if t != "" {
+				out = append(out, t)
+			}
+		case float64:
+			out = append(out, fmt.Sprint(t))
+		}
+	}
+	walk(x)
+	return out
+}
+
+func groupedNumber(s string) string {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err == nil && fmt.Sprint(n) == s {
+		return groupDigits(n)
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// OverviewArgs are the arguments of vault_overview (none).
+type OverviewArgs struct{}
+
+// SpaceInfo is one space in the overview.
+type SpaceInfo struct {
+	Name  string `json:"name"`
+	Notes int    `json:"notes"`
+}
+
+// TagCount is a tag with the number of notes carrying it.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Notes int    `json:"notes"`
+}
+
+// OverviewData is vault_overview's structured answer.
+type OverviewData struct {
+	Notes       int          `json:"notes"`
+	Attachments int          `json:"attachments"`
+	Spaces      []SpaceInfo  `json:"spaces"`
+	RootNotes   int          `json:"root_notes"`
+	Folders     []FolderInfo `json:"folders"`
+	Rules       string       `json:"rules"`
+	Recent      []ListedNote `json:"recent"`
+	Tags        []TagCount   `json:"top_tags"`
+}
+
+const (
+	overviewFolderDepth = 2
+	overviewMaxFolders  = 40
+	overviewRecent      = 5
+	overviewTags        = 15
+)
+
+// Overview is the entry point for an agent: the spaces with note counts,
+// the folder structure two levels deep, the vault's rules from 9_System/,
+// the notes changed last and the most used tags.
+func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Result {
+	const tool = "vault_overview"
+	if r := c.need(caller, tool, "read"); r != nil {
+		return r
+	}
+	f := failure{tool: tool}
+	notes, err := c.v.Notes()
+	if err != nil {
+		return c.fail(caller, f, err)
+	}
+	rl, err := c.Rules()
+	if err != nil {
+		return c.fail(caller, f, err)
+	}
+	data := OverviewData{Notes: len(notes), Rules: strings.TrimSpace(rl.Summary())}
+	_ = c.v.Walk(func(e vault.Entry) error {
+		if !e.Note {
+			data.Attachments++
+		}
+		return nil
+	})
+
+	spaceCount := map[string]int{}
+	for _, s := range c.v.Spaces() {
+		spaceCount[s] = 0
+	}
+	folderCount := map[string]int{}
+	tagCount := map[string]int{}
+	for _, n := range notes {
+		if n.Space == "" {
+			data.RootNotes++
+		} else {
+			spaceCount[n.Space]++
+		}
+		parts := strings.Split(n.Path, "/")
+		for depth := 2; depth <= overviewFolderDepth && depth < len(parts); depth++ {
+			folderCount[strings.Join(parts[:depth], "/")]++
+		}
+		for _, t := range n.Tags {
+			tagCount[t]++
+		}
+	}
+	for _, s := range sortedKeys(spaceCount) {
+		data.Spaces = append(data.Spaces, SpaceInfo{Name: s, Notes: spaceCount[s]})
+	}
+	for _, k := range sortedKeys(folderCount) {
+		data.Folders = append(data.Folders, FolderInfo{Path: k, Notes: folderCount[k]})
+	}
+	moreFolders := 0
+	if len(data.Folders) > overviewMaxFolders {
+		moreFolders = len(data.Folders) - overviewMaxFolders
+		data.Folders = data.Folders[:overviewMaxFolders]
+	}
+
+	recent := append([]*vault.Note(nil), notes...)
+	sort.SliceStable(recent, func(i, j int) bool { return recent[i].ModTime.After(recent[j].ModTime) })
+	for _, n := range recent[:min(overviewRecent, len(recent))] {
+		data.Recent = append(data.Recent, ListedNote{NoteRef: refOf(n), Modified: when(n.ModTime)})
+	}
+
+	for t, n := range tagCount {
+		data.Tags = append(data.Tags, TagCount{Tag: t, Notes: n})
+	}
+	sort.Slice(data.Tags, func(i, j int) bool {
+		if data.Tags[i].Notes != data.Tags[j].Notes {
+			return data.Tags[i].Notes > data.Tags[j].Notes
+		}
+		return data.Tags[i].Tag < data.Tags[j].Tag
+	})
+	data.Tags = data.Tags[:min(overviewTags, len(data.Tags))]
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "vault: %s, %s in %s", plural(data.Notes, "note", "notes"), plural(data.Attachments, "attachment", "attachments"), plural(len(data.Spaces), "space", "spaces"))
+	if data.RootNotes > 0 {
+		fmt.Fprintf(&b, " (+%s at the root)", plural(data.RootNotes, "note", "notes"))
+	}
+	b.WriteString("\n\nspaces:\n")
+	for _, s := range data.Spaces {
+		fmt.Fprintf(&b, "- %s (%s)\n", s.Name, plural(s.Notes, "note", "notes"))
+	}
+	if len(data.Folders) > 0 {
+		b.WriteString("\nfolders:\n")
+		for _, fi := range data.Folders {
+			fmt.Fprintf(&b, "- %s/ (%s)\n", fi.Path, plural(fi.Notes, "note", "notes"))
+		}
+		if moreFolders > 0 {
+			fmt.Fprintf(&b, "(%d more folders: list_notes shows any folder)\n", moreFolders)
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(data.Rules)
+	b.WriteString("\n")
+	if len(data.Recent) > 0 {
+		b.WriteString("\nrecently changed:\n")
+		for _, n := range data.Recent {
+			b.WriteString("\n")
+			writeRef(&b, n.NoteRef, "")
+			fmt.Fprintf(&b, "modified: %s\n", n.Modified)
+		}
+	}
+	if len(data.Tags) > 0 {
+		var tags []string
+		for _, t := range data.Tags {
+			tags = append(tags, fmt.Sprintf("#%s (%d)", t.Tag, t.Notes))
+		}
+		b.WriteString("\ntop tags: " + strings.Join(tags, ", ") + "\n")
+	}
+	b.WriteString("\nnext: ")
+	if len(data.Spaces) > 0 {
+		b.WriteString(call{"list_notes", []arg{{"folder", data.Spaces[0].Name}}}.render(caller.Door))
+	} else {
+		b.WriteString(call{"list_notes", nil}.render(caller.Door))
+	}
+	b.WriteString("\n")
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}

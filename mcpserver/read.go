@@ -1,0 +1,401 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// maxNoteChars bounds the text of one read (AGENT-CONTRACT rule 3: stay
+// far below ~25k tokens). Longer notes come as an outline plus the start;
+// longer sections come in pages.
+const maxNoteChars = 12000
+
+// ReadNoteArgs are the arguments of read_note.
+type ReadNoteArgs struct {
+	Path    string `json:"path" jsonschema:"note path, title, alias or [[wikilink]]"`
+	Heading string `json:"heading,omitempty" jsonschema:"section to read: 'Ziele', '## Ziele' or 'Projekte > Ziele'"`
+	Offset  int    `json:"offset,omitempty" jsonschema:"character offset to continue a long section or note"`
+}
+
+// ReadNoteData is read_note's structured answer.
+type ReadNoteData struct {
+	Note     NoteRef  `json:"note"`
+	Tags     []string `json:"tags,omitempty"`
+	Aliases  []string `json:"aliases,omitempty"`
+	Section  string   `json:"section,omitempty"`
+	Content  string   `json:"content"`
+	Offset   int      `json:"offset,omitempty"`
+	Total    int      `json:"total_chars"`
+	Outline  []string `json:"outline,omitempty"`
+	NextPage int      `json:"next_offset,omitempty"`
+}
+
+// ReadNote returns a note, or one section of it, with its version. The
+// note may be named by path, title, alias or [[wikilink]]; an explicit
+// heading argument wins over a #heading inside a wikilink.
+func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Result {
+	const tool = "read_note"
+	if r := c.need(caller, tool, "read"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}}}
+	if a.Heading != "" {
+		f.args = append(f.args, arg{"heading", a.Heading})
+	}
+	if strings.TrimSpace(a.Path) == "" {
+		return c.fail(caller, f, &vault.Error{Op: "read", Kind: vault.ErrInvalid,
+			Msg: "path is empty: give a note path, title, alias or [[wikilink]]"})
+	}
+	if looksLikePath(a.Path) {
+		if _, err := vault.CleanPath(a.Path); err != nil {
+			return c.fail(caller, f, err)
+		}
+	}
+	n, linkHeading, err := c.v.Find(a.Path)
+	if err != nil {
+		if ve, ok := vault.AsError(err); ok {
+			ve.Op = "read"
+		}
+		return c.fail(caller, f, err)
+	}
+	f.note = n
+	heading := a.Heading
+	if heading == "" {
+		heading = linkHeading
+	}
+	d := n.Doc
+	data := ReadNoteData{Note: refOf(n), Tags: n.Tags, Aliases: n.Aliases}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", n.Title)
+	writeRef(&b, data.Note, "")
+	if len(n.Tags) > 0 {
+		b.WriteString("tags: " + strings.Join(n.Tags, ", ") + "\n")
+	}
+	if len(n.Aliases) > 0 {
+		b.WriteString("aliases: " + strings.Join(n.Aliases, ", ") + "\n")
+	}
+	if d.FrontmatterErr != nil {
+		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
+	}
+
+	text := string(d.Src)
+	var sub []vault.Heading // sub-sections of what is shown, for the outline
+	if heading != "" {
+		h, err := d.Section(heading)
+		if err != nil {
+			if ve, ok := vault.AsError(err); ok {
+				ve.Op, ve.Path = "read", n.Path
+			}
+			f.args = []arg{{"path", n.Path}, {"heading", heading}}
+			return c.fail(caller, f, err)
+		}
+		data.Section = h.PathString()
+		text = string(d.Src[h.Start:h.End])
+		for _, s := range d.Headings {
+			if s.Start > h.Start && s.Start < h.End {
+				sub = append(sub, s)
+			}
+		}
+		fmt.Fprintf(&b, "section: %s\n", data.Section)
+	} else {
+		sub = d.Headings
+	}
+	data.Total = utf8.RuneCountInString(text)
+
+	// Long: outline plus one page, and the exact call for the rest.
+	long := data.Total > maxNoteChars
+	if long && len(sub) > 0 && a.Offset == 0 {
+		data.Outline = outline(d, sub)
+	}
+	page, next := pageOf(text, a.Offset, maxNoteChars)
+	data.Content = page
+	data.Offset = a.Offset
+	data.NextPage = next
+	if a.Offset > 0 || long {
+		fmt.Fprintf(&b, "showing characters %s–%s of %s\n", groupDigits(a.Offset), groupDigits(a.Offset+utf8.RuneCountInString(page)), groupDigits(data.Total))
+	} else {
+		fmt.Fprintf(&b, "length: %s characters\n", groupDigits(data.Total))
+	}
+	if len(data.Outline) > 0 {
+		b.WriteString("\nThis is long. Outline (section: characters):\n")
+		for _, o := range data.Outline {
+			b.WriteString("- " + o + "\n")
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(fence(page))
+	if next > 0 {
+		args := []arg{{"path", n.Path}}
+		if data.Section != "" {
+			args = append(args, arg{"heading", data.Section})
+		}
+		args = append(args, arg{"offset", next})
+		b.WriteString("more: " + call{"read_note", args}.render(caller.Door) + "\n")
+		if len(data.Outline) > 0 {
+			first := stripOutline(data.Outline[0])
+			b.WriteString("or read one section: " + call{"read_note", []arg{{"path", n.Path}, {"heading", first}}}.render(caller.Door) + "\n")
+		}
+	}
+	b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
+	if caller.Door == DoorCLI {
+		b.Reset()
+		return c.ReadNoteCLI(data, caller)
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+// ReadNoteCLI renders read_note for a person: the note's text first, its
+// identity after.
+func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
+	var b strings.Builder
+	b.WriteString(d.Content)
+	if !strings.HasSuffix(d.Content, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("---\n")
+	writeRef(&b, d.Note, "")
+	if d.Section != "" {
+		b.WriteString("section: " + d.Section + "\n")
+	}
+	if d.NextPage > 0 {
+		fmt.Fprintf(&b, "showing characters %s–%s of %s; more: --offset %d\n", groupDigits(d.Offset), groupDigits(d.Offset+utf8.RuneCountInString(d.Content)), groupDigits(d.Total), d.NextPage)
+	}
+	if len(d.Outline) > 0 {
+		b.WriteString("outline:\n")
+		for _, o := range d.Outline {
+			b.WriteString("- " + o + "\n")
+		}
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d}
+}
+
+// outline lists sections as "Path > To > Heading: N chars", at most 40.
+func outline(d *vault.Doc, hs []vault.Heading) []string {
+	var out []string
+	for i, h := range hs {
+		if i == 40 {
+			out = append(out, fmt.Sprintf("… %d more sections", len(hs)-40))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: %s", h.PathString(), groupDigits(utf8.RuneCount(d.Src[h.Start:h.End]))))
+	}
+	return out
+}
+
+func stripOutline(s string) string {
+	if i := strings.LastIndex(s, ": "); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// pageOf returns up to max runes of s from rune offset off, cut at a line
+// end when one is near, and the offset of the next page (0 if none).
+func pageOf(s string, off, max int) (string, int) {
+	r := []rune(s)
+	if off < 0 || off > len(r) {
+		off = 0
+	}
+	end := off + max
+	if end >= len(r) {
+		return string(r[off:]), 0
+	}
+	for i := end; i > off+max/2; i-- {
+		if r[i-1] == '\n' {
+			end = i
+			break
+		}
+	}
+	return string(r[off:end]), end
+}
+
+// ListNotesArgs are the arguments of list_notes.
+type ListNotesArgs struct {
+	Folder string `json:"folder,omitempty" jsonschema:"folder to list, e.g. 1_Projekte; empty for the vault root"`
+	Sort   string `json:"sort,omitempty" jsonschema:"name (default) or changed (newest first, all sub-folders)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"notes per page (default 30, max 100)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"notes to skip, for the next page"`
+}
+
+// FolderInfo is a sub-folder in a listing.
+type FolderInfo struct {
+	Path  string `json:"path"`
+	Notes int    `json:"notes"`
+}
+
+// ListedNote is a note in a listing.
+type ListedNote struct {
+	NoteRef
+	Modified string `json:"modified"`
+}
+
+// ListNotesData is list_notes' structured answer.
+type ListNotesData struct {
+	Folder  string       `json:"folder"`
+	Sort    string       `json:"sort"`
+	Folders []FolderInfo `json:"folders,omitempty"`
+	Notes   []ListedNote `json:"notes"`
+	Total   int          `json:"total"`
+	Offset  int          `json:"offset"`
+}
+
+// ListNotes lists a folder: its sub-folders with note counts, and its notes
+// by name; or, sorted by change, every note below it, newest first — so
+// "what did I work on this week" is one call. Trash is never listed.
+func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *Result {
+	const tool = "list_notes"
+	if r := c.need(caller, tool, "read"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Folder, args: []arg{{"folder", a.Folder}}}
+	folder := strings.Trim(strings.TrimSpace(a.Folder), "/")
+	if folder != "" {
+		cf, err := vault.CleanPath(folder)
+		if err != nil {
+			return c.fail(caller, f, err)
+		}
+		folder = cf
+	}
+	sortBy := a.Sort
+	switch sortBy {
+	case "", "name":
+		sortBy = "name"
+	case "changed", "modified", "recent":
+		sortBy = "changed"
+	default:
+		return c.fail(caller, f, &vault.Error{Op: "list", Kind: vault.ErrInvalid,
+			Msg: fmt.Sprintf("sort %q is not known; use \"name\" or \"changed\"", a.Sort), Alternatives: []string{"name", "changed"}})
+	}
+	lim := a.Limit
+	if lim <= 0 {
+		lim = 30
+	}
+	lim = min(lim, 100)
+
+	notes, err := c.v.Notes()
+	if err != nil {
+		return c.fail(caller, f, err)
+	}
+	prefix := ""
+	if folder != "" {
+		prefix = folder + "/"
+	}
+	subCount := map[string]int{}
+	var in []*vault.Note
+	folderExists := folder == ""
+	for _, n := range notes {
+		if !strings.HasPrefix(n.Path, prefix) {
+			continue
+		}
+		folderExists = true
+		rest := n.Path[len(prefix):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			subCount[prefix+rest[:i]]++
+			if sortBy == "changed" {
+				in = append(in, n)
+			}
+			continue
+		}
+		in = append(in, n)
+	}
+	if !folderExists && !c.v.Exists(folder) {
+		folders := c.folders(notes)
+		err := &vault.Error{Op: "list", Path: folder, Kind: vault.ErrNotFound, Msg: "no such folder",
+			Alternatives: vault.ClosestNotes(folders, folder, maxAlternatives), AltKind: "folders"}
+		r := c.fail(caller, failure{tool: tool, path: folder, args: []arg{{"folder", folder}}}, err)
+		return r
+	}
+	if sortBy == "changed" {
+		sort.SliceStable(in, func(i, j int) bool { return in[i].ModTime.After(in[j].ModTime) })
+	} else {
+		sort.SliceStable(in, func(i, j int) bool { return strings.ToLower(in[i].Path) < strings.ToLower(in[j].Path) })
+	}
+	data := ListNotesData{Folder: folder, Sort: sortBy, Total: len(in), Offset: a.Offset}
+	if sortBy == "name" {
+		for _, k := range sortedKeys(subCount) {
+			data.Folders = append(data.Folders, FolderInfo{Path: k, Notes: subCount[k]})
+		}
+	}
+	page := in
+	if a.Offset > 0 {
+		page = page[min(a.Offset, len(page)):]
+	}
+	if len(page) > lim {
+		page = page[:lim]
+	}
+	for _, n := range page {
+		data.Notes = append(data.Notes, ListedNote{NoteRef: refOf(n), Modified: when(n.ModTime)})
+	}
+
+	var b strings.Builder
+	where := "the vault root"
+	if folder != "" {
+		where = "folder " + folder
+	}
+	if sortBy == "changed" {
+		fmt.Fprintf(&b, "notes in %s and all its sub-folders, sorted by changed (newest first)\n", where)
+	} else {
+		fmt.Fprintf(&b, "%s, sorted by name\n", where)
+	}
+	if len(data.Folders) > 0 {
+		b.WriteString("sub-folders:\n")
+		for _, fi := range data.Folders {
+			fmt.Fprintf(&b, "- %s/ (%s)\n", fi.Path, plural(fi.Notes, "note", "notes"))
+		}
+	}
+	if len(data.Notes) == 0 {
+		if data.Total == 0 {
+			fmt.Fprintf(&b, "no notes directly in %s.\n", where)
+		} else {
+			fmt.Fprintf(&b, "no notes at offset %d; there are %d.\n", a.Offset, data.Total)
+		}
+	} else {
+		fmt.Fprintf(&b, "showing notes %d–%d of %d:\n", a.Offset+1, a.Offset+len(data.Notes), data.Total)
+		for _, n := range data.Notes {
+			b.WriteString("\n")
+			writeRef(&b, n.NoteRef, "")
+			fmt.Fprintf(&b, "modified: %s\n", n.Modified)
+		}
+	}
+	if next := a.Offset + len(data.Notes); next < data.Total {
+		var args []arg
+		if folder != "" {
+			args = append(args, arg{"folder", folder})
+		}
+		if sortBy != "name" {
+			args = append(args, arg{"sort", sortBy})
+		}
+		args = append(args, arg{"offset", next})
+		b.WriteString("\nnext page: " + call{"list_notes", args}.render(caller.Door) + "\n")
+	} else if len(data.Folders) > 0 {
+		b.WriteString("\nopen a sub-folder: " + call{"list_notes", []arg{{"folder", data.Folders[0].Path}}}.render(caller.Door) + "\n")
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+// folders lists every folder that holds notes.
+func (c *Core) folders(notes []*vault.Note) []string {
+	seen := map[string]bool{}
+	for _, n := range notes {
+		for d := path.Dir(n.Path); d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// looksLikePath tells a path ("1_Projekte/X.md") from a title, alias or
+// [[wikilink]].
+func looksLikePath(ref string) bool {
+	ref = strings.TrimSpace(ref)
+	if strings.HasPrefix(ref, "[[") {
+		return false
+	}
+	return strings.Contains(ref, "/") || strings.Contains(ref, `\`) || strings.HasSuffix(strings.ToLower(ref), ".md")
+}

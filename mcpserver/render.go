@@ -1,0 +1,178 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// NoteRef is how every answer names a note: path, title, version, space.
+type NoteRef struct {
+	Path    string `json:"path"`
+	Title   string `json:"title"`
+	Version string `json:"version"`
+	Space   string `json:"space"`
+}
+
+func refOf(n *vault.Note) NoteRef {
+	return NoteRef{Path: n.Path, Title: n.Title, Version: vault.ShortVersion(n.Version), Space: n.Space}
+}
+
+// spaceText renders a space for text; notes at the root have none.
+func spaceText(s string) string {
+	if s == "" {
+		return "(vault root)"
+	}
+	return s
+}
+
+// writeRef writes the four lines that identify a note, each on its own
+// line so that a model can copy any of them back.
+func writeRef(b *strings.Builder, r NoteRef, indent string) {
+	fmt.Fprintf(b, "%spath: %s\n", indent, r.Path)
+	fmt.Fprintf(b, "%stitle: %s\n", indent, r.Title)
+	fmt.Fprintf(b, "%sversion: %s\n", indent, r.Version)
+	fmt.Fprintf(b, "%sspace: %s\n", indent, spaceText(r.Space))
+}
+
+// arg is one argument of a suggested call, in the order shown.
+type arg struct {
+	name  string
+	value any
+}
+
+// call is a suggested next call, spelled per door.
+type call struct {
+	tool string
+	args []arg
+}
+
+// cliSpelling says how a tool is spelled on the command line: the command
+// and which argument, if any, is positional.
+var cliSpelling = map[string]struct{ cmd, positional string }{
+	"vault_overview": {"overview", ""},
+	"search_notes":   {"search", "query"},
+	"read_note":      {"read", "path"},
+	"list_notes":     {"list", "folder"},
+	"get_backlinks":  {"backlinks", "path"},
+	"create_note":    {"create", "path"},
+	"append_to_note": {"append", "path"},
+	"update_section": {"update-section", "path"},
+	"replace_note":   {"replace", "path"},
+	"delete_note":    {"delete", "path"},
+	"restore_note":   {"restore", "trash_path"},
+	"list_trash":     {"trash", ""},
+	"note_history":   {"history", "path"},
+	"recent_changes": {"history", ""},
+}
+
+// cliFlag maps argument names to command-line flags.
+var cliFlag = map[string]string{
+	"change_summary":   "--summary",
+	"expected_version": "--expect",
+}
+
+func (c call) render(door Door) string {
+	if door == DoorCLI {
+		sp, ok := cliSpelling[c.tool]
+		if ok {
+			parts := []string{"vaultd", sp.cmd}
+			for _, a := range c.args {
+				if a.name == sp.positional {
+					parts = append(parts, shellQuote(fmt.Sprint(a.value)))
+				}
+			}
+			for _, a := range c.args {
+				if a.name == sp.positional {
+					continue
+				}
+				flag, ok := cliFlag[a.name]
+				if !ok {
+					flag = "--" + strings.ReplaceAll(a.name, "_", "-")
+				}
+				parts = append(parts, flag, shellQuote(fmt.Sprint(a.value)))
+			}
+			return strings.Join(parts, " ")
+		}
+	}
+	var b strings.Builder
+	b.WriteString(c.tool)
+	b.WriteString(" {")
+	for i, a := range c.args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(jsonText(a.name))
+		b.WriteString(": ")
+		b.WriteString(jsonText(a.value))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// quote renders a user-visible name in double quotes.
+func quote(s string) string { return strconv.Quote(s) }
+
+// plural renders "1 note", "3 notes".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%s %s", groupDigits(n), many)
+}
+
+// groupDigits renders 6636 as "6,636".
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + groupDigits(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// when renders a time for agents: absolute, in UTC, minute precision.
+func when(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// cut shortens s to at most n runes at a word boundary, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	c := string(r[:n])
+	if i := strings.LastIndexAny(c, " \n"); i > n/2 {
+		c = c[:i]
+	}
+	return strings.TrimSpace(c) + " …"
+}
+
+// oneLine folds white space so that a preview stays on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// jsonText renders a value as JSON without HTML escaping, so that
+// "Projekte > Ziele" stays readable.
+func jsonText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(buf.String(), "\n")
+}

@@ -1,0 +1,235 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// CreateNoteArgs are the arguments of create_note.
+type CreateNoteArgs struct {
+	Path          string `json:"path" jsonschema:"new note path, e.g. 1_Projekte/Neue Idee.md; without a folder it goes to the inbox"`
+	Content       string `json:"content" jsonschema:"the whole note in markdown, frontmatter included"`
+	ChangeSummary string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+}
+
+// AppendArgs are the arguments of append_to_note.
+type AppendArgs struct {
+	Path            string `json:"path" jsonschema:"note path"`
+	Heading         string `json:"heading,omitempty" jsonschema:"append at the end of this section ('Zeitleiste', 'Projekte > Ziele'); empty: end of the note"`
+	Content         string `json:"content" jsonschema:"markdown to append"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional; appends commute with other edits"`
+}
+
+// UpdateSectionArgs are the arguments of update_section.
+type UpdateSectionArgs struct {
+	Path            string `json:"path" jsonschema:"note path"`
+	Heading         string `json:"heading" jsonschema:"section to replace: 'Ziele', '## Ziele' or 'Projekte > Ziele'"`
+	Content         string `json:"content" jsonschema:"new body of the section, without its heading line"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"version you read; applies if only other sections changed since"`
+}
+
+// ReplaceArgs are the arguments of replace_note.
+type ReplaceArgs struct {
+	Path            string `json:"path" jsonschema:"note path"`
+	Content         string `json:"content" jsonschema:"the whole new note, frontmatter included"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	ExpectedVersion string `json:"expected_version" jsonschema:"the version you read (from read_note)"`
+}
+
+// DeleteArgs are the arguments of delete_note.
+type DeleteArgs struct {
+	Path            string `json:"path" jsonschema:"note path"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"one line: why the note goes"`
+	ExpectedVersion string `json:"expected_version" jsonschema:"the version you read (from read_note)"`
+}
+
+// RestoreArgs are the arguments of restore_note.
+type RestoreArgs struct {
+	TrashPath     string `json:"trash_path" jsonschema:"as listed by list_trash, e.g. .trash/1_Projekte/Alt.md"`
+	To            string `json:"to,omitempty" jsonschema:"where to restore; default: where it was"`
+	ChangeSummary string `json:"change_summary" jsonschema:"one line: why it comes back"`
+}
+
+// WriteData is the structured answer of every write.
+type WriteData struct {
+	Note          NoteRef `json:"note"`
+	Operation     string  `json:"operation"`
+	Detail        string  `json:"detail"`
+	Section       string  `json:"section,omitempty"`
+	Previous      string  `json:"previous_version,omitempty"`
+	ChangeID      string  `json:"change_id"`
+	ChangeSummary string  `json:"change_summary"`
+	TrashPath     string  `json:"trash_path,omitempty"`
+}
+
+// CreateNote creates a note; it never overwrites one.
+func (c *Core) CreateNote(ctx context.Context, caller Caller, a CreateNoteArgs) *Result {
+	const tool = "create_note"
+	if r := c.need(caller, tool, "write"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
+	res, err := c.v.Create(a.Path, []byte(a.Content), c.opts(caller, a.ChangeSummary, ""))
+	if err != nil {
+		return c.fail(caller, f, err)
+	}
+	return c.written(caller, "create", "", a.ChangeSummary, res)
+}
+
+// AppendToNote appends at the end of a note or of one section.
+func (c *Core) AppendToNote(ctx context.Context, caller Caller, a AppendArgs) *Result {
+	const tool = "append_to_note"
+	if r := c.need(caller, tool, "write"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"heading", a.Heading}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
+	if a.Heading == "" {
+		f.args = append(f.args[:1], f.args[2:]...)
+	}
+	res, err := c.v.Append(a.Path, a.Heading, []byte(a.Content), c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	if err != nil {
+		return c.failWrite(caller, f, a.Path, err)
+	}
+	return c.written(caller, "append", a.Heading, a.ChangeSummary, res)
+}
+
+// UpdateSection replaces the body of one section, keeping its heading.
+func (c *Core) UpdateSection(ctx context.Context, caller Caller, a UpdateSectionArgs) *Result {
+	const tool = "update_section"
+	if r := c.need(caller, tool, "write"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"heading", a.Heading}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
+	res, err := c.v.UpdateSection(a.Path, a.Heading, []byte(a.Content), c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	if err != nil {
+		return c.failWrite(caller, f, a.Path, err)
+	}
+	return c.written(caller, "update_section", a.Heading, a.ChangeSummary, res)
+}
+
+// ReplaceNote replaces a whole note; it needs the version the caller read.
+func (c *Core) ReplaceNote(ctx context.Context, caller Caller, a ReplaceArgs) *Result {
+	const tool = "replace_note"
+	if r := c.need(caller, tool, "write"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"content", a.Content}, {"change_summary", a.ChangeSummary}, {"expected_version", a.ExpectedVersion}}}
+	res, err := c.v.Replace(a.Path, []byte(a.Content), c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	if err != nil {
+		return c.failWrite(caller, f, a.Path, err)
+	}
+	return c.written(caller, "replace", "", a.ChangeSummary, res)
+}
+
+// DeleteNote moves a note to the trash; it needs the version the caller read.
+func (c *Core) DeleteNote(ctx context.Context, caller Caller, a DeleteArgs) *Result {
+	const tool = "delete_note"
+	if r := c.need(caller, tool, "delete"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"change_summary", a.ChangeSummary}, {"expected_version", a.ExpectedVersion}}}
+	before, _ := c.v.Read(a.Path)
+	res, err := c.v.Delete(a.Path, c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	if err != nil {
+		return c.failWrite(caller, f, a.Path, err)
+	}
+	if res.Note == nil && before != nil {
+		res.Note = before
+	}
+	return c.written(caller, "delete", "", a.ChangeSummary, res)
+}
+
+// RestoreNote brings a note back from the trash; it never overwrites one.
+func (c *Core) RestoreNote(ctx context.Context, caller Caller, a RestoreArgs) *Result {
+	const tool = "restore_note"
+	if r := c.need(caller, tool, "write"); r != nil {
+		return r
+	}
+	f := failure{tool: tool, path: a.TrashPath, args: []arg{{"trash_path", a.TrashPath}, {"change_summary", a.ChangeSummary}}}
+	if a.To != "" {
+		f.args = append(f.args, arg{"to", a.To})
+	}
+	res, err := c.v.Restore(a.TrashPath, a.To, c.opts(caller, a.ChangeSummary, ""))
+	if err != nil {
+		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 && ve.AltKind != "notes" {
+			r := c.fail(caller, f, err)
+			r.Text += "\nnext: " + call{tool, []arg{{"trash_path", a.TrashPath}, {"to", ve.Alternatives[0]}, {"change_summary", a.ChangeSummary}}}.render(caller.Door)
+			return r
+		}
+		return c.fail(caller, f, err)
+	}
+	return c.written(caller, "restore", "", a.ChangeSummary, res)
+}
+
+func (c *Core) opts(caller Caller, summary, expected string) vault.WriteOpts {
+	return vault.WriteOpts{Summary: summary, Actor: actor(caller), ExpectedVersion: expected}
+}
+
+// failWrite renders a write error with the note's identity when the note
+// exists, so that the caller can re-read or retry.
+func (c *Core) failWrite(caller Caller, f failure, p string, err error) *Result {
+	if n, rerr := c.v.Read(p); rerr == nil {
+		f.note = n
+		for i := range f.args {
+			if f.args[i].name == "path" {
+				f.args[i].value = n.Path
+			}
+		}
+	}
+	return c.fail(caller, f, err)
+}
+
+// written renders a successful write (AGENT-CONTRACT rule 7): what
+// happened, the path and new version, and where the summary is recorded.
+func (c *Core) written(caller Caller, op, heading, summary string, res *vault.Result) *Result {
+	data := WriteData{
+		Operation:     op,
+		Detail:        res.Detail,
+		Previous:      vault.ShortVersion(res.Before),
+		ChangeID:      res.ChangeID,
+		ChangeSummary: summary,
+		TrashPath:     res.TrashPath,
+	}
+	if res.Note != nil {
+		data.Note = refOf(res.Note)
+		if op == "delete" {
+			data.Note.Version = vault.ShortVersion(res.Before)
+		}
+		if heading != "" && res.Note.Doc != nil {
+			if h, err := res.Note.Doc.Section(heading); err == nil {
+				data.Section = h.PathString()
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(res.Detail)
+	b.WriteString(" (operation: " + op + ")")
+	if data.Section != "" {
+		b.WriteString("\nsection: " + data.Section)
+	}
+	b.WriteString("\n")
+	writeRef(&b, data.Note, "")
+	if data.Previous != "" && op != "delete" {
+		fmt.Fprintf(&b, "previous version: %s\n", data.Previous)
+	}
+	if data.TrashPath != "" {
+		fmt.Fprintf(&b, "trash path: %s\n", data.TrashPath)
+	}
+	fmt.Fprintf(&b, "recorded in history as change %s: %s\n", data.ChangeID, summary)
+	switch op {
+	case "delete":
+		b.WriteString("undo: " + call{"restore_note", []arg{{"trash_path", data.TrashPath}, {"change_summary", "…"}}}.render(caller.Door) + "\n")
+	default:
+		args := []arg{{"path", data.Note.Path}}
+		if data.Section != "" {
+			args = append(args, arg{"heading", data.Section})
+		}
+		b.WriteString("read it back: " + call{"read_note", args}.render(caller.Door) + "\n")
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}

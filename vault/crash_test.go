@@ -1,0 +1,150 @@
+package vault
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+const crashHelperEnv = "VAULTD_TEST_CRASH_HELPER"
+
+// crashNotes are the notes the crash helper keeps replacing.
+var crashNotes = []string{"C/Eins.md", "C/Zwei.md", "Drei.md"}
+
+// crashContent is generation k of note i: sizes vary from a few hundred
+// bytes to tens of kilobytes, so that a kill lands in writes of all sizes.
+func crashContent(i, k int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# note %d generation %d\n\n", i, k)
+	for j := range 10 + (k*37+i*11)%600 {
+		fmt.Fprintf(&b, "- line %d of generation %d of note %d\n", j, k, i)
+	}
+	return b.String()
+}
+
+// crashGeneration returns the generation of note i's content, or -1 if the
+// content is not exactly some generation (torn, empty, mixed).
+func crashGeneration(i int, content string) int {
+	var ni, k int
+	if _, err := fmt.Sscanf(content, "# note %d generation %d\n", &ni, &k); err != nil || ni != i {
+		return -1
+	}
+	if content != crashContent(i, k) {
+		return -1
+	}
+	return k
+}
+
+// TestCrashHelper runs in the child processes of TestCrash_KilledWriter:
+// it says "ready", then replaces the notes with their next generation,
+// one after the other, forever.
+func TestCrashHelper(t *testing.T) {
+	dir := os.Getenv(crashHelperEnv)
+	if dir == "" {
+		t.Skip("helper process only")
+	}
+	v, err := Open(dir, Options{Actor: "crash-helper"}) // durability on: the real write path
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	fmt.Println("ready")
+	// Start at a random note, so that the kills land in writes of every note.
+	for n := rand.IntN(len(crashNotes)); ; n++ {
+		i := n % len(crashNotes)
+		p := crashNotes[i]
+		b, err := os.ReadFile(dir + "/" + p)
+		if err != nil {
+			fmt.Println("read:", err)
+			os.Exit(2)
+		}
+		k := crashGeneration(i, string(b))
+		if _, err := v.Replace(p, []byte(crashContent(i, k+1)), WriteOpts{Summary: "next generation", ExpectedVersion: Version(b)}); err != nil {
+			fmt.Println("replace:", err)
+			os.Exit(2)
+		}
+	}
+}
+
+// The crash test: a child process doing replaces is killed with
+// SIGKILL 100 times; afterwards no note is torn or empty and each is either
+// its old or its new content.
+func TestCrash_KilledWriter(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL is a Unix signal")
+	}
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i, p := range crashNotes {
+		files[p] = crashContent(i, 0)
+	}
+	wFiles(t, dir, files)
+	gens := make([]int, len(crashNotes))
+
+	kills := 100
+	if testing.Short() {
+		kills = 20
+	}
+	start := time.Now()
+	for round := range kills {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelper$", "-test.count=1")
+		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		if strings.TrimSpace(line) != "ready" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("round %d: helper said %q, want ready", round, line)
+		}
+		// Kill at a random moment within the first few writes.
+		time.Sleep(time.Duration(rand.IntN(8000)) * time.Microsecond)
+		cmd.Process.Kill() // SIGKILL on Unix
+		cmd.Wait()
+
+		for i, p := range crashNotes {
+			content := wRead(t, dir, p)
+			k := crashGeneration(i, content)
+			switch {
+			case k < 0:
+				t.Fatalf("round %d: %s is torn or empty (%d bytes): %.80q…", round, p, len(content), content)
+			case k < gens[i]:
+				t.Fatalf("round %d: %s went back from generation %d to %d", round, p, gens[i], k)
+			}
+			gens[i] = k
+		}
+	}
+	t.Logf("%d kills in %v; generations reached %v", kills, time.Since(start).Round(time.Millisecond), gens)
+
+	// Afterwards: stale temp files are cleaned up, history reads, locks
+	// died with their processes, and the notes are writable.
+	v := wOpenDir(t, dir, Options{NoSync: true})
+	rep, err := v.recover(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d temp files left by killed writes removed", len(rep.RemovedTemps))
+	if temps := wTemps(t, dir); len(temps) != 0 {
+		t.Errorf("temp files left after Recover: %q", temps)
+	}
+	h, err := v.History(HistoryFilter{Limit: 1})
+	if err != nil || len(h) != 1 {
+		t.Errorf("history after the kills: %v, %v", h, err)
+	}
+	b, _ := os.ReadFile(dir + "/" + crashNotes[0])
+	if _, err := v.Replace(crashNotes[0], []byte("after\n"), WriteOpts{Summary: "s", ExpectedVersion: Version(b)}); err != nil {
+		t.Errorf("replace after the kills: %v", err)
+	}
+}

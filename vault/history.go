@@ -1,0 +1,382 @@
+package vault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The history lives in the state dir:
+//
+//	history.jsonl       one Change per line, appended under the journal lock and fsynced
+//	objects/ab/cdef…    note contents by version (hex SHA-256), written once, atomically
+//
+// Every write stores the note's text from before and after it, so the
+// history can show, undo and rebase: UpdateSection finds there what a
+// section looked like at the version the caller read.
+const (
+	historyFile = "history.jsonl"
+	objectsDir  = "objects"
+)
+
+// HistoryFilter selects changes. Zero fields select everything.
+type HistoryFilter struct {
+	Path  string    // a note ("1_Projekte/Alpha.md", ".md" optional) or a folder ("1_Projekte"): changes at or under it, including restores from there
+	Since time.Time // changes at or after this time
+	Actor string    // changes by this actor only
+	Limit int       // at most this many, newest first; 0 = all
+}
+
+// History returns the recorded changes that match f, newest first.
+//
+// Errors: ErrInvalidPath (f.Path is not a vault path); a failure reading
+// the log. A torn last line (a writer killed mid-append) is skipped.
+func (v *Vault) History(f HistoryFilter) ([]Change, error) {
+	var match func(string) bool
+	if strings.TrimSpace(f.Path) != "" {
+		p, err := CleanPath(f.Path)
+		if err != nil {
+			return nil, withOp(err, "history", "")
+		}
+		match = func(x string) bool {
+			return x != "" && (x == p || x == p+".md" || strings.HasPrefix(x, p+"/"))
+		}
+	}
+	var out []Change
+	err := v.readJournal(historyFile, func(line []byte) {
+		var ch Change
+		if json.Unmarshal(line, &ch) != nil || ch.ID == "" {
+			return
+		}
+		if match != nil && !match(ch.Path) && !match(ch.OldPath) {
+			return
+		}
+		if !f.Since.IsZero() && ch.Time.Before(f.Since) {
+			return
+		}
+		if f.Actor != "" && ch.Actor != f.Actor {
+			return
+		}
+		out = append(out, ch)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// Content returns a note's text at version (full, or a prefix of at least
+// 12 hex characters) from the content store: the text of every note before
+// and after each of vaultd's writes, and of external changes it recorded.
+//
+// Errors (*Error, Op "content"): ErrInvalid (not a version); ErrNotFound
+// (no stored text has that version); ErrAmbiguous (a prefix that several
+// stored versions share; Alternatives lists them).
+func (v *Vault) Content(version string) ([]byte, error) {
+	const op = "content"
+	given := strings.ToLower(strings.TrimSpace(version))
+	if !isVersionLike(given) {
+		return nil, &Error{Op: op, Kind: ErrInvalid,
+			Msg: fmt.Sprintf("%q is not a version: give %d or more hex characters", version, ShortVersionLen)}
+	}
+	notFound := &Error{Op: op, Kind: ErrNotFound,
+		Msg: fmt.Sprintf("no stored text has version %s; vaultd keeps the text of a note from before and after each of its own writes", ShortVersion(given))}
+	if len(given) == 64 {
+		b, err := v.state.ReadFile(objectName(given))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notFound
+		}
+		return b, err
+	}
+	entries, err := fs.ReadDir(v.state.FS(), path.Join(objectsDir, given[:2]))
+	if err != nil {
+		return nil, notFound
+	}
+	var found []string
+	for _, e := range entries {
+		if !IsTempName(e.Name()) && strings.HasPrefix(e.Name(), given[2:]) {
+			found = append(found, given[:2]+e.Name())
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, notFound
+	case 1:
+		return v.state.ReadFile(objectName(found[0]))
+	}
+	return nil, &Error{Op: op, Kind: ErrAmbiguous, Alternatives: found, AltKind: "candidates",
+		Msg: fmt.Sprintf("version %s matches %d stored versions; give more characters", given, len(found))}
+}
+
+func objectName(ver string) string { return objectsDir + "/" + ver[:2] + "/" + ver[2:] }
+
+// storeContent puts b into the content store under its version. Objects
+// are written once (temp file, fsync, rename), so a reader never sees a
+// partial object; an existing object is left alone.
+func (v *Vault) storeContent(b []byte) error {
+	ver := Version(b)
+	name := objectName(ver)
+	if _, err := v.state.Lstat(name); err == nil {
+		return nil
+	}
+	dir := path.Dir(name)
+	if err := v.state.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := path.Join(dir, ".vaultd-"+randHex(8)+".tmp")
+	f, err := v.state.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil && !v.opts.NoSync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = v.state.Rename(tmp, name)
+	}
+	if err != nil {
+		v.state.Remove(tmp)
+	}
+	return err
+}
+
+// record stores the given contents (nil ones are skipped), then appends ch
+// to the history log with a new ID and the current time. The contents go
+// first so that no record names a version whose text is missing.
+func (v *Vault) record(ch Change, contents ...[]byte) (Change, error) {
+	for _, b := range contents {
+		if b != nil {
+			if err := v.storeContent(b); err != nil {
+				return ch, fmt.Errorf("store the note's text: %w", err)
+			}
+		}
+	}
+	ch.Time = v.opts.Now().UTC()
+	ch.ID = ch.Time.Format("20060102T150405.000000Z") + "-" + randHex(3)
+	line, err := json.Marshal(ch)
+	if err != nil {
+		return Change{}, err
+	}
+	if err := v.appendJournal(historyFile, line); err != nil {
+		return Change{}, err
+	}
+	return ch, nil
+}
+
+// appendJournal appends one JSON line to a log in the state dir, under the
+// journal lock (one writer at a time across processes, so lines never
+// interleave), and fsyncs it. A line left torn by a killed writer is ended
+// first, so that it spoils only itself, not the next record.
+func (v *Vault) appendJournal(name string, line []byte) error {
+	unlock, err := v.lock(journalKey)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := v.state.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, len(line)+2)
+	if n := fi.Size(); n > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, n-1); err != nil {
+			return err
+		}
+		if last[0] != '\n' {
+			buf = append(buf, '\n')
+		}
+	}
+	buf = append(append(buf, line...), '\n')
+	if _, err := f.Write(buf); err != nil {
+		return err
+	}
+	if !v.opts.NoSync {
+		return f.Sync()
+	}
+	return nil
+}
+
+// readJournal calls fn for each complete line of a log in the state dir. A
+// missing log is empty.
+func (v *Vault) readJournal(name string, fn func(line []byte)) error {
+	b, err := v.state.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s in the state dir: %w", name, err)
+	}
+	for len(b) > 0 {
+		line, rest, ok := bytes.Cut(b, []byte("\n"))
+		if !ok {
+			break // torn last line: a writer was killed mid-append
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			fn(line)
+		}
+		b = rest
+	}
+	return nil
+}
+
+// RecoverReport says what Recover found and did.
+type RecoverReport struct {
+	// RemovedTemps lists the leftover temp files removed (vault-relative;
+	// those of the state dir are not listed).
+	RemovedTemps []string
+	// External lists the changes recorded for notes vaultd wrote before
+	// that have changed since outside vaultd (Obsidian, git, a sync tool):
+	// their text now is stored, so it can be compared and restored.
+	External []Change
+}
+
+// Recover tidies up after writers that died: it removes vaultd's temp files
+// (".vaultd-*.tmp") older than a minute from the vault's folders and the
+// state dir — younger ones may belong to a write in progress in another
+// process — and records an "external" change for every note whose current
+// text is not the last version history knows for it (only notes vaultd has
+// written are checked, so the cost is one read per such note). The CLI and
+// the server call it at start.
+func (v *Vault) Recover() (*RecoverReport, error) { return v.recover(staleTempAge) }
+
+func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
+	rep := &RecoverReport{}
+	cutoff := time.Now().Add(-age)
+	stale := func(d fs.DirEntry) bool {
+		if d.IsDir() || !IsTempName(d.Name()) {
+			return false
+		}
+		fi, err := d.Info()
+		return err == nil && !fi.ModTime().After(cutoff)
+	}
+	err := fs.WalkDir(v.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		// Temp files live next to notes, never in hidden folders (.git,
+		// .obsidian, the state dir).
+		if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if stale(d) && v.root.Remove(p) == nil {
+			rep.RemovedTemps = append(rep.RemovedTemps, nfc(p))
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	_ = fs.WalkDir(v.state.FS(), objectsDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && stale(d) {
+			v.state.Remove(p)
+		}
+		return nil
+	})
+
+	heads, err := v.historyHeads()
+	if err != nil {
+		return rep, err
+	}
+	paths := make([]string, 0, len(heads))
+	for p := range heads {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if v.currentVersion(p) == heads[p] {
+			continue
+		}
+		ch, err := v.recordExternal(p)
+		if err != nil {
+			return rep, err
+		}
+		if ch != nil {
+			rep.External = append(rep.External, *ch)
+		}
+	}
+	return rep, nil
+}
+
+// historyHeads returns, for each note path in history, the version its last
+// record left ("" when that record deleted it).
+func (v *Vault) historyHeads() (map[string]string, error) {
+	heads := map[string]string{}
+	err := v.readJournal(historyFile, func(line []byte) {
+		var ch Change
+		if json.Unmarshal(line, &ch) == nil && ch.ID != "" && ch.Path != "" {
+			heads[ch.Path] = ch.After
+		}
+	})
+	return heads, err
+}
+
+// currentVersion is the version of the note at p, "" if there is none.
+func (v *Vault) currentVersion(p string) string {
+	b, err := v.root.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	return Version(b)
+}
+
+// recordExternal checks note p again under its lock (a vaultd writer in
+// another process may have been between publish and record) and records
+// an external change if its text still differs from its history head.
+func (v *Vault) recordExternal(p string) (*Change, error) {
+	real, _, err := v.resolveLink("recover", p)
+	if err != nil || real == "" {
+		real = p
+	}
+	unlock, err := v.lock(noteKey(real))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	heads, err := v.historyHeads()
+	if err != nil {
+		return nil, err
+	}
+	b, rerr := v.root.ReadFile(p)
+	cur := ""
+	if rerr == nil {
+		cur = Version(b)
+	} else {
+		b = nil
+	}
+	if cur == heads[p] {
+		return nil, nil
+	}
+	summary := "changed outside vaultd"
+	if cur == "" {
+		summary = "deleted or moved outside vaultd"
+	}
+	ch, err := v.record(Change{Op: "external", Path: p, Actor: "external", Summary: summary,
+		Before: heads[p], After: cur}, b)
+	if err != nil {
+		return nil, err
+	}
+	return &ch, nil
+}

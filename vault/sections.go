@@ -1,0 +1,444 @@
+package vault
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+)
+
+// HeadingSep separates the parts of a heading path: "Projekte > Ziele".
+const HeadingSep = " > "
+
+// JoinHeadingPath renders a heading path: ["Projekte", "Ziele"] → "Projekte > Ziele".
+func JoinHeadingPath(p []string) string { return strings.Join(p, HeadingSep) }
+
+var fold = cases.Fold()
+
+// headingKey is how heading texts are compared when the exact text does
+// not match: white space collapsed, NFC, case folded.
+func headingKey(s string) string { return fold.String(normSpace(s)) }
+
+// A heading query names a heading by its text ("Ziele"), by level and text
+// ("## Ziele") or by a path through its ancestors ("Projekte > Ziele",
+// "# Projekte > Ziele"; levels may be skipped). Every '>' may separate two
+// parts, but a heading's own text may hold '>' too ("Input > Output"), so
+// the query is matched against each heading by trying every way to group its
+// parts (queryGroup), not by splitting once.
+
+// maxQuerySeps bounds the '>' a query may hold to be read as a path; a
+// query with more is matched as one heading text. Headings nest at most six
+// deep, so real paths have at most five separators.
+const maxQuerySeps = 16
+
+// queryGroup is the text between two '>' of a query (or its ends), read
+// both as plain heading text and as "## text".
+type queryGroup struct {
+	text  string // white space collapsed, NFC
+	level int    // >0 when text starts with 1–6 '#' and a space: "## Ziele"
+	rest  string // the text after the level marker
+	// case-folded forms, for the loose pass
+	textKey, restKey string
+}
+
+type headingQuery struct {
+	q      string
+	seps   []int          // offsets of the '>' that may separate parts; -1 and len(q) at the ends
+	groups [][]queryGroup // groups[a][b]: the text between seps[a] and seps[b], a < b
+}
+
+func newHeadingQuery(q string) *headingQuery {
+	hq := &headingQuery{q: q, seps: []int{-1}}
+	if strings.Count(q, ">") <= maxQuerySeps {
+		for i := 0; i < len(q); i++ {
+			if q[i] == '>' {
+				hq.seps = append(hq.seps, i)
+			}
+		}
+	}
+	hq.seps = append(hq.seps, len(q))
+	n := len(hq.seps)
+	hq.groups = make([][]queryGroup, n)
+	for a := 0; a < n; a++ {
+		hq.groups[a] = make([]queryGroup, n)
+		for b := a + 1; b < n; b++ {
+			g := queryGroup{text: normSpace(q[hq.seps[a]+1 : hq.seps[b]])}
+			if lvl := levelMarker(g.text); lvl > 0 {
+				g.level, g.rest = lvl, strings.TrimSpace(g.text[lvl:])
+			}
+			g.textKey, g.restKey = fold.String(g.text), fold.String(g.rest)
+			hq.groups[a][b] = g
+		}
+	}
+	return hq
+}
+
+// levelMarker returns n when s starts with n (1–6) '#' followed by a space
+// or the end of s, else 0.
+func levelMarker(s string) int {
+	n := 0
+	for n < len(s) && s[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || (n < len(s) && s[n] != ' ') {
+		return 0
+	}
+	return n
+}
+
+func (g *queryGroup) matches(h *Heading, key string, loose bool) bool {
+	if loose {
+		return key == g.textKey || (g.level > 0 && h.Level == g.level && key == g.restKey)
+	}
+	return h.Text == g.text || (g.level > 0 && h.Level == g.level && h.Text == g.rest)
+}
+
+// matchHeading reports whether the whole query names heading i: its last
+// group names i, and the groups before it name ancestors of i, outermost
+// first (ancestors may be skipped).
+func (hq *headingQuery) matchHeading(d *Doc, i int, keys []string, loose bool) bool {
+	last := len(hq.seps) - 1
+	key := func(j int) string {
+		if keys != nil {
+			return keys[j]
+		}
+		return ""
+	}
+	if last == 1 { // no '>': one part, no ancestors to check
+		return hq.groups[0][1].matches(&d.Headings[i], key(i), loose)
+	}
+	anc := d.ancestors(i)
+	// can(b, k): the query up to seps[b] is named by a subsequence of anc[:k].
+	type state struct{ b, k int }
+	memo := map[state]bool{}
+	var can func(b, k int) bool
+	can = func(b, k int) bool {
+		if b == 0 {
+			return true
+		}
+		st := state{b, k}
+		if v, ok := memo[st]; ok {
+			return v
+		}
+		ok := false
+		for a := b - 1; a >= 0 && !ok; a-- {
+			g := &hq.groups[a][b]
+			for j := k - 1; j >= 0 && !ok; j-- {
+				if g.matches(&d.Headings[anc[j]], key(anc[j]), loose) && can(a, j) {
+					ok = true
+				}
+			}
+		}
+		memo[st] = ok
+		return ok
+	}
+	for a := last - 1; a >= 0; a-- {
+		if hq.groups[a][last].matches(&d.Headings[i], key(i), loose) && can(a, len(anc)) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutLineSuffix splits off the " (line 40)" that tells apart two sections
+// with the same path: "Notizen (line 40)" → "Notizen", 40, true.
+func cutLineSuffix(q string) (base string, line int, ok bool) {
+	rest, found := strings.CutSuffix(q, ")")
+	if !found {
+		return q, 0, false
+	}
+	i := strings.LastIndex(rest, "(line ")
+	if i < 0 {
+		return q, 0, false
+	}
+	digits := rest[i+len("(line "):]
+	if len(digits) == 0 || len(digits) > 9 || strings.Trim(digits, "0123456789") != "" {
+		return q, 0, false
+	}
+	line, _ = strconv.Atoi(digits)
+	return strings.TrimRightFunc(rest[:i], unicode.IsSpace), line, true
+}
+
+// resolve returns the indexes of the headings the query names: exact
+// matches if there are any, else matches ignoring case. A trailing
+// "(line N)" first picks, among the matches of the rest, the heading on
+// line N; only when none is there is the query read as plain text (a
+// heading may itself end in "(line 3)"). only, if not nil, limits the
+// search to those headings.
+func (d *Doc) resolve(query string, only []int) []int {
+	q := strings.TrimSpace(query)
+	if base, line, ok := cutLineSuffix(q); ok {
+		var out []int
+		for _, i := range d.match(newHeadingQuery(base), only) {
+			if d.Headings[i].Line == line {
+				out = append(out, i)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return d.match(newHeadingQuery(q), only)
+}
+
+func (d *Doc) match(hq *headingQuery, only []int) []int {
+	var out []int
+	each := func(f func(i int)) {
+		if only != nil {
+			for _, i := range only {
+				f(i)
+			}
+			return
+		}
+		for i := range d.Headings {
+			f(i)
+		}
+	}
+	each(func(i int) {
+		if hq.matchHeading(d, i, nil, false) {
+			out = append(out, i)
+		}
+	})
+	if len(out) > 0 {
+		return out
+	}
+	keys := make([]string, len(d.Headings))
+	for i := range d.Headings {
+		keys[i] = headingKey(d.Headings[i].Text)
+	}
+	each(func(i int) {
+		if hq.matchHeading(d, i, keys, true) {
+			out = append(out, i)
+		}
+	})
+	return out
+}
+
+// Section finds the heading addressed by query: "Zeitleiste" (any level),
+// "## Zeitleiste" (that level only) or "Projekte > Ziele" (a path through
+// ancestors; levels may be skipped; each part may carry its level). Texts
+// match exactly, else ignoring case and white space. A trailing "(line N)",
+// as HeadingPaths writes it for two sections with the same path, picks the
+// section on line N.
+//
+// Errors: *Error of kind ErrInvalid (empty query; Alternatives lists the
+// note's headings), ErrNotFound (no match; Alternatives lists every heading
+// of the note as a path, nearest first) or ErrAmbiguous (Alternatives lists
+// every candidate as a full path that names it alone).
+func (d *Doc) Section(query string) (Heading, error) {
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return Heading{}, &Error{Op: "find section", Kind: ErrInvalid,
+			Msg: "the heading is empty; name one of the note's headings", Alternatives: d.HeadingPaths(), AltKind: "headings"}
+	}
+	matches := d.resolve(q, nil)
+	switch len(matches) {
+	case 1:
+		return d.Headings[matches[0]], nil
+	case 0:
+		if strings.Trim(q, "#> \t") == "" {
+			return Heading{}, &Error{Op: "find section", Kind: ErrInvalid,
+				Msg: fmt.Sprintf("%q names no heading text; name one of the note's headings", q), Alternatives: d.HeadingPaths(), AltKind: "headings"}
+		}
+		return Heading{}, d.sectionNotFound(q)
+	default:
+		a := d.addresser()
+		cands := make([]string, len(matches))
+		for i, m := range matches {
+			cands[i] = a.address(m)
+		}
+		return Heading{}, &Error{Op: "find section", Kind: ErrAmbiguous,
+			Msg:          fmt.Sprintf("heading %q matches %d sections; name one by its full path", q, len(matches)),
+			Alternatives: cands, AltKind: "candidates"}
+	}
+}
+
+func (d *Doc) sectionNotFound(q string) error {
+	e := &Error{Op: "find section", Kind: ErrNotFound, AltKind: "headings"}
+	if len(d.Headings) == 0 {
+		e.Msg = fmt.Sprintf("no heading %q: the note has no headings", q)
+		return e
+	}
+	e.Msg = fmt.Sprintf("no heading %q in this note", q)
+	e.Alternatives = d.closestHeadings(q)
+	// The text exists, but at another level or under other headings: say
+	// where, so that the next call can name it.
+	base := q
+	if b, _, ok := cutLineSuffix(q); ok && b != "" {
+		base = b
+	}
+	hq := newHeadingQuery(base)
+	last := hq.groups[len(hq.seps)-2][len(hq.seps)-1]
+	name := last.text
+	if last.level > 0 {
+		name = last.rest
+	}
+	if name != "" && name != q {
+		if found := d.resolve(name, nil); len(found) > 0 {
+			a := d.addresser()
+			var where []string
+			for _, f := range found[:min(len(found), 5)] {
+				where = append(where, strconv.Quote(a.address(f)))
+			}
+			if len(found) > 5 {
+				where = append(where, fmt.Sprintf("and %d more", len(found)-5))
+			}
+			e.Msg += fmt.Sprintf("; %q is at %s", name, strings.Join(where, ", "))
+		}
+	}
+	return e
+}
+
+// ancestors returns the indexes of the headings enclosing heading i, outermost first.
+func (d *Doc) ancestors(i int) []int {
+	var out []int
+	level := d.Headings[i].Level
+	for j := i - 1; j >= 0 && level > 1; j-- {
+		if d.Headings[j].Level < level {
+			out = append(out, j)
+			level = d.Headings[j].Level
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// HeadingPaths lists every heading of the note as the shortest way to name
+// it alone, in order: its path ("Projekte > Ziele"); with level markers
+// when a path is also a shorter path of another heading ("# Ziele" beside
+// "Projekte > Ziele"); with " (line N)" when two sections share the path.
+// Section resolves each entry to its heading.
+func (d *Doc) HeadingPaths() []string {
+	out := make([]string, len(d.Headings))
+	a := d.addresser()
+	for i := range d.Headings {
+		out[i] = a.address(i)
+	}
+	return out
+}
+
+// candidatePath is HeadingPaths for one heading.
+func (d *Doc) candidatePath(i int) string { return d.addresser().address(i) }
+
+type addresser struct {
+	d      *Doc
+	simple bool             // no heading text holds '>', starts with '#', ends with "(line N)" or is empty
+	byKey  map[string][]int // headings by case-folded text
+}
+
+func (d *Doc) addresser() *addresser {
+	a := &addresser{d: d, simple: true, byKey: make(map[string][]int, len(d.Headings))}
+	for i, h := range d.Headings {
+		if h.Text == "" || strings.ContainsRune(h.Text, '>') || h.Text[0] == '#' || hasLineSuffix(h.Text) {
+			a.simple = false
+		}
+		k := headingKey(h.Text)
+		a.byKey[k] = append(a.byKey[k], i)
+	}
+	return a
+}
+
+// address renders the first of these that names heading i alone: the
+// path, the path with the level of the last part, the path with every
+// level, and each of those with " (line N)".
+func (a *addresser) address(i int) string {
+	d := a.d
+	h := d.Headings[i]
+	var only []int
+	if a.simple {
+		// No text holds a separator or a level marker, so the last part
+		// of a path can only name a heading with the same text.
+		only = a.byKey[headingKey(h.Text)]
+		if len(only) == 1 {
+			return h.PathString()
+		}
+	}
+	anc := d.ancestors(i)
+	// An empty heading text ("#" alone) is named by its level marker.
+	plain := make([]string, 0, len(anc)+1)
+	withLevels := make([]string, 0, len(anc)+1)
+	for _, j := range append(anc, i) {
+		g := d.Headings[j]
+		if g.Text == "" {
+			plain = append(plain, levelPrefix(g))
+		} else {
+			plain = append(plain, g.Text)
+		}
+		withLevels = append(withLevels, levelPrefix(g))
+	}
+	lastLevel := slices.Clone(plain)
+	lastLevel[len(lastLevel)-1] = levelPrefix(h)
+	tries := []string{JoinHeadingPath(plain), JoinHeadingPath(lastLevel), JoinHeadingPath(withLevels)}
+	for _, t := range tries {
+		if strings.TrimSpace(t) == "" {
+			continue // an empty query is refused; "#" names an empty H1
+		}
+		if r := d.resolve(t, only); len(r) == 1 && r[0] == i {
+			return t
+		}
+	}
+	for _, t := range tries {
+		t = fmt.Sprintf("%s (line %d)", t, h.Line)
+		if r := d.resolve(t, only); len(r) == 1 && r[0] == i {
+			return t
+		}
+	}
+	return fmt.Sprintf("%s (line %d)", tries[2], h.Line)
+}
+
+func hasLineSuffix(s string) bool {
+	_, _, ok := cutLineSuffix(s)
+	return ok
+}
+
+func levelPrefix(h Heading) string {
+	if h.Text == "" {
+		return strings.Repeat("#", h.Level)
+	}
+	return strings.Repeat("#", h.Level) + " " + h.Text
+}
+
+// closestHeadings returns every heading of the note as HeadingPaths names
+// it, nearest to query first (document order among equals).
+func (d *Doc) closestHeadings(query string) []string {
+	paths := d.HeadingPaths()
+	hq := newHeadingQuery(strings.TrimSpace(query))
+	last := hq.groups[len(hq.seps)-2][len(hq.seps)-1]
+	want := last.textKey
+	if last.level > 0 {
+		want = last.restKey
+	}
+	type scored struct {
+		p string
+		s int
+	}
+	list := make([]scored, len(paths))
+	for i, p := range paths {
+		list[i] = scored{p, Distance(want, headingKey(d.Headings[i].Text))}
+	}
+	slices.SortStableFunc(list, func(a, b scored) int { return a.s - b.s })
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.p
+	}
+	return out
+}
+
+// SectionText returns the section's bytes: heading line, body and sub-sections.
+func (d *Doc) SectionText(h Heading) []byte { return d.Src[h.Start:h.End] }
+
+// Chunks splits the note into consecutive pieces: the part before the first
+// heading (frontmatter and preamble), then each heading with its own text up
+// to the next heading of any level. Joining them gives back the exact bytes.
+func (d *Doc) Chunks() [][]byte {
+	var out [][]byte
+	prev := 0
+	for _, h := range d.Headings {
+		out = append(out, d.Src[prev:h.Start])
+		prev = h.Start
+	}
+	return append(out, d.Src[prev:])
+}

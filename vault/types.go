@@ -1,0 +1,109 @@
+package vault
+
+import "time"
+
+// Heading is one heading of a note and the section it opens.
+//
+// Offsets are byte offsets into the note's full source (frontmatter
+// included). A section runs from Start to End: from the heading's line start
+// to the line start of the next heading whose level is the same or higher
+// (fewer #), or to the end of the note.
+type Heading struct {
+	Level     int      // 1–6
+	Text      string   // heading text without markers, closing #s and trailing spaces
+	Path      []string // texts of the ancestors and of this heading, outermost first
+	Line      int      // 1-based line number of the heading line
+	Start     int      // line start of the heading
+	BodyStart int      // first byte after the heading line (after a setext underline, after its line ending)
+	End       int      // end of the section (nested sub-sections included)
+	OwnEnd    int      // start of the next heading of any level (the section's own text)
+}
+
+// PathString renders the heading path the way it is addressed: "Projekte > Ziele".
+func (h Heading) PathString() string { return JoinHeadingPath(h.Path) }
+
+// Link is one outgoing link of a note.
+type Link struct {
+	Target   string // as written, unescaped: "Note", "folder/Note.md", "diagram.png"; "" for [[#Local]]
+	Fragment string // "Heading" or "^block"; "" if none
+	Label    string // display text ([[Note|Label]], [text](url)); "" if none
+	Embed    bool   // ![[…]] or ![](…)
+	Markdown bool   // [text](target.md) rather than [[wikilink]]
+	Start    int    // byte offset of the link in the source
+	End      int    // byte offset just past the link
+	Line     int    // 1-based line number
+}
+
+// Entry is a file of the vault as seen by a walk.
+type Entry struct {
+	Path    string // vault-relative, slash-separated
+	Size    int64
+	ModTime time.Time
+	Note    bool // a .md note; otherwise an attachment
+}
+
+// Note is a note read from the vault.
+type Note struct {
+	Path    string // vault-relative, slash-separated, NFC
+	Title   string
+	Space   string // first folder of Path; "" for notes at the vault root
+	Version string // full hex SHA-256 of the bytes; show ShortVersion(Version)
+	Aliases []string
+	Tags    []string // without '#', frontmatter and inline, deduplicated, in order of appearance
+	ModTime time.Time
+	Size    int64
+	Doc     *Doc // parsed content
+}
+
+// WriteOpts carries what every write needs.
+type WriteOpts struct {
+	Summary string // change_summary; required, non-empty
+	Actor   string // who asks: "cli", "mcp:stdio", a key name; default from Options.Actor
+	// ExpectedVersion is the version (full or a prefix of ≥ 12 hex chars)
+	// the caller read. Required for Replace and Delete; optional for
+	// UpdateSection (rebases when the section itself is unchanged) and Append.
+	ExpectedVersion string
+}
+
+// Result reports what a write did.
+type Result struct {
+	Note      *Note  // the note after the write (nil after delete)
+	Before    string // version before ("" for create)
+	After     string // version after ("" for delete)
+	Detail    string // what changed, e.g. "section replaced", "3 lines appended"
+	ChangeID  string // id of the history record
+	TrashPath string // for delete: where the note now lies in the trash (vault-relative, under .trash/)
+}
+
+// Change is one record of the history log (JSONL in the state dir).
+type Change struct {
+	ID      string    `json:"id"`
+	Time    time.Time `json:"time"`
+	Actor   string    `json:"actor"`
+	Op      string    `json:"op"` // create, append, update_section, replace, delete, restore, external
+	Path    string    `json:"path"`
+	OldPath string    `json:"old_path,omitempty"` // restore: where it came from
+	Summary string    `json:"summary"`
+	Before  string    `json:"before,omitempty"` // version before; content kept in the object store
+	After   string    `json:"after,omitempty"`
+}
+
+// WriteCheck describes a write about to happen, for a Policy to judge.
+type WriteCheck struct {
+	Op      string // create, append, update_section, replace, delete, restore
+	Path    string // vault-relative target
+	Content []byte // the full new content (nil for delete)
+	New     bool   // the note does not exist yet
+	Actor   string
+}
+
+// Policy is the vault's rules as vault enforces them on every write.
+// It is declared here, where it is consumed; package rules implements it.
+type Policy interface {
+	// CheckWrite returns an *Error of kind ErrDenied (with Rule and
+	// RuleSource set) when the write breaks a rule.
+	CheckWrite(c WriteCheck) error
+	// PlaceNew returns the path a new note is created at when the
+	// requested path has no folder (the inbox rule); otherwise p unchanged.
+	PlaceNew(p string) string
+}

@@ -1,0 +1,326 @@
+package vault
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Options configure a Vault.
+type Options struct {
+	// StateDir holds everything vaultd keeps besides the notes: history,
+	// previous contents, trash records, locks, the search index. Default
+	// "<vault>/.vaultd" (with a .gitignore of "*"). Set it when the vault
+	// itself is read-only.
+	StateDir string
+	// Actor is recorded in history when a write names none. Default "cli".
+	Actor string
+	// NoSync turns off fsync (tmpfs, tests). Durability is on by default.
+	NoSync bool
+	// Policy, if set, judges every write (package rules implements it).
+	Policy Policy
+	// Now is the clock of history and trash records (tests pin it).
+	// Default time.Now.
+	Now func() time.Time
+}
+
+// Vault is a folder of markdown notes opened as an os.Root: every file
+// operation goes through the Root, so nothing outside the folder is read
+// or written, even through symlinks or under races.
+type Vault struct {
+	dir      string // host path, for people only; never shown to agents
+	root     *os.Root
+	stateDir string
+	state    *os.Root
+	opts     Options
+
+	mu     sync.RWMutex
+	policy Policy
+	cache  noteCache // parsed notes by (path, size, mtime) for Find, Notes, Resolver (find.go)
+
+	w writeState // the write side: note locks, subscribers (write.go)
+}
+
+// StateDirName is the default state dir inside a vault.
+const StateDirName = ".vaultd"
+
+// Open opens the vault at dir and its state dir.
+func Open(dir string, o Options) (*Vault, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("open vault: %s is not a folder", abs)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	v := &Vault{dir: abs, root: root, opts: o, policy: o.Policy}
+	if v.opts.Now == nil {
+		v.opts.Now = time.Now
+	}
+	if v.opts.Actor == "" {
+		v.opts.Actor = "cli"
+	}
+	if err := v.openState(); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+func (v *Vault) openState() error {
+	if v.opts.StateDir == "" {
+		if err := v.root.Mkdir(StateDirName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create the state dir %s inside the vault: %w (if the vault is read-only, pass --state-dir DIR)", StateDirName, err)
+		}
+		if _, err := v.root.Stat(StateDirName + "/.gitignore"); errors.Is(err, fs.ErrNotExist) {
+			if err := v.root.WriteFile(StateDirName+"/.gitignore", []byte("*\n"), 0o644); err != nil {
+				return fmt.Errorf("write %s/.gitignore: %w", StateDirName, err)
+			}
+		}
+		st, err := v.root.OpenRoot(StateDirName)
+		if err != nil {
+			return fmt.Errorf("open the state dir: %w", err)
+		}
+		v.state, v.stateDir = st, filepath.Join(v.dir, StateDirName)
+		return nil
+	}
+	abs, err := filepath.Abs(v.opts.StateDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return fmt.Errorf("create the state dir: %w", err)
+	}
+	st, err := os.OpenRoot(abs)
+	if err != nil {
+		return fmt.Errorf("open the state dir: %w", err)
+	}
+	v.state, v.stateDir = st, abs
+	return nil
+}
+
+// Close releases the vault's roots.
+func (v *Vault) Close() error {
+	return errors.Join(v.root.Close(), v.state.Close())
+}
+
+// Dir returns the vault's host path (for people; never shown to agents).
+func (v *Vault) Dir() string { return v.dir }
+
+// StateDir returns the host path of the state dir.
+func (v *Vault) StateDir() string { return v.stateDir }
+
+// StateRoot returns the state dir as an os.Root.
+func (v *Vault) StateRoot() *os.Root { return v.state }
+
+// FS returns the vault as an fs.FS confined to the Root.
+func (v *Vault) FS() fs.FS { return v.root.FS() }
+
+// SetPolicy installs the rules every later write is checked against.
+func (v *Vault) SetPolicy(p Policy) {
+	v.mu.Lock()
+	v.policy = p
+	v.mu.Unlock()
+}
+
+// Policy returns the installed policy (may be nil).
+func (v *Vault) Policy() Policy {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.policy
+}
+
+// Version returns the version of a note's bytes: hex SHA-256 of the raw
+// bytes, the same on every machine.
+func Version(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// ShortVersionLen is how many hex characters of a version are shown.
+const ShortVersionLen = 12
+
+// ShortVersion returns the shown prefix of a version.
+func ShortVersion(v string) string {
+	if len(v) > ShortVersionLen {
+		return v[:ShortVersionLen]
+	}
+	return v
+}
+
+// SameVersion reports whether a version given by a caller (full, or a
+// prefix of at least ShortVersionLen hex characters) names full.
+func SameVersion(given, full string) bool {
+	given = strings.ToLower(strings.TrimSpace(given))
+	return len(given) >= ShortVersionLen && strings.HasPrefix(full, given)
+}
+
+// skipDir reports whether a folder is not part of the vault's notes.
+func skipName(name string) bool {
+	return strings.HasPrefix(name, ".")
+}
+
+// attachmentExts are the files listed as attachments.
+var attachmentExts = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".bmp": true, ".svg": true, ".webp": true, ".avif": true,
+	".pdf": true, ".canvas": true, ".base": true,
+	".mp3": true, ".webm": true, ".wav": true, ".m4a": true, ".ogg": true, ".3gp": true, ".flac": true,
+	".mp4": true, ".ogv": true, ".mov": true, ".mkv": true,
+}
+
+// IsAttachment reports whether a vault path is an attachment by its extension.
+func IsAttachment(p string) bool { return attachmentExts[strings.ToLower(path.Ext(p))] }
+
+// IsNote reports whether a vault path is a note (a .md file).
+func IsNote(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
+
+// Walk calls fn for every note and attachment, in lexical order, skipping
+// dot-folders (.obsidian, .git, .trash, .vaultd), dot-files and vaultd's
+// temp files. Symlinks are followed only when they stay inside the vault.
+func (v *Vault) Walk(fn func(Entry) error) error {
+	return v.WalkDir("", fn)
+}
+
+// WalkDir is Walk below one folder ("" for the whole vault).
+func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
+	start := "."
+	if dir != "" {
+		c, err := CleanPath(dir)
+		if err != nil {
+			return err
+		}
+		start = c
+	}
+	fsys := v.root.FS()
+	return fs.WalkDir(fsys, start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == start {
+				if errors.Is(err, fs.ErrNotExist) {
+					return &Error{Op: "list", Path: dir, Kind: ErrNotFound, Msg: "no such folder"}
+				}
+				return err
+			}
+			return nil // unreadable entry: skip, keep walking
+		}
+		if p != "." && skipName(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		isNote := IsNote(p)
+		if !isNote && !IsAttachment(p) {
+			return nil
+		}
+		fi, err := fs.Stat(fsys, p) // follows symlinks inside the Root only
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		return fn(Entry{Path: nfc(p), Size: fi.Size(), ModTime: fi.ModTime(), Note: isNote})
+	})
+}
+
+// ReadFile reads a file of the vault through the Root.
+func (v *Vault) ReadFile(p string) ([]byte, error) {
+	c, err := CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	return v.root.ReadFile(c)
+}
+
+// Read reads and parses a note by its exact vault-relative path.
+// Errors: ErrInvalidPath, ErrNotFound (with the closest notes as
+// alternatives).
+func (v *Vault) Read(p string) (*Note, error) {
+	c, err := NotePath(p)
+	if err != nil {
+		return nil, err
+	}
+	return v.read(c)
+}
+
+func (v *Vault) read(c string) (*Note, error) { return v.readAt(c, true) }
+
+// readAt reads the note at c; when c does not exist and fallback is set, it
+// tries once the name that differs only in case or normalisation. Once only:
+// a dangling symlink is listed by the folder but does not open, and two of
+// them ("A.md", "a.md") must not send the read round in circles.
+func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
+	// Stat before Open: opening a FIFO for reading blocks until a writer
+	// appears, so a FIFO named like a note would hang the read.
+	if fi, err := v.root.Stat(c); err == nil && !fi.Mode().IsRegular() {
+		return nil, &Error{Op: "read", Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file"}
+	}
+	f, err := v.root.Open(c)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if real, ok := v.findCaseInsensitive(c); ok && fallback && real != c {
+				return v.readAt(real, false)
+			}
+			return nil, v.notFound("read", c)
+		}
+		return nil, &Error{Op: "read", Path: c, Kind: ErrInvalidPath, Msg: "cannot be read inside the vault", Err: err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{Op: "read", Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file"}
+	}
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			break
+		}
+	}
+	// Note.Path is NFC whatever the disk holds (macOS may store decomposed
+	// names), the same form Walk and CleanPath give.
+	return NewNote(nfc(c), b, fi.ModTime(), fi.Size()), nil
+}
+
+// NewNote builds a Note from its path and bytes.
+func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
+	d := Parse(b)
+	return &Note{
+		Path:    p,
+		Title:   NoteTitle(p, d),
+		Space:   SpaceOf(p),
+		Version: Version(b),
+		Aliases: d.Aliases,
+		Tags:    d.Tags,
+		ModTime: mod,
+		Size:    size,
+		Doc:     d,
+	}
+}
+
+func nfc(p string) string { return norm.NFC.String(p) }
