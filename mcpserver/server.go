@@ -150,7 +150,7 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 		t := t
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			cn := connOf(ctx)
-			caller := Caller{Actor: cn.Actor, Perms: cn.Perms, Door: DoorMCP}
+			caller := Caller{Actor: actorFor(ctx, cn), Perms: cn.Perms, Door: DoorMCP}
 			start := time.Now()
 			var r *Result
 			if !allowed(cn.Perms, t.perm) {
@@ -158,7 +158,7 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 			} else if r = cn.limit(t, start); r == nil {
 				r = t.run(ctx, c, caller, req.GetArguments())
 			}
-			o.Logger.Info("tool", "name", t.name, "actor", cn.Actor, "error", r.Err != nil, "ms", time.Since(start).Milliseconds())
+			o.Logger.Info("tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})
 	}
@@ -186,12 +186,19 @@ func (c *Core) Instructions() string {
 	if len(spaces) > 0 {
 		sp = strings.Join(spaces, ", ")
 	}
-	rulesText := ""
+	policy, guides := "", ""
 	if r, err := c.Rules(); err == nil {
-		rulesText = r.Summary()
+		policy = r.Policy()
+		var names []string
+		for _, n := range r.Notes {
+			if n.Guidance != "" {
+				names = append(names, n.Path)
+			}
+		}
+		guides = strings.Join(names, ", ")
 	}
 	var b bytes.Buffer
-	_ = instructions.Execute(&b, map[string]string{"Owner": "a", "Spaces": sp, "Rules": rulesText})
+	_ = instructions.Execute(&b, map[string]string{"Spaces": sp, "Policy": policy, "Guides": guides})
 	return strings.TrimSpace(b.String())
 }
 
@@ -203,4 +210,31 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		st.SetErrorLogger(logger)
 	}
 	return st.Listen(ctx, in, out)
+}
+
+// actorFor names the caller in history. A stdio connection's actor "mcp"
+// gets the client's name, so that the history says "mcp:claude-code".
+func actorFor(ctx context.Context, cn *Connection) string {
+	if cn.Actor != "mcp" {
+		return cn.Actor
+	}
+	name := ""
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
+		name = info.ClientInfo.Name
+	}
+	if s := server.ClientSessionFromContext(ctx); name == "" && s != nil {
+		if ci, ok := s.(server.SessionWithClientInfo); ok {
+			name = ci.GetClientInfo().Name
+		}
+	}
+	name = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\t' {
+			return '-'
+		}
+		return r
+	}, strings.ToLower(strings.TrimSpace(name)))
+	if name == "" {
+		return cn.Actor
+	}
+	return cn.Actor + ":" + cut(name, 40)
 }

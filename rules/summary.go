@@ -58,7 +58,20 @@ func (r *Rules) Summary() string {
 		fmt.Fprintf(&b, "This vault has no guidance for agents in %s/.\n", Folder)
 	}
 
-	b.WriteString("\nEnforced by vaultd on every write:\n")
+	b.WriteString("\n")
+	b.WriteString(r.Policy())
+	return b.String()
+}
+
+// Policy is the enforced part of the rules only, one line per kind, headed
+// "Enforced by vaultd on every write:". It is what the server instructions
+// carry; the guidance itself is in Summary.
+func (r *Rules) Policy() string {
+	if r == nil {
+		r = &Rules{Protected: []Rule{builtin}}
+	}
+	var b strings.Builder
+	b.WriteString("Enforced by vaultd on every write:\n")
 	b.WriteString("- Read-only (agents may read but not change): ")
 	b.WriteString(r.protectedLine())
 	b.WriteString(".\n")
