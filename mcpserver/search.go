@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/vault"
@@ -17,7 +18,13 @@ type Index interface {
 	Backlinks(ctx context.Context, path string) ([]index.Backlink, error)
 	Status() index.Status
 	Update(paths ...string) error
+	WaitReady(ctx context.Context) error
 }
+
+// buildWait is how long a search waits for an index that is still
+// building: a small vault is done by then, a large one answers with what it
+// has and says how far the build is.
+const buildWait = 2 * time.Second
 
 var _ Index = (*index.Index)(nil)
 
@@ -63,6 +70,11 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		lim = 10
 	}
 	lim = min(lim, 50)
+	if c.idx.Status().Building {
+		wctx, cancel := context.WithTimeout(ctx, buildWait)
+		_ = c.idx.WaitReady(wctx)
+		cancel()
+	}
 	res, err := c.idx.Search(ctx, index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0)})
 	if err != nil {
 		var qe *index.QueryError
@@ -91,6 +103,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			return &Result{Text: b.String(), Data: data}
 		}
 		fmt.Fprintf(&b, "query: %s\n0 notes match%s.\n", a.Query, where)
+		if data.Index != "" {
+			b.WriteString("The index is still being built, so this may change: search again in a few seconds.\n")
+		}
 		b.WriteString("Try fewer or other words (German and English forms are matched, e.g. Häuser finds Haus), a prefix like proj*, or search without filters.\n")
 		if where != "" {
 			b.WriteString("next: " + call{tool, []arg{{"query", a.Query}}}.render(caller.Door))

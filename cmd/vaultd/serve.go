@@ -113,6 +113,11 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	defer v.Close()
+	if rep, err := v.Recover(); err != nil {
+		logger.Warn("recovery at start failed", "error", err)
+	} else if len(rep.RemovedTemps)+len(rep.External) > 0 {
+		logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External))
+	}
 	idx, err := index.Open(v, index.Options{Watch: true, Logger: logger})
 	var busy error
 	if err != nil {

@@ -1,0 +1,217 @@
+package index
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/de"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// The text analysis, one analyzer for German and English at once.
+//
+// Every text field (title, aliases, headings, body) goes through one chain:
+//
+//	unicode words → lower case → drop German and English stop words →
+//	fold umlauts and ß (normalize_de: Häuser→hauser, Straße→strasse) →
+//	German light stemmer (hauser→haus, projekte→projekt, tabellen→tabell) →
+//	Porter stemmer (linking→link, tabell→tabel, haus→hau)
+//
+// Both stemmers run on every word, so a note needs no language tag and a
+// query needs no language guess: query words go through the same chain.
+// Double stemming conflates a little more than either stemmer alone, which
+// is acceptable for notes.
+//
+// Compounds (Krankenhäuser ⊃ häuser, Projektplan ⊃ plan). German puts the
+// head of a compound last, so a word part is found by its suffix: for every
+// word of at least minPartWord letters the analyzer also emits, at the same
+// position, a "part token": partMark + the reversed German stem
+// (krankenhäuser → krankenhaus → "~suahneknark"). A query word's part query
+// is then a prefix query on those tokens ("~suah" for häuser), which the term
+// dictionary answers as a range scan instead of a scan of every term, and
+// costs one extra token per long word instead of the dozens of an n-gram
+// field. The modifier end (Projekt → Projektplan) is a prefix query on the
+// ordinary terms. Both kinds of part match get a small boost so that they
+// rank below whole-word and stem matches (see search.go).
+const (
+	analyzerText    = "vaultd_text"
+	analyzerKeyword = "vaultd_keyword"
+
+	partMark = "~" // never produced by the unicode tokenizer
+
+	// minPartWord is the shortest German stem (in letters) that gets a part
+	// token: a compound has at least two parts of ≥ 3 letters.
+	minPartWord = 6
+	// minPartQuery is the shortest query stem that is searched as a word
+	// part; shorter ones ("an", "bus") would match far too many words.
+	minPartQuery = 4
+)
+
+func init() {
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(registry.RegisterAnalyzer(analyzerText, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return newTextAnalyzer(), nil
+	}))
+	must(registry.RegisterAnalyzer(analyzerKeyword, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return keywordAnalyzer{}, nil
+	}))
+}
+
+// textAnalyzer implements the chain described above.
+type textAnalyzer struct {
+	tok   analysis.Tokenizer
+	lower analysis.TokenFilter
+	norm  analysis.TokenFilter
+	light analysis.TokenFilter
+	stop  analysis.TokenMap
+}
+
+var stopWords = func() analysis.TokenMap {
+	m := analysis.NewTokenMap()
+	if err := m.LoadBytes(de.GermanStopWords); err != nil {
+		panic(err)
+	}
+	if err := m.LoadBytes(en.EnglishStopWords); err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+func newTextAnalyzer() *textAnalyzer {
+	return &textAnalyzer{
+		tok:   bleveunicode.NewUnicodeTokenizer(),
+		lower: lowercase.NewLowerCaseFilter(),
+		norm:  de.NewGermanNormalizeFilter(),
+		light: de.NewGermanLightStemmerFilter(),
+		stop:  stopWords,
+	}
+}
+
+// Analyze returns the index tokens of input: the stems and the part tokens.
+func (a *textAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	ts := a.words(input)
+	out := make(analysis.TokenStream, 0, len(ts)+len(ts)/2)
+	for _, t := range ts {
+		if p := partToken(t.Term); p != nil {
+			out = append(out, &analysis.Token{Term: p, Start: t.Start, End: t.End, Position: t.Position, Type: t.Type})
+		}
+		t.Term = porterStem(t.Term)
+		out = append(out, t)
+	}
+	return out
+}
+
+// words tokenizes, lower-cases, drops stop words, folds and applies the
+// German light stemmer; Porter and part tokens come after.
+func (a *textAnalyzer) words(input []byte) analysis.TokenStream {
+	ts := a.tok.Tokenize(input)
+	ts = a.lower.Filter(ts)
+	j := 0
+	for _, t := range ts {
+		if _, stop := a.stop[string(t.Term)]; !stop {
+			ts[j] = t
+			j++
+		}
+	}
+	ts = ts[:j]
+	ts = a.norm.Filter(ts)
+	return a.light.Filter(ts)
+}
+
+var porterFilter = porter.NewPorterStemmer()
+
+func porterStem(term []byte) []byte {
+	one := analysis.TokenStream{{Term: term}}
+	return porterFilter.Filter(one)[0].Term
+}
+
+// partToken returns partMark + the reversed stem, or nil when the stem is too
+// short or is not all letters (numbers, "mp3").
+func partToken(stem []byte) []byte {
+	n := 0
+	for _, r := range string(stem) {
+		if !unicode.IsLetter(r) {
+			return nil
+		}
+		n++
+	}
+	if n < minPartWord {
+		return nil
+	}
+	return append([]byte(partMark), reverseRunes(stem)...)
+}
+
+func reverseRunes(b []byte) []byte {
+	out := make([]byte, len(b))
+	i := len(out)
+	for len(b) > 0 {
+		_, size := utf8.DecodeRune(b)
+		i -= size
+		copy(out[i:], b[:size])
+		b = b[size:]
+	}
+	return out
+}
+
+// qword is one analyzed query word.
+type qword struct {
+	Term   string // full analysis (as indexed): "hau" for Häuser
+	Stem   string // German stem before Porter: "haus"
+	Folded string // lower-cased and folded, unstemmed: "hauser"
+	Pos    int    // position in its phrase (stop words leave gaps)
+}
+
+// Letters reports whether the stem is all letters.
+func (w qword) letters() bool {
+	for _, r := range w.Stem {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// partOK reports whether the word is searched as a word part.
+func (w qword) partOK() bool {
+	return utf8.RuneCountInString(w.Stem) >= minPartQuery && w.letters()
+}
+
+var queryAnalyzer = newTextAnalyzer()
+
+// analyzeQuery analyzes query text the way the index analyzes fields. Stop
+// words are dropped (their positions are kept as gaps).
+func analyzeQuery(s string) []qword {
+	a := queryAnalyzer
+	ts := a.tok.Tokenize([]byte(s))
+	ts = a.lower.Filter(ts)
+	var out []qword
+	for _, t := range ts {
+		if _, stop := a.stop[string(t.Term)]; stop {
+			continue
+		}
+		one := analysis.TokenStream{{Term: append([]byte(nil), t.Term...)}}
+		one = a.norm.Filter(one)
+		folded := string(one[0].Term)
+		one = a.light.Filter(one)
+		stem := string(one[0].Term)
+		out = append(out, qword{Term: string(porterStem([]byte(stem))), Stem: stem, Folded: folded, Pos: t.Position})
+	}
+	return out
+}
+
+// keywordAnalyzer indexes the whole value as one lower-cased token (tags,
+// spaces, folders: matched exactly but case-insensitively, as Obsidian does).
+type keywordAnalyzer struct{}
+
+func (keywordAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	return analysis.TokenStream{{Term: []byte(foldKey(string(input))), Start: 0, End: len(input), Position: 1, Type: analysis.AlphaNumeric}}
+}

@@ -1,0 +1,350 @@
+package index
+
+import (
+	"bytes"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// Document is what the index stores about one note. FromNote builds it from
+// a note's bytes; tests may build it by hand.
+type Document struct {
+	Path      string // vault-relative, slash-separated: the document ID
+	Title     string
+	Aliases   []string
+	Headings  []Heading
+	Body      string // the note's text after the frontmatter
+	BodyStart int    // byte offset of Body in the file
+	Tags      []string
+	Space     string
+	Modified  time.Time
+	Size      int64
+	Version   string // full hex SHA-256 of the file
+	Links     []LinkRef
+}
+
+// Heading is a heading of a note as the index keeps it.
+type Heading struct {
+	Path  string // heading path, "Projekte > Ziele"
+	Level int
+	Start int // byte offset of the heading line in the file
+}
+
+// LinkRef is one outgoing link of a note.
+type LinkRef struct {
+	Target string // resolved vault path; "" when the link does not resolve (yet) or is ambiguous
+	// Candidates are the equally good targets of an ambiguous link (Obsidian
+	// picks one of them unpredictably); backlinks list the link under each.
+	Candidates []string
+	Raw        string // the target as written: "Note", "folder/Note.md", "x.png"
+	Fragment   string // "Heading" or "^block"
+	Embed      bool
+	Line       int    // 1-based line of the link
+	Context    string // the line containing the link (trimmed, at most ~300 bytes)
+}
+
+// FromNote builds the Document of the note at p from its bytes. r resolves
+// its links, by Obsidian's rules and then by the notes' aliases (nil: no
+// link resolves).
+func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document {
+	d := vault.Parse(src)
+	doc := &Document{
+		Path:      p,
+		Title:     vault.NoteTitle(p, d),
+		Aliases:   d.Aliases,
+		Body:      string(src[min(d.BodyStart, len(src)):]),
+		BodyStart: min(d.BodyStart, len(src)),
+		Tags:      d.Tags,
+		Space:     vault.SpaceOf(p),
+		Modified:  mod,
+		Size:      int64(len(src)),
+		Version:   vault.Version(src),
+	}
+	for _, h := range d.Headings {
+		doc.Headings = append(doc.Headings, Heading{Path: vault.JoinHeadingPath(h.Path), Level: h.Level, Start: h.Start})
+	}
+	for _, l := range d.Links {
+		if l.Target == "" {
+			continue // [[#Heading]] inside the note itself
+		}
+		lr := LinkRef{Raw: l.Target, Fragment: l.Fragment, Embed: l.Embed, Line: l.Line, Context: lineContext(src, l.Start, l.End)}
+		if r != nil {
+			res := r.ResolveAlias(p, l)
+			switch res.Status {
+			case vault.Resolved:
+				lr.Target = res.Target
+			case vault.Ambiguous:
+				lr.Candidates = res.Candidates
+			}
+		}
+		doc.Links = append(doc.Links, lr)
+	}
+	return doc
+}
+
+// maxContext bounds the context line of a backlink.
+const maxContext = 300
+
+// lineContext returns the line containing [start,end), trimmed, cut to about
+// maxContext bytes around the link.
+func lineContext(src []byte, start, end int) string {
+	start = max(0, min(start, len(src)))
+	end = max(start, min(end, len(src)))
+	ls := bytes.LastIndexByte(src[:start], '\n') + 1
+	le := bytes.IndexByte(src[end:], '\n')
+	if le < 0 {
+		le = len(src)
+	} else {
+		le += end
+	}
+	from, to := ls, le
+	if to-from > maxContext {
+		half := (maxContext - (end - start)) / 2
+		from = max(ls, start-max(half, 0))
+		to = min(le, max(end, from+maxContext))
+		for from > ls && !utf8.RuneStart(src[from]) {
+			from--
+		}
+		for to < le && !utf8.RuneStart(src[to]) {
+			to++
+		}
+	}
+	s := strings.TrimSpace(strings.TrimRight(string(src[from:to]), "\r"))
+	if from > ls {
+		s = "…" + s
+	}
+	if to < le {
+		s += "…"
+	}
+	return s
+}
+
+// Field names in the bleve index.
+const (
+	fTitle    = "title"
+	fAliases  = "aliases"
+	fHeadings = "headings"
+	fBody     = "body"
+	fPath     = "path"
+	fSpace    = "space"
+	fFolder   = "folder"
+	fTags     = "tags"
+	fLinks    = "links"
+	fLinkKeys = "linkkeys"
+	fModified = "modified"
+	fVersion  = "ver"
+	fMeta     = "meta" // stored: size, body start, heading table
+	fLinkInfo = "li"   // stored: the outgoing links with their lines
+)
+
+// fields returns the document as bleve indexes it (see mapping.go).
+func (d *Document) fields() map[string]any {
+	// One entry per heading, also empty ones, so that a match's array
+	// position is the heading's index in the meta table.
+	hs := make([]string, len(d.Headings))
+	for i, h := range d.Headings {
+		hs[i] = lastHeading(h.Path)
+	}
+	links := make([]string, 0, len(d.Links))
+	keys := make([]string, 0, len(d.Links))
+	for _, l := range d.Links {
+		if l.Target != "" {
+			links = append(links, l.Target)
+		}
+		links = append(links, l.Candidates...)
+		keys = append(keys, linkKey(l.Raw))
+	}
+	m := map[string]any{
+		fTitle:    d.Title,
+		fAliases:  d.Aliases,
+		fHeadings: hs,
+		fBody:     d.Body,
+		fPath:     d.Path,
+		fSpace:    d.Space,
+		fFolder:   folderChain(d.Path),
+		fTags:     tagChain(d.Tags),
+		fLinks:    dedupe(links),
+		fLinkKeys: dedupe(keys),
+		fVersion:  d.Version,
+		fMeta:     encodeMeta(d),
+		fLinkInfo: encodeLinks(d.Links),
+	}
+	if !d.Modified.IsZero() {
+		m[fModified] = d.Modified.UTC()
+	}
+	return m
+}
+
+func lastHeading(p string) string {
+	if i := strings.LastIndex(p, vault.HeadingSep); i >= 0 {
+		return p[i+len(vault.HeadingSep):]
+	}
+	return p
+}
+
+// folderChain lists the folders a note is in, outermost first:
+// "a/b/c.md" → ["a", "a/b"], so a folder filter matches sub-folders.
+func folderChain(p string) []string {
+	var out []string
+	dir := path.Dir(p)
+	for dir != "." && dir != "/" && dir != "" {
+		out = append(out, dir)
+		dir = path.Dir(dir)
+	}
+	return out
+}
+
+// tagChain adds the parents of nested tags: "a/b" → "a/b", "a".
+func tagChain(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		t = strings.Trim(strings.TrimPrefix(t, "#"), "/")
+		for t != "" {
+			out = append(out, t)
+			i := strings.LastIndexByte(t, '/')
+			if i < 0 {
+				break
+			}
+			t = t[:i]
+		}
+	}
+	return dedupe(out)
+}
+
+func dedupe(s []string) []string {
+	seen := make(map[string]bool, len(s))
+	out := s[:0:0]
+	for _, x := range s {
+		k := foldKey(x)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// foldKey is the case-insensitive, NFC form used for tags, spaces, folders
+// and link keys.
+func foldKey(s string) string {
+	return strings.ToLower(norm.NFC.String(s))
+}
+
+// linkKey is the key a link target is found by when notes appear or
+// disappear: its last path element, lower-cased, without ".md".
+// "folder/Note.md" → "note", "Note" → "note", "x.png" → "x.png".
+func linkKey(target string) string {
+	b := path.Base(strings.ReplaceAll(target, "\\", "/"))
+	if strings.EqualFold(path.Ext(b), ".md") {
+		b = b[:len(b)-3]
+	}
+	return foldKey(b)
+}
+
+// Stored encodings. Separators are ASCII unit (0x1f) and record (0x1e)
+// separators, which do not occur in notes' headings or links.
+const (
+	unitSep    = "\x1f"
+	recordSep  = "\x1e"
+	recordSep2 = "\x1d" // between the candidates of an ambiguous link
+)
+
+func clean(s string) string {
+	if strings.ContainsAny(s, unitSep+recordSep+recordSep2) {
+		s = strings.NewReplacer(unitSep, " ", recordSep, " ", recordSep2, " ").Replace(s)
+	}
+	return s
+}
+
+// meta is "size␟bodyStart␞start␟level␟path␞…" (one record per heading).
+func encodeMeta(d *Document) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(d.Size, 10))
+	b.WriteString(unitSep)
+	b.WriteString(strconv.Itoa(d.BodyStart))
+	for _, h := range d.Headings {
+		b.WriteString(recordSep)
+		b.WriteString(strconv.Itoa(h.Start))
+		b.WriteString(unitSep)
+		b.WriteString(strconv.Itoa(h.Level))
+		b.WriteString(unitSep)
+		b.WriteString(clean(h.Path))
+	}
+	return b.String()
+}
+
+type meta struct {
+	size      int64
+	bodyStart int
+	headings  []Heading
+}
+
+func decodeMeta(s string) meta {
+	var m meta
+	recs := strings.Split(s, recordSep)
+	if len(recs) == 0 {
+		return m
+	}
+	first := strings.Split(recs[0], unitSep)
+	if len(first) == 2 {
+		m.size, _ = strconv.ParseInt(first[0], 10, 64)
+		m.bodyStart, _ = strconv.Atoi(first[1])
+	}
+	for _, r := range recs[1:] {
+		f := strings.SplitN(r, unitSep, 3)
+		if len(f) != 3 {
+			continue
+		}
+		st, _ := strconv.Atoi(f[0])
+		lv, _ := strconv.Atoi(f[1])
+		m.headings = append(m.headings, Heading{Start: st, Level: lv, Path: f[2]})
+	}
+	return m
+}
+
+func encodeLinks(ls []LinkRef) string {
+	var b strings.Builder
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteString(recordSep)
+		}
+		emb := "0"
+		if l.Embed {
+			emb = "1"
+		}
+		for j, f := range []string{l.Target, strings.Join(l.Candidates, recordSep2), clean(l.Raw), clean(l.Fragment), emb, strconv.Itoa(l.Line), clean(l.Context)} {
+			if j > 0 {
+				b.WriteString(unitSep)
+			}
+			b.WriteString(f)
+		}
+	}
+	return b.String()
+}
+
+func decodeLinks(s string) []LinkRef {
+	if s == "" {
+		return nil
+	}
+	var out []LinkRef
+	for _, r := range strings.Split(s, recordSep) {
+		f := strings.SplitN(r, unitSep, 7)
+		if len(f) != 7 {
+			continue
+		}
+		line, _ := strconv.Atoi(f[5])
+		var cands []string
+		if f[1] != "" {
+			cands = strings.Split(f[1], recordSep2)
+		}
+		out = append(out, LinkRef{Target: f[0], Candidates: cands, Raw: f[2], Fragment: f[3], Embed: f[4] == "1", Line: line, Context: f[6]})
+	}
+	return out
+}

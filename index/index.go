@@ -1,0 +1,600 @@
+// Package index is vaultd's full-text search and link index. It is the only
+// package that imports bleve.
+//
+// An Index lives in the vault's state dir: a bleve (scorch) index on disk,
+// a manifest of the files it reflects (path, size, mtime, version) and a
+// lock file naming the process that owns it. Open returns at once; the
+// comparison with the files (the first build, or the catch-up after a
+// restart) runs in the background while searches are already answered, and
+// Status and every Results say how far it is. With Options.Watch the index
+// follows changes made by other programs (fsnotify, debounced); vaultd's own
+// writes call Update, which reindexes synchronously, so the next search
+// sees them.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// ErrBusy means another process owns the vault's search index. The error is
+// a *BusyError naming it.
+var ErrBusy = errors.New("search index busy")
+
+// ErrClosed is returned by calls on a closed Index.
+var ErrClosed = errors.New("search index closed")
+
+// BusyError says which process owns the index.
+type BusyError struct {
+	PID int // 0 if unknown
+}
+
+func (e *BusyError) Error() string {
+	who := "another vaultd process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another vaultd process (pid %d)", e.PID)
+	}
+	return "the search index of this vault is in use by " + who +
+		"; only one vaultd process can keep the index of a vault. Use that process (connect your client to it), " +
+		"stop it, or give this one its own state dir with --state-dir"
+}
+
+func (e *BusyError) Unwrap() error { return ErrBusy }
+
+// Options configure an Index. The zero value is usable.
+type Options struct {
+	// Dir holds the index, its manifest and lock file. Default: the
+	// vault's state dir.
+	Dir string
+	// Watch makes the index follow changes made by other programs.
+	Watch bool
+	// Logger receives progress and problems (default: slog.Default()).
+	Logger *slog.Logger
+
+	// Quiet and MaxDelay debounce file events: a batch is indexed after
+	// Quiet without events, at the latest MaxDelay after its first event
+	// (defaults 200 ms and 2 s: a git checkout of hundreds of files
+	// becomes one batch, LIBRARIES.md §4.4).
+	Quiet, MaxDelay time.Duration
+	// PollInterval is how often the vault is rescanned when it cannot be
+	// watched (watch limit reached). Default 30 s.
+	PollInterval time.Duration
+	// Workers read and parse notes in parallel (default GOMAXPROCS).
+	Workers int
+	// BatchDocs and BatchBytes bound one index batch (defaults 200 notes,
+	// 8 MB of text): they set the memory of a build, not its speed.
+	BatchDocs, BatchBytes int
+}
+
+// Status is what the index knows about its own state.
+type Status struct {
+	// Building is true while the index compares itself with the files
+	// (first build, catch-up after a start, rescan after lost events).
+	// Results may then miss or show stale notes.
+	Building bool
+	// Done of Total notes of the vault are indexed and up to date (while
+	// building); otherwise both are the number of notes.
+	Done, Total int
+	// Watching is true while changes by other programs are followed.
+	Watching bool
+	// Problem explains, for people, what is degraded ("" if nothing).
+	Problem string
+	// Indexed counts the notes (re)indexed since Open: parsed and written
+	// to the index, not just found unchanged.
+	Indexed int
+}
+
+// Text renders the status as one line for people and agents, "" when the
+// index is complete: "index building: 3,120 of 6,636 notes".
+func (s Status) Text() string {
+	if !s.Building {
+		return ""
+	}
+	if s.Total == 0 {
+		return "index building: listing the vault's notes; results may be incomplete"
+	}
+	return fmt.Sprintf("index building: %s of %s notes; results may be incomplete", thousands(s.Done), thousands(s.Total))
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Index is a vault's search and link index. It is safe for concurrent use.
+type Index struct {
+	v    *vault.Vault
+	o    Options
+	log  *slog.Logger
+	dir  string
+	lock *lockFile
+	bi   bleve.Index
+
+	// wmu serializes every change of the index, the manifest and the path
+	// set. Searches never take it.
+	wmu       sync.Mutex
+	man       *manifest       // guarded by wmu
+	paths     map[string]bool // guarded by wmu: every note and attachment, the resolver's input
+	manDirty  bool            // guarded by wmu
+	manSaved  time.Time       // guarded by wmu
+	resolver  atomic.Pointer[vault.Resolver]
+	noteCount atomic.Int64
+
+	indexed     atomic.Int64
+	building    atomic.Bool
+	done, total atomic.Int64
+	watching    atomic.Bool
+	watchWarned atomic.Bool
+	problem     atomic.Pointer[string]
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	ready  chan struct{}
+	closed atomic.Bool
+	rescan chan struct{} // asks the background loop for a full rescan
+
+	watcher atomic.Pointer[watcher] // nil unless watching (tests look at it)
+}
+
+const (
+	indexDirName = "index"
+	manifestName = "index.manifest"
+	lockName     = "index.lock"
+)
+
+// Open opens (or creates) the search index of v and starts bringing it up to
+// date in the background; see Status and WaitReady. Errors: *BusyError
+// (ErrBusy) when another process owns the index; errors creating the state
+// dir. A corrupt index or one built by another version is rebuilt, not an
+// error.
+func Open(v *vault.Vault, o Options) (*Index, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Dir == "" {
+		o.Dir = v.StateDir()
+	}
+	if o.Quiet <= 0 {
+		o.Quiet = 200 * time.Millisecond
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = 2 * time.Second
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 30 * time.Second
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.BatchDocs <= 0 {
+		o.BatchDocs = 200
+	}
+	if o.BatchBytes <= 0 {
+		o.BatchBytes = 8 << 20
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the index dir: %w", err)
+	}
+	lock, err := acquireLock(filepath.Join(o.Dir, lockName))
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{v: v, o: o, log: o.Logger, dir: o.Dir, lock: lock, ready: make(chan struct{}), rescan: make(chan struct{}, 1)}
+	if err := ix.openBleve(); err != nil {
+		lock.release()
+		return nil, err
+	}
+	ix.rebuildResolver()
+	ix.noteCount.Store(int64(ix.man.notes()))
+	ix.total.Store(ix.noteCount.Load())
+	ix.done.Store(ix.noteCount.Load())
+	ix.building.Store(true)
+	ix.ctx, ix.cancel = context.WithCancel(context.Background())
+	ix.wg.Add(1)
+	go ix.run()
+	return ix, nil
+}
+
+// openBleve opens the bleve index and the manifest, or starts a new index
+// when either is missing, unreadable or from another mapping version.
+func (ix *Index) openBleve() error {
+	path := filepath.Join(ix.dir, indexDirName)
+	cfg := map[string]any{"bolt_timeout": "1s"}
+	man, merr := loadManifest(filepath.Join(ix.dir, manifestName))
+	if _, err := os.Stat(path); err == nil && merr == nil && man.Version == mappingVersion {
+		bi, err := bleve.OpenUsing(path, cfg)
+		if err == nil {
+			ix.bi, ix.man = bi, man
+			return nil
+		}
+		if isBoltTimeout(err) {
+			return &BusyError{PID: readPID(filepath.Join(ix.dir, lockName))}
+		}
+		ix.log.Warn("search index unreadable; rebuilding it", "err", err)
+	} else if err == nil {
+		ix.log.Info("search index is from another version or has no manifest; rebuilding it")
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("remove the old search index: %w", err)
+	}
+	bi, err := bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, cfg)
+	if err != nil {
+		if isBoltTimeout(err) {
+			return &BusyError{PID: readPID(filepath.Join(ix.dir, lockName))}
+		}
+		return fmt.Errorf("create the search index: %w", err)
+	}
+	ix.bi, ix.man = bi, newManifest()
+	ix.manDirty = true
+	return nil
+}
+
+func isBoltTimeout(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "timeout")
+}
+
+func readPID(name string) int {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return 0
+	}
+	var pid int
+	fmt.Sscan(strings.TrimSpace(string(b)), &pid)
+	return pid
+}
+
+// Status reports progress and problems.
+func (ix *Index) Status() Status {
+	s := Status{Building: ix.building.Load(), Watching: ix.watching.Load(), Indexed: int(ix.indexed.Load())}
+	if p := ix.problem.Load(); p != nil {
+		s.Problem = *p
+	}
+	if s.Building {
+		s.Done, s.Total = int(ix.done.Load()), int(ix.total.Load())
+		s.Done = min(s.Done, s.Total)
+	} else {
+		n := int(ix.noteCount.Load())
+		s.Done, s.Total = n, n
+	}
+	return s
+}
+
+func (ix *Index) setProblem(p string) { ix.problem.Store(&p) }
+
+// WaitReady blocks until the first comparison with the files is done (or ctx
+// ends).
+func (ix *Index) WaitReady(ctx context.Context) error {
+	select {
+	case <-ix.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops watching, waits for running work and closes the index. The
+// manifest is saved so that the next start does not reindex.
+func (ix *Index) Close() error {
+	if ix.closed.Swap(true) {
+		return nil
+	}
+	ix.cancel()
+	ix.wg.Wait()
+	ix.wmu.Lock()
+	err := ix.saveManifest(true)
+	err = errors.Join(err, ix.bi.Close())
+	ix.wmu.Unlock()
+	return errors.Join(err, ix.lock.release())
+}
+
+// run is the background loop: watcher (if asked), first catch-up, then
+// rescans on request.
+func (ix *Index) run() {
+	defer ix.wg.Done()
+	var w *watcher
+	if ix.o.Watch {
+		w = ix.startWatcher()
+		ix.watcher.Store(w)
+	}
+	if err := ix.catchUp(ix.ctx); err != nil && ix.ctx.Err() == nil {
+		ix.log.Error("search index: comparing with the files failed", "err", err)
+		ix.setProblem("comparing the index with the files failed: " + err.Error())
+	}
+	close(ix.ready)
+	var poll <-chan time.Time
+	if ix.o.Watch {
+		// Rescans replace the watcher where it failed (watch limit).
+		t := time.NewTicker(ix.o.PollInterval)
+		defer t.Stop()
+		poll = t.C
+	}
+	for {
+		select {
+		case <-ix.ctx.Done():
+			if w != nil {
+				w.close()
+			}
+			return
+		case <-ix.rescan:
+		case <-poll:
+			if ix.watching.Load() {
+				continue
+			}
+		}
+		if err := ix.catchUp(ix.ctx); err != nil && ix.ctx.Err() == nil {
+			ix.log.Error("search index: rescan failed", "err", err)
+		}
+	}
+}
+
+// requestRescan asks the background loop for a full rescan (coalesced).
+func (ix *Index) requestRescan() {
+	select {
+	case ix.rescan <- struct{}{}:
+	default:
+	}
+}
+
+// Rescan compares the whole vault with the index now and waits for it.
+func (ix *Index) Rescan(ctx context.Context) error {
+	if ix.closed.Load() {
+		return ErrClosed
+	}
+	return ix.catchUp(ctx)
+}
+
+// catchUp walks the vault, compares it with the manifest and indexes what
+// changed: new and modified notes (by size and mtime, then by content hash),
+// removed notes, and notes whose links change meaning because files
+// appeared or disappeared.
+func (ix *Index) catchUp(ctx context.Context) error {
+	start := time.Now()
+	// Open sets building until the first catch-up ends; later rescans set
+	// it only when they find work, so a periodic rescan of an unchanged
+	// vault never makes results say "building".
+	defer ix.building.Store(false)
+
+	var entries []vault.Entry
+	if err := ix.v.Walk(func(e vault.Entry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		entries = append(entries, e)
+		return nil
+	}); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(entries))
+	var todo []string
+	notes := 0
+	ix.wmu.Lock()
+	for _, e := range entries {
+		seen[e.Path] = true
+		if e.Note {
+			notes++
+		}
+		old, ok := ix.man.Files[e.Path]
+		if ok && old.Size == e.Size && old.MTime == e.ModTime.UnixNano() && old.Note == e.Note {
+			continue
+		}
+		todo = append(todo, e.Path)
+	}
+	for p := range ix.man.Files {
+		if !seen[p] {
+			todo = append(todo, p)
+		}
+	}
+	ix.wmu.Unlock()
+	pending := 0
+	for _, p := range todo {
+		if seen[p] && vault.IsNote(p) {
+			pending++
+		}
+	}
+	ix.total.Store(int64(notes))
+	ix.done.Store(int64(notes - pending))
+	if pending > 0 {
+		ix.building.Store(true)
+	}
+
+	orphans, err := ix.checkOrphans(seen)
+	if err != nil {
+		return err
+	}
+	todo = append(todo, orphans...)
+	if len(todo) > 0 {
+		ix.log.Info("search index: updating", "notes", notes, "changed", len(todo))
+	}
+	if err := ix.process(ctx, todo, nil, true); err != nil {
+		return err
+	}
+	ix.wmu.Lock()
+	err = ix.saveManifest(true)
+	ix.wmu.Unlock()
+	if len(todo) > 0 {
+		ix.log.Info("search index: up to date", "notes", notes, "indexed", len(todo), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return err
+}
+
+// checkOrphans makes index and manifest agree after a crash: documents the
+// manifest does not know are deleted, and notes the manifest lists but the
+// index lacks are returned for reindexing.
+func (ix *Index) checkOrphans(onDisk map[string]bool) ([]string, error) {
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if int(n) == ix.man.notes() {
+		return nil, nil
+	}
+	ids, err := ix.allIDs(int(n))
+	if err != nil {
+		return nil, err
+	}
+	inIndex := make(map[string]bool, len(ids))
+	b := ix.bi.NewBatch()
+	for _, id := range ids {
+		inIndex[id] = true
+		if e, ok := ix.man.Files[id]; (!ok || !e.Note) && !onDisk[id] {
+			// Unknown to the manifest and gone from disk. (Notes still
+			// on disk are reindexed by the caller, replacing them.)
+			b.Delete(id)
+		}
+	}
+	if b.Size() > 0 {
+		if err := ix.bi.Batch(b); err != nil {
+			return nil, err
+		}
+	}
+	var again []string
+	for p, e := range ix.man.Files {
+		if e.Note && !inIndex[p] {
+			delete(ix.man.Files, p)
+			ix.manDirty = true
+			if onDisk[p] {
+				again = append(again, p)
+			}
+		}
+	}
+	ix.noteCount.Store(int64(ix.man.notes()))
+	return again, nil
+}
+
+func (ix *Index) allIDs(n int) ([]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	req := bleve.NewSearchRequestOptions(query.NewMatchAllQuery(), n, 0, false)
+	res, err := ix.bi.Search(req)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids, nil
+}
+
+// Update re-reads the given vault paths and reindexes them now,
+// synchronously: when it returns, searches and backlinks reflect the files.
+// Paths may name notes, attachments or folders (everything below is
+// updated), existing or removed. The write path of vaultd calls it after
+// every write, so that its own writes are visible without waiting for the
+// watcher. Files whose content did not change are not reindexed.
+func (ix *Index) Update(paths ...string) error {
+	if ix.closed.Load() {
+		return ErrClosed
+	}
+	expanded, err := ix.expandPaths(paths)
+	if err != nil {
+		return err
+	}
+	return ix.process(ix.ctx, expanded, nil, false)
+}
+
+// expandPaths turns folder paths into the files below them (on disk and in the
+// manifest); file paths stay as they are.
+func (ix *Index) expandPaths(paths []string) ([]string, error) {
+	var out []string
+	fsys := ix.v.FS()
+	for _, p := range paths {
+		p = strings.Trim(filepath.ToSlash(p), "/")
+		if p == "" || p == "." {
+			p = ""
+		} else if c, err := vault.CleanPath(p); err == nil {
+			p = c
+		}
+		if p != "" && hiddenPath(p) {
+			continue
+		}
+		fi, err := fs.Stat(fsys, orDot(p))
+		switch {
+		case err == nil && fi.IsDir():
+			if err := ix.v.WalkDir(p, func(e vault.Entry) error {
+				out = append(out, e.Path)
+				return nil
+			}); err != nil && !errors.Is(err, vault.ErrNotFound) {
+				return nil, err
+			}
+		case err == nil:
+			out = append(out, p)
+			continue
+		default:
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+		// Whatever the manifest has below a folder (or a vanished path)
+		// is checked too: moved or deleted files are removed.
+		prefix := p + "/"
+		ix.wmu.Lock()
+		for q := range ix.man.Files {
+			if p == "" || strings.HasPrefix(q, prefix) {
+				out = append(out, q)
+			}
+		}
+		ix.wmu.Unlock()
+	}
+	sort.Strings(out)
+	return compactStrings(out), nil
+}
+
+func orDot(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+func compactStrings(s []string) []string {
+	if len(s) < 2 {
+		return s
+	}
+	j := 1
+	for i := 1; i < len(s); i++ {
+		if s[i] != s[j-1] {
+			s[j] = s[i]
+			j++
+		}
+	}
+	return s[:j]
+}
+
+// hiddenPath reports whether a vault path lies in a dot-folder or is a
+// dot-file (.obsidian, .git, .trash, .vaultd, swap and temp files).
+func hiddenPath(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,271 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+var linkVault = map[string]string{
+	"Ziel.md": `---
+aliases: [Zielnotiz]
+---
+# Ziel
+
+## Abschnitt Eins
+
+Text.
+`,
+	"a/Quelle.md": `# Quelle
+
+Siehe [[Ziel]] für mehr.
+Und der Abschnitt: [[Ziel#Abschnitt Eins|dort]].
+`,
+	"b/Per Alias.md": `# Per Alias
+
+Über den Alias: [[Zielnotiz]].
+`,
+	"b/Markdown.md": `# Markdown
+
+Ein [normaler Link](../Ziel.md) und ein Bild ![[bild.png]].
+`,
+	"b/Fehlt.md": `# Fehlt
+
+Noch nicht da: [[Neue Notiz]] und [[Neue Notiz#Kapitel]].
+`,
+	"bild.png": "PNG",
+}
+
+func TestBacklinks(t *testing.T) {
+	v, dir := newVault(t, linkVault)
+	ix := openIndex(t, v, Options{})
+	bl, err := ix.Backlinks(t.Context(), "Ziel.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range bl {
+		got = append(got, fmt.Sprintf("%s:%d %s#%s %q", b.Path, b.Line, b.Raw, b.Fragment, b.Context))
+	}
+	want := []string{
+		`a/Quelle.md:3 Ziel# "Siehe [[Ziel]] für mehr."`,
+		`a/Quelle.md:4 Ziel#Abschnitt Eins "Und der Abschnitt: [[Ziel#Abschnitt Eins|dort]]."`,
+		`b/Markdown.md:3 ../Ziel.md# "Ein [normaler Link](../Ziel.md) und ein Bild ![[bild.png]]."`,
+		`b/Per Alias.md:3 Zielnotiz# "Über den Alias: [[Zielnotiz]]."`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("backlinks of Ziel.md:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(bl) > 0 && (bl[0].Title != "Quelle" || bl[0].Version == "" || bl[0].Space != "a") {
+		t.Errorf("backlink note fields: %+v", bl[0])
+	}
+
+	// Attachments have backlinks too.
+	bl, _ = ix.Backlinks(t.Context(), "bild.png")
+	if len(bl) != 1 || bl[0].Path != "b/Markdown.md" || !bl[0].Embed {
+		t.Errorf("backlinks of bild.png = %+v", bl)
+	}
+
+	// A missing note: its unresolved links are listed ...
+	bl, _ = ix.Backlinks(t.Context(), "Neue Notiz.md")
+	if len(bl) != 2 || !bl[0].Unresolved || bl[0].Path != "b/Fehlt.md" {
+		t.Errorf("backlinks of the missing note = %+v", bl)
+	}
+	// ... and resolve once it is created.
+	writeFiles(t, dir, map[string]string{"c/Neue Notiz.md": "# Neue Notiz\n\n## Kapitel\n"})
+	if err := ix.Update("c/Neue Notiz.md"); err != nil {
+		t.Fatal(err)
+	}
+	bl, _ = ix.Backlinks(t.Context(), "c/Neue Notiz.md")
+	if len(bl) != 2 || bl[0].Unresolved || bl[1].Fragment != "Kapitel" {
+		t.Errorf("backlinks after creating the note = %+v", bl)
+	}
+	// Deleting the target makes the links unresolved again.
+	if err := os.Remove(filepath.Join(dir, "c", "Neue Notiz.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update("c/Neue Notiz.md"); err != nil {
+		t.Fatal(err)
+	}
+	if bl, _ = ix.Backlinks(t.Context(), "c/Neue Notiz.md"); len(bl) != 0 {
+		// The path is gone; its name is still linked, unresolved.
+		for _, b := range bl {
+			if !b.Unresolved {
+				t.Errorf("after deleting the target, link still resolves: %+v", b)
+			}
+		}
+	}
+	// Renaming an alias away unlinks the alias link.
+	writeFiles(t, dir, map[string]string{"Ziel.md": "# Ziel\n\n## Abschnitt Eins\n"})
+	if err := ix.Update("Ziel.md"); err != nil {
+		t.Fatal(err)
+	}
+	bl, _ = ix.Backlinks(t.Context(), "Ziel.md")
+	for _, b := range bl {
+		if b.Path == "b/Per Alias.md" {
+			t.Errorf("alias link still resolves after the alias was removed: %+v", b)
+		}
+	}
+}
+
+func TestOpen_Busy(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	_ = ix
+	start := time.Now()
+	_, err := Open(v, Options{})
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("second Open: err = %v, want ErrBusy", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("second Open took %v; it must not hang on the lock", d)
+	}
+	want := fmt.Sprintf("in use by another vaultd process (pid %d)", os.Getpid())
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	if strings.Contains(err.Error(), v.StateDir()) {
+		t.Errorf("error %q shows a host path", err)
+	}
+	// After Close the index can be opened again.
+	ix.Close()
+	ix2, err := Open(v, Options{})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	ix2.Close()
+}
+
+func TestRestart_OnlyChangesAreIndexed(t *testing.T) {
+	v, dir := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	if n := ix.Status().Indexed; n != len(engineVault) {
+		t.Fatalf("first build indexed %d notes, want %d", n, len(engineVault))
+	}
+	ix.Close()
+
+	ix = openIndex(t, v, Options{})
+	if n := ix.Status().Indexed; n != 0 {
+		t.Errorf("restart on an unchanged vault reindexed %d notes", n)
+	}
+	ix.Close()
+
+	// While closed: one note edited, one removed, one added, one touched.
+	writeFiles(t, dir, map[string]string{
+		"Archiv/Haus.md":    "# Haus\n\nEin Haus mit Teich.\n",
+		"Neu/Frisch.md":     "# Frisch\n\nGanz neu: Ruderboot.\n",
+		"Wissen/Linking.md": engineVault["Wissen/Linking.md"], // same bytes, new mtime
+	})
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(dir, "Wissen", "Linking.md"), future, future)
+	os.Remove(filepath.Join(dir, "Archiv", "Tabellen.md"))
+
+	ix = openIndex(t, v, Options{})
+	if n := ix.Status().Indexed; n != 2 {
+		t.Errorf("after two changes, restart reindexed %d notes, want 2", n)
+	}
+	if r := mustSearch(t, ix, Query{Text: "Teich"}); r.Total != 1 {
+		t.Errorf("edited note not found")
+	}
+	if r := mustSearch(t, ix, Query{Text: "Ruderboot"}); r.Total != 1 {
+		t.Errorf("added note not found")
+	}
+	if r := mustSearch(t, ix, Query{Text: "Zahlen"}); r.Total != 0 {
+		t.Errorf("removed note still found: %v", hitPaths(r))
+	}
+	if st := ix.Status(); st.Building || st.Total != len(engineVault) {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestRestart_RebuildsLostIndex(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	ix.Close()
+	// The index is gone but the manifest remains (or the other way round):
+	// either way the index is rebuilt, not trusted.
+	os.RemoveAll(filepath.Join(v.StateDir(), indexDirName))
+	ix = openIndex(t, v, Options{})
+	if r := mustSearch(t, ix, Query{Text: "Spatenstich"}); r.Total != 1 {
+		t.Errorf("after losing the index: total %d, want 1", r.Total)
+	}
+	ix.Close()
+	os.Remove(filepath.Join(v.StateDir(), manifestName))
+	ix = openIndex(t, v, Options{})
+	if r := mustSearch(t, ix, Query{Text: "Spatenstich"}); r.Total != 1 {
+		t.Errorf("after losing the manifest: total %d, want 1", r.Total)
+	}
+}
+
+func TestUpdate_ReadYourWrites(t *testing.T) {
+	v, dir := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	for i := range 20 {
+		word := fmt.Sprintf("frischwort%dx", i)
+		writeFiles(t, dir, map[string]string{"Projekte/Beta.md": "# Beta\n\n" + word + "\n"})
+		if err := ix.Update("Projekte/Beta.md"); err != nil {
+			t.Fatal(err)
+		}
+		r := mustSearch(t, ix, Query{Text: word})
+		if r.Total != 1 {
+			t.Fatalf("write %d not visible right after Update", i)
+		}
+		b, _ := v.ReadFile("Projekte/Beta.md")
+		if r.Hits[0].Version != vault.Version(b) {
+			t.Fatalf("version after Update = %s, want %s", r.Hits[0].Version, vault.Version(b))
+		}
+	}
+	// Deleting and updating a folder.
+	os.RemoveAll(filepath.Join(dir, "Projekte"))
+	if err := ix.Update("Projekte"); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustSearch(t, ix, Query{Folder: "Projekte"}); r.Total != 0 {
+		t.Errorf("notes of a deleted folder still found: %v", hitPaths(r))
+	}
+}
+
+func TestBuilding_ResultsSayHowFar(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("n/%02d.md", i)] = "# N\n\nBaustelle\n"
+	}
+	v, _ := newVault(t, files)
+	release := make(chan struct{})
+	var once sync.Once
+	testHookCommit = func() { <-release }
+	defer func() { testHookCommit = nil }()
+	ix, err := Open(v, Options{BatchDocs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	defer once.Do(func() { close(release) })
+
+	eventually(t, 10*time.Second, "the walk to count the notes", func() bool { return ix.Status().Total == 30 })
+	r := mustSearch(t, ix, Query{Text: "Baustelle"})
+	if !r.Status.Building || r.Status.Total != 30 || r.Status.Done != 0 {
+		t.Errorf("status while the first batch waits = %+v", r.Status)
+	}
+	if !strings.HasPrefix(r.Status.Text(), "index building: 0 of 30 notes") {
+		t.Errorf("status text = %q", r.Status.Text())
+	}
+	once.Do(func() { close(release) })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ix.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r = mustSearch(t, ix, Query{Text: "Baustelle"})
+	if r.Status.Building || r.Total != 30 || r.Status.Done != 30 {
+		t.Errorf("after the build: total %d, status %+v", r.Total, r.Status)
+	}
+}

@@ -1,0 +1,94 @@
+package index
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// mappingVersion changes whenever the mapping or the analysis changes; an
+// index built with another version is rebuilt from scratch on open.
+const mappingVersion = 1
+
+const docType = "note"
+
+// newMapping returns the index mapping. Every field is declared; nothing is
+// dynamic, nothing goes to the _all field, and text fields keep no doc
+// values (those would store every term a second time).
+//
+//	title, aliases, headings, body  analyzer vaultd_text, with term vectors
+//	                                (positions for phrases; byte offsets to find
+//	                                the section and the snippet of a hit); only
+//	                                title is stored — snippets are cut from the
+//	                                file, so the 166 MB of gesetze bodies are not
+//	                                stored a second time
+//	path, links                     exact keyword (links: resolved target paths)
+//	space, folder, tags, linkkeys   lower-cased keyword; folder and tags hold the
+//	                                whole chain (a, a/b) so filters include children
+//	modified                        date, sortable
+//	ver, meta, li                   stored only: version, size/body offset/heading
+//	                                table, outgoing links with their lines
+func newMapping() *mapping.IndexMappingImpl {
+	im := bleve.NewIndexMapping()
+	im.DefaultAnalyzer = analyzerText
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+
+	text := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzerText
+		f.Store = store
+		f.Index = true
+		f.IncludeTermVectors = true
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	kw := func(analyzer string, store bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = store
+		f.Index = true
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		f.SkipFreqNorm = true
+		return f
+	}
+	stored := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = true
+		f.Index = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(fTitle, text(true))
+	dm.AddFieldMappingsAt(fAliases, text(false))
+	dm.AddFieldMappingsAt(fHeadings, text(false))
+	dm.AddFieldMappingsAt(fBody, text(false))
+	dm.AddFieldMappingsAt(fPath, kw(keyword.Name, false))
+	dm.AddFieldMappingsAt(fLinks, kw(keyword.Name, false))
+	dm.AddFieldMappingsAt(fSpace, kw(analyzerKeyword, true))
+	dm.AddFieldMappingsAt(fFolder, kw(analyzerKeyword, false))
+	dm.AddFieldMappingsAt(fTags, kw(analyzerKeyword, false))
+	dm.AddFieldMappingsAt(fLinkKeys, kw(analyzerKeyword, false))
+	mod := bleve.NewDateTimeFieldMapping()
+	mod.Store = false
+	mod.IncludeInAll = false
+	mod.DocValues = true
+	dm.AddFieldMappingsAt(fModified, mod)
+	dm.AddFieldMappingsAt(fVersion, stored())
+	dm.AddFieldMappingsAt(fMeta, stored())
+	dm.AddFieldMappingsAt(fLinkInfo, stored())
+
+	im.AddDocumentMapping(docType, dm)
+	im.DefaultType = docType // without it, query-time field lookup falls back to the default mapping (LIBRARIES §0 #5)
+	im.DefaultMapping = bleve.NewDocumentDisabledMapping()
+	return im
+}

@@ -1,0 +1,264 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrBadQuery is the kind of every error about the query text itself. The
+// error's text is written for the person or agent who typed the query and is
+// meant to be shown verbatim: it says what is wrong in plain words and shows
+// valid syntax.
+var ErrBadQuery = errors.New("bad search query")
+
+// QueryError is returned (wrapped as *QueryError, matching ErrBadQuery) when
+// the query text cannot be understood.
+type QueryError struct {
+	Query string // the query as given
+	Msg   string // what is wrong, one sentence
+}
+
+// querySyntax is appended to every query error.
+const querySyntax = `Write words (all must occur), "an exact phrase" in double quotes, -word to exclude, ` +
+	`proj* for words starting with "proj", and optionally tag:name, space:name or folder:path. ` +
+	`Example: Projektplan "offene Fragen" -Archiv tag:projekt`
+
+func (e *QueryError) Error() string {
+	return fmt.Sprintf("cannot search for %q: %s. %s", e.Query, e.Msg, querySyntax)
+}
+
+func (e *QueryError) Unwrap() error { return ErrBadQuery }
+
+type clauseKind int
+
+const (
+	kindWord clauseKind = iota
+	kindPhrase
+	kindPrefix
+)
+
+// clause is one positive or negative part of a parsed query.
+type clause struct {
+	kind  clauseKind
+	raw   string  // as typed, without quotes, '-' and '*'
+	words []qword // analyzed (for kindPrefix: the full analysis of raw)
+}
+
+// parsedQuery is the user's query after parsing; building the bleve query
+// from it cannot fail on syntax.
+type parsedQuery struct {
+	must    []clause
+	not     []clause
+	tags    []string
+	spaces  []string
+	folders []string
+	any     bool     // OR between the words
+	ignored []string // words dropped as too common (stop words)
+}
+
+func (p *parsedQuery) empty() bool { return len(p.must) == 0 }
+
+// parseQuery parses the query language:
+//
+//	word         a word; inflections and (for words of ≥ 4 letters) compounds match too
+//	"a phrase"   the words in this order; no word parts
+//	-word        exclude notes with the word; -"a phrase" likewise
+//	proj*        words starting with proj (at least 2 letters before *)
+//	#tag, tag:x  only notes with the tag (or a tag below it: x/y)
+//	space:x      only notes in the space (top-level folder) x
+//	folder:x/y   only notes in folder x/y or below it
+//	OR           between words: any word suffices (default: all)
+//
+// Filter values may be quoted: folder:"Erste Schritte".
+func parseQuery(q string) (*parsedQuery, error) {
+	p := &parsedQuery{}
+	bad := func(format string, a ...any) error {
+		return &QueryError{Query: q, Msg: fmt.Sprintf(format, a...)}
+	}
+	s := q
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			break
+		}
+		neg := false
+		if s[0] == '-' {
+			neg = true
+			s = s[1:]
+			if s == "" || startsWithSpace(s) {
+				continue // a lone "-" is punctuation, not an operator
+			}
+		}
+		if s[0] == '"' || strings.HasPrefix(s, "“") || strings.HasPrefix(s, "„") {
+			_, size := utf8.DecodeRuneInString(s)
+			s = s[size:]
+			end := strings.IndexAny(s, "\"“”")
+			if end < 0 {
+				return nil, bad("a quote is not closed; add the closing \" after the phrase")
+			}
+			text := s[:end]
+			_, size = utf8.DecodeRuneInString(s[end:])
+			s = s[end+size:]
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			if strings.Contains(text, "*") {
+				return nil, bad("* does not work inside a phrase (%q); use it at the end of a single word", text)
+			}
+			c := clause{kind: kindPhrase, raw: text, words: analyzeQuery(text)}
+			if len(c.words) == 0 {
+				p.ignored = append(p.ignored, text)
+				continue
+			}
+			if neg {
+				p.not = append(p.not, c)
+			} else {
+				p.must = append(p.must, c)
+			}
+			continue
+		}
+		// A bare token runs to the next space; filter values may be quoted.
+		tok, rest := cutToken(s)
+		s = rest
+		if name, val, ok := filterToken(tok); ok {
+			if strings.HasPrefix(val, "\"") {
+				v, r2, ok := cutQuoted(tok[strings.IndexByte(tok, ':')+1:] + s)
+				if !ok {
+					return nil, bad("a quote is not closed; add the closing \" after the phrase")
+				}
+				val, s = v, r2
+			}
+			val = strings.TrimSpace(val)
+			if val == "" {
+				return nil, bad("%s: needs a value, for example %s:projekt", name, name)
+			}
+			if neg {
+				return nil, bad("-%s: cannot be excluded; filter on what you want instead", name)
+			}
+			switch name {
+			case "tag":
+				p.tags = append(p.tags, strings.TrimPrefix(val, "#"))
+			case "space":
+				p.spaces = append(p.spaces, val)
+			case "folder":
+				p.folders = append(p.folders, val)
+			}
+			continue
+		}
+		if strings.HasPrefix(tok, "#") && len(tok) > 1 && !neg {
+			p.tags = append(p.tags, tok[1:])
+			continue
+		}
+		if tok == "OR" || tok == "|" {
+			p.any = true
+			continue
+		}
+		if tok == "AND" || tok == "&" || tok == "+" {
+			continue
+		}
+		tok = strings.TrimPrefix(tok, "+")
+		if i := strings.IndexByte(tok, '*'); i >= 0 {
+			if i != len(tok)-1 {
+				return nil, bad("* works only at the end of a word, as in proj*; %q has it elsewhere", tok)
+			}
+			stem := tok[:i]
+			words := analyzeQuery(stem)
+			folded := ""
+			if len(words) == 1 {
+				folded = words[0].Folded
+			}
+			if len(words) > 1 {
+				return nil, bad("* works on a single word; %q is several words", tok)
+			}
+			if utf8.RuneCountInString(folded) < 2 {
+				if len(words) == 0 && strings.TrimSpace(stem) != "" && utf8.RuneCountInString(stem) >= 2 {
+					// A stop word with *: search it unanalyzed ("die*" → dienst).
+					folded = foldKey(stem)
+				} else {
+					return nil, bad("%q is too short for *; put at least 2 letters before it, as in pr*", tok)
+				}
+			}
+			c := clause{kind: kindPrefix, raw: stem, words: []qword{{Term: termOf(words), Stem: folded, Folded: folded}}}
+			if neg {
+				p.not = append(p.not, c)
+			} else {
+				p.must = append(p.must, c)
+			}
+			continue
+		}
+		words := analyzeQuery(tok)
+		if len(words) == 0 {
+			if strings.IndexFunc(tok, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+				p.ignored = append(p.ignored, tok)
+			}
+			continue
+		}
+		c := clause{kind: kindWord, raw: tok, words: words}
+		if len(words) > 1 {
+			c.kind = kindPhrase // "e-mail", "Hans-Peter": the parts in order
+		}
+		if neg {
+			p.not = append(p.not, c)
+		} else {
+			p.must = append(p.must, c)
+		}
+	}
+	if len(p.must) == 0 && len(p.not) > 0 && len(p.tags)+len(p.spaces)+len(p.folders) == 0 {
+		// Only exclusions: every other note matches, which is rarely meant.
+		return nil, bad("it only excludes words; add at least one word to search for")
+	}
+	return p, nil
+}
+
+func termOf(words []qword) string {
+	if len(words) == 1 {
+		return words[0].Term
+	}
+	return ""
+}
+
+func startsWithSpace(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+// cutToken returns the text up to the next white space.
+func cutToken(s string) (tok, rest string) {
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
+}
+
+// cutQuoted cuts a "quoted" value from the start of s.
+func cutQuoted(s string) (val, rest string, ok bool) {
+	if !strings.HasPrefix(s, "\"") {
+		return "", s, false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 {
+		return "", s, false
+	}
+	return s[1 : 1+end], s[2+end:], true
+}
+
+// filterToken recognizes tag:x, space:x and folder:x (case-insensitive name).
+func filterToken(tok string) (name, val string, ok bool) {
+	n, v, found := strings.Cut(tok, ":")
+	if !found {
+		return "", "", false
+	}
+	switch strings.ToLower(n) {
+	case "tag", "tags":
+		return "tag", v, true
+	case "space":
+		return "space", v, true
+	case "folder", "path", "in":
+		return "folder", v, true
+	}
+	return "", "", false
+}

@@ -1,0 +1,682 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Query is a search request.
+type Query struct {
+	// Text in the query language (see parseQuery): words (all must occur),
+	// "phrases", -exclude, prefix*, tag:x, space:x, folder:x. It may be
+	// empty when a filter is given: then every note passing the filters
+	// matches, sorted by path.
+	Text   string
+	Space  string // only notes in this space (top-level folder), case-insensitive
+	Folder string // only notes in this folder or one below it, case-insensitive
+	Tag    string // only notes with this tag or one below it (project → project/alpha)
+	Limit  int    // hits per page; default 10, at most 100
+	Offset int    // hits to skip (paging)
+}
+
+// DefaultLimit and MaxLimit bound Query.Limit.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 100
+)
+
+// Results is one page of search hits.
+type Results struct {
+	Hits   []Hit
+	Total  int // notes matching (all pages)
+	Offset int // of the first hit
+	Limit  int // page size used
+	// Relaxed is set when no note contained all words and the hits are
+	// notes containing some of them.
+	Relaxed bool
+	// Ignored lists query words left out because they are too common to
+	// be indexed (stop words such as "die", "the").
+	Ignored []string
+	// Status is the index's state when the search ran; Status.Building
+	// means hits may be missing (say so: Status.Text()).
+	Status Status
+}
+
+// Notices returns what the one who searched should be told besides the
+// hits, one plain sentence each: that the index is still building (and how
+// far), that no note had all words, which words were left out.
+func (r *Results) Notices() []string {
+	var out []string
+	if t := r.Status.Text(); t != "" {
+		out = append(out, t)
+	}
+	if r.Relaxed {
+		out = append(out, "no note contains all the words; showing notes that contain some of them")
+	}
+	if len(r.Ignored) > 0 {
+		out = append(out, "left out as too common to search for: "+strings.Join(r.Ignored, ", "))
+	}
+	return out
+}
+
+// Hit is one matching note.
+type Hit struct {
+	Path    string // vault-relative
+	Title   string
+	Version string // full hex SHA-256 of the indexed content
+	Space   string
+	Score   float64
+	// Heading is the heading path of the section holding the best match,
+	// "Projekte > Ziele"; "" when it lies before the first heading. Reading
+	// just that section is usually enough.
+	Heading string
+	Line    int    // 1-based line where the snippet starts (0 if no snippet)
+	Snippet string // a short excerpt; matched words are marked «like this»
+}
+
+// Snippet marks.
+const (
+	MarkStart = "«"
+	MarkEnd   = "»"
+)
+
+// Field boosts: title, alias and heading matches rank above body matches.
+// Word parts (compounds) get partBoost of their field's boost, so they
+// rank below whole-word and stem matches.
+const (
+	boostTitle    = 4.0
+	boostAliases  = 3.0
+	boostHeadings = 2.0
+	boostBody     = 1.0
+	partBoost     = 0.25
+
+	// maxExpand bounds how many dictionary terms one prefix or word-part
+	// query expands to per field (the most frequent are kept).
+	maxExpand = 64
+	// maxScan bounds how many dictionary terms are looked at per expansion.
+	maxScan = 50000
+)
+
+var textFields = []struct {
+	name  string
+	boost float64
+}{{fTitle, boostTitle}, {fAliases, boostAliases}, {fHeadings, boostHeadings}, {fBody, boostBody}}
+
+// Search runs a query. Errors: *QueryError (ErrBadQuery) when the text
+// cannot be understood — its message is written for the one who typed the
+// query; ErrClosed; ctx errors. An empty result is not an error.
+func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	pq, err := parseQuery(q.Text)
+	if err != nil {
+		return nil, err
+	}
+	if s := strings.TrimSpace(q.Space); s != "" {
+		pq.spaces = append(pq.spaces, s)
+	}
+	if s := strings.TrimSpace(q.Folder); s != "" {
+		pq.folders = append(pq.folders, s)
+	}
+	if s := strings.TrimSpace(q.Tag); s != "" {
+		pq.tags = append(pq.tags, strings.TrimPrefix(s, "#"))
+	}
+	filters := len(pq.tags)+len(pq.spaces)+len(pq.folders) > 0
+	if pq.empty() && !filters {
+		msg := "there is nothing to search for"
+		if len(pq.ignored) > 0 {
+			msg = "it has only very common words (" + strings.Join(pq.ignored, ", ") + "), which the index leaves out; add a more specific word"
+		}
+		return nil, &QueryError{Query: q.Text, Msg: msg}
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	offset := max(q.Offset, 0)
+
+	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Status: ix.Status()}
+	positive, err := ix.positiveQuery(pq, pq.any)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ix.search(ctx, pq, positive, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	if res.Total == 0 && !pq.any && len(pq.must) > 1 {
+		positive, err = ix.positiveQuery(pq, true)
+		if err != nil {
+			return nil, err
+		}
+		if res, err = ix.search(ctx, pq, positive, limit, offset); err != nil {
+			return nil, err
+		}
+		out.Relaxed = res.Total > 0
+	}
+	out.Total = int(res.Total)
+	if len(res.Hits) == 0 {
+		return out, nil
+	}
+	hits, err := ix.details(ctx, res.Hits, positive)
+	if err != nil {
+		return nil, err
+	}
+	out.Hits = hits
+	return out, nil
+}
+
+// search runs phase 1: IDs, scores and the total, without locations (which
+// would be decoded for every matching note, not just this page).
+func (ix *Index) search(ctx context.Context, pq *parsedQuery, positive query.Query, limit, offset int) (*bleve.SearchResult, error) {
+	var must []query.Query
+	if positive != nil {
+		must = append(must, positive)
+	} else {
+		must = append(must, query.NewMatchAllQuery())
+	}
+	var not []query.Query
+	for _, c := range pq.not {
+		if q := ix.clauseQuery(c, false); q != nil {
+			not = append(not, q)
+		}
+	}
+	bq := query.NewBooleanQuery(must, nil, not)
+	if f := filterQuery(pq); f != nil {
+		bq.AddFilter(f)
+	}
+	req := bleve.NewSearchRequestOptions(bq, limit, offset, false)
+	if positive == nil {
+		req.SortBy([]string{"_id"})
+	}
+	return ix.bi.SearchInContext(ctx, req)
+}
+
+// positiveQuery combines the positive clauses: all of them, or any (OR).
+// nil when there are none (filters only).
+func (ix *Index) positiveQuery(pq *parsedQuery, anyOf bool) (query.Query, error) {
+	var qs []query.Query
+	for _, c := range pq.must {
+		q := ix.clauseQuery(c, true)
+		if q == nil {
+			q = query.NewMatchNoneQuery()
+		}
+		qs = append(qs, q)
+	}
+	switch {
+	case len(qs) == 0:
+		return nil, nil
+	case len(qs) == 1:
+		return qs[0], nil
+	case anyOf:
+		return query.NewDisjunctionQuery(qs), nil
+	default:
+		return query.NewConjunctionQuery(qs), nil
+	}
+}
+
+func filterQuery(pq *parsedQuery) query.Query {
+	var fs []query.Query
+	add := func(field string, vals []string, clean func(string) string) {
+		for _, v := range vals {
+			t := query.NewTermQuery(clean(v))
+			t.SetField(field)
+			fs = append(fs, t)
+		}
+	}
+	add(fTags, pq.tags, func(s string) string { return foldKey(strings.Trim(strings.TrimPrefix(s, "#"), "/")) })
+	add(fSpace, pq.spaces, func(s string) string { return foldKey(strings.Trim(s, "/")) })
+	add(fFolder, pq.folders, func(s string) string { return foldKey(strings.Trim(s, "/")) })
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return fs[0]
+	}
+	return query.NewConjunctionQuery(fs)
+}
+
+func term(field, t string, boost float64) query.Query {
+	q := query.NewTermQuery(t)
+	q.SetField(field)
+	q.SetBoost(boost)
+	return q
+}
+
+func disjunction(qs []query.Query) query.Query {
+	switch len(qs) {
+	case 0:
+		return nil
+	case 1:
+		return qs[0]
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+// clauseQuery builds the query of one clause; withParts adds word-part
+// (compound) matching to single words. nil if the clause can match nothing.
+func (ix *Index) clauseQuery(c clause, withParts bool) query.Query {
+	switch c.kind {
+	case kindPhrase:
+		if len(c.words) == 1 {
+			return wholeWord(c.words[0].Term)
+		}
+		phrase := phraseTerms(c.words)
+		var qs []query.Query
+		for _, f := range textFields {
+			p := query.NewMultiPhraseQuery(phrase, f.name)
+			p.SetBoost(f.boost)
+			qs = append(qs, p)
+		}
+		return disjunction(qs)
+	case kindPrefix:
+		w := c.words[0]
+		var qs []query.Query
+		for _, f := range textFields {
+			var fq []query.Query
+			if w.Term != "" {
+				fq = append(fq, term(f.name, w.Term, f.boost))
+			}
+			for _, t := range ix.dictPrefix(f.name, w.Folded, w.Term) {
+				fq = append(fq, term(f.name, t.t, f.boost))
+			}
+			if q := disjunction(fq); q != nil {
+				qs = append(qs, q)
+			}
+		}
+		return disjunction(qs)
+	}
+	w := c.words[0]
+	if !withParts || !w.partOK() {
+		return wholeWord(w.Term)
+	}
+	// Word parts: compounds ending in the word (its reversed stem is a
+	// prefix of their part tokens: häuser → "~suah" ⊂ "~suahneknark") and
+	// words starting with it (projekt → projektplan).
+	//
+	// bleve scores a term by boost·idf²·tf·norm, so a rare compound would
+	// outscore a common whole word by its idf alone. Each part term's boost
+	// therefore carries (idf(word)/idf(part))², which makes one occurrence
+	// of a part worth partBoost of one occurrence of the whole word.
+	//
+	// Parts join their field's whole-word term in one group per field, so
+	// that bleve's coordination factor (matched/all clauses of a
+	// disjunction) treats a note with a whole word and a note with only a
+	// compound in the same field alike: "fields matched of 4".
+	n := ix.docCount()
+	suffix := partMark + string(reverseRunes([]byte(w.Stem)))
+	groups := make([]query.Query, 0, len(textFields))
+	for _, f := range textFields {
+		idfWord := idf(ix.docFreq(f.name, w.Term), n)
+		var fq []query.Query
+		for _, t := range append(ix.dictPrefix(f.name, suffix, ""), ix.dictPrefix(f.name, w.Stem, w.Term)...) {
+			r := idfWord / idf(t.n, n)
+			fq = append(fq, term(f.name, t.t, f.boost*partBoost*r*r))
+		}
+		if len(fq) == 0 {
+			groups = append(groups, term(f.name, w.Term, f.boost))
+			continue
+		}
+		groups = append(groups, query.NewDisjunctionQuery([]query.Query{term(f.name, w.Term, f.boost), disjunction(fq)}))
+	}
+	return query.NewDisjunctionQuery(groups)
+}
+
+// idf is bleve's tf-idf inverse document frequency.
+func idf(df, n uint64) float64 {
+	return 1 + math.Log(float64(n)/float64(df+1))
+}
+
+func (ix *Index) docCount() uint64 {
+	n, err := ix.bi.DocCount()
+	if err != nil || n == 0 {
+		return 1
+	}
+	return n
+}
+
+// docFreq is the number of notes with term t in field f.
+func (ix *Index) docFreq(f, t string) uint64 {
+	d, err := ix.bi.FieldDictRange(f, []byte(t), []byte(t))
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	e, err := d.Next()
+	if err != nil || e == nil || e.Term != t {
+		return 0
+	}
+	return e.Count
+}
+
+// wholeWord matches an analyzed term in any text field.
+func wholeWord(t string) query.Query {
+	qs := make([]query.Query, 0, len(textFields))
+	for _, f := range textFields {
+		qs = append(qs, term(f.name, t, f.boost))
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+// phraseTerms lays the words out by position; stop words leave empty slots
+// that match any word.
+func phraseTerms(ws []qword) [][]string {
+	first := ws[0].Pos
+	last := ws[len(ws)-1].Pos
+	out := make([][]string, last-first+1)
+	for _, w := range ws {
+		out[w.Pos-first] = append(out[w.Pos-first], w.Term)
+	}
+	return out
+}
+
+// dictPrefix lists the terms of a field starting with prefix (at most
+// maxExpand, the most frequent), without skip and without part tokens
+// unless the prefix is one.
+func (ix *Index) dictPrefix(field, prefix, skip string) []termCount {
+	if prefix == "" {
+		return nil
+	}
+	d, err := ix.bi.FieldDictPrefix(field, []byte(prefix))
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	var all []termCount
+	for i := 0; i < maxScan; i++ {
+		e, err := d.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Term == skip {
+			continue
+		}
+		all = append(all, termCount{e.Term, e.Count})
+	}
+	if len(all) > maxExpand {
+		sort.Slice(all, func(i, j int) bool {
+			if all[i].n != all[j].n {
+				return all[i].n > all[j].n
+			}
+			return all[i].t < all[j].t
+		})
+		all = all[:maxExpand]
+	}
+	return all
+}
+
+type termCount struct {
+	t string
+	n uint64
+}
+
+// details runs phase 2 for one page: the stored fields and the term
+// locations of just these notes, then picks each hit's best section and
+// cuts its snippet.
+func (ix *Index) details(ctx context.Context, hits search.DocumentMatchCollection, positive query.Query) ([]Hit, error) {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	var q query.Query = query.NewDocIDQuery(ids)
+	if positive != nil {
+		q = query.NewConjunctionQuery([]query.Query{q, positive})
+	}
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+	req.Fields = []string{fTitle, fVersion, fSpace, fMeta}
+	req.IncludeLocations = positive != nil
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*search.DocumentMatch, len(res.Hits))
+	for _, h := range res.Hits {
+		byID[h.ID] = h
+	}
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		d := byID[h.ID]
+		hit := Hit{Path: h.ID, Score: h.Score}
+		if d != nil {
+			hit.Title = fieldString(d, fTitle)
+			hit.Version = fieldString(d, fVersion)
+			hit.Space = fieldString(d, fSpace)
+			ix.locate(&hit, d)
+		}
+		out = append(out, hit)
+	}
+	return out, nil
+}
+
+func fieldString(d *search.DocumentMatch, f string) string {
+	s, _ := d.Fields[f].(string)
+	return s
+}
+
+// span is a match in the file.
+type span struct {
+	start, end int
+	term       string
+	weight     float64
+}
+
+// snippetLen is the length of a snippet in bytes before marks.
+const snippetLen = 220
+
+// locate finds the section holding the best match and cuts the snippet.
+//
+// The sections are the headings' own text (heading line to the next
+// heading of any level). Each scores Σ over the distinct matched terms of
+// weight·(1 + 0.3·ln count), where a whole-word term weighs 1 and a word
+// part partBoost, plus 2 for each distinct term matched in its heading. The
+// best section wins (the earliest on ties); the snippet is the window of
+// snippetLen bytes in it holding the most distinct terms.
+func (ix *Index) locate(hit *Hit, d *search.DocumentMatch) {
+	m := decodeMeta(fieldString(d, fMeta))
+	hs := m.headings
+	var spans []span
+	for t, locs := range d.Locations[fBody] {
+		w := 1.0
+		if strings.HasPrefix(t, partMark) {
+			w = partBoost
+		}
+		for _, l := range locs {
+			spans = append(spans, span{start: int(l.Start) + m.bodyStart, end: int(l.End) + m.bodyStart, term: t, weight: w})
+		}
+	}
+	// Section index of a file offset: the last heading starting at or
+	// before it; -1 for the text before the first heading.
+	sectionOf := func(off int) int {
+		return sort.Search(len(hs), func(i int) bool { return hs[i].Start > off }) - 1
+	}
+	type acc struct {
+		terms map[string]int
+		head  map[string]bool
+	}
+	secs := map[int]*acc{}
+	get := func(i int) *acc {
+		a := secs[i]
+		if a == nil {
+			a = &acc{terms: map[string]int{}, head: map[string]bool{}}
+			secs[i] = a
+		}
+		return a
+	}
+	weightOf := map[string]float64{}
+	for _, s := range spans {
+		get(sectionOf(s.start)).terms[s.term]++
+		weightOf[s.term] = s.weight
+	}
+	for t, locs := range d.Locations[fHeadings] {
+		for _, l := range locs {
+			if len(l.ArrayPositions) > 0 && int(l.ArrayPositions[0]) < len(hs) {
+				get(int(l.ArrayPositions[0])).head[t] = true
+				if _, ok := weightOf[t]; !ok {
+					weightOf[t] = 1
+					if strings.HasPrefix(t, partMark) {
+						weightOf[t] = partBoost
+					}
+				}
+			}
+		}
+	}
+	best, bestScore := -2, -1.0
+	for i, a := range secs {
+		sc := 0.0
+		for t, n := range a.terms {
+			sc += weightOf[t] * (1 + 0.3*math.Log(float64(n)))
+		}
+		for t := range a.head {
+			sc += 2 * weightOf[t]
+		}
+		if sc > bestScore || (sc == bestScore && i < best) {
+			best, bestScore = i, sc
+		}
+	}
+	if best == -2 { // title or alias match only: the start of the note
+		best = -1
+		if len(hs) > 0 && hs[0].Start <= m.bodyStart {
+			best = 0
+		}
+	}
+	if best >= 0 && best < len(hs) {
+		hit.Heading = hs[best].Path
+	}
+
+	src, err := ix.v.ReadFile(hit.Path)
+	if err != nil {
+		return
+	}
+	if int64(len(src)) != m.size {
+		spans = nil // changed since indexed: offsets are not to be trusted
+	}
+	secStart, secEnd := m.bodyStart, len(src)
+	if best >= 0 && best < len(hs) {
+		secStart = hs[best].Start
+	}
+	if best+1 < len(hs) {
+		secEnd = hs[best+1].Start
+	}
+	secStart, secEnd = min(max(secStart, 0), len(src)), min(max(secEnd, 0), len(src))
+	if secEnd < secStart {
+		secEnd = secStart
+	}
+	var in []span
+	for _, s := range spans {
+		if s.start >= secStart && s.end <= secEnd {
+			in = append(in, s)
+		}
+	}
+	hit.Snippet, hit.Line = snippet(src, secStart, secEnd, in)
+}
+
+// snippet cuts about snippetLen bytes of src[secStart:secEnd] around the
+// densest group of spans, marks them and collapses white space.
+func snippet(src []byte, secStart, secEnd int, spans []span) (string, int) {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	// The heading line is shown only when a match is in it: the hit's
+	// Heading already names the section.
+	body := secStart
+	if nl := indexByteFrom(src, '\n', secStart, secEnd); nl >= 0 && isHeadingLine(src[secStart:nl]) {
+		body = nl + 1
+	}
+	ws := body
+	if len(spans) > 0 {
+		bestN := -1.0
+		for i, a := range spans {
+			lo := secStart
+			if a.start >= body {
+				lo = body
+			}
+			from := max(lo, a.start-snippetLen/5)
+			seen := map[string]bool{}
+			n := 0.0
+			for _, s := range spans[i:] {
+				if s.end > from+snippetLen {
+					break
+				}
+				if !seen[s.term] {
+					seen[s.term] = true
+					n += s.weight
+				}
+			}
+			if n > bestN {
+				bestN, ws = n, from
+			}
+		}
+	}
+	we := min(secEnd, ws+snippetLen)
+	// Whole words and whole runes at both ends.
+	lo := body
+	if ws < body {
+		lo = secStart
+	}
+	for ws > lo && !isSpaceByte(src[ws-1]) && (len(spans) == 0 || ws > spans[0].start-snippetLen/2) {
+		ws--
+	}
+	for we < secEnd && !isSpaceByte(src[we]) && we-ws < snippetLen+40 {
+		we++
+	}
+	for ws < we && !runeStart(src[ws]) {
+		ws++
+	}
+	for we > ws && we < len(src) && !runeStart(src[we]) {
+		we--
+	}
+	var b strings.Builder
+	if ws > body {
+		b.WriteString("…")
+	}
+	pos := ws
+	for _, s := range spans {
+		if s.start < pos || s.start >= we {
+			continue
+		}
+		end := min(s.end, we)
+		b.Write(src[pos:s.start])
+		b.WriteString(MarkStart)
+		b.Write(src[s.start:end])
+		b.WriteString(MarkEnd)
+		pos = end
+	}
+	b.Write(src[pos:we])
+	if we < secEnd {
+		b.WriteString("…")
+	}
+	line := 1 + countByte(src[:ws], '\n')
+	return collapseSpace(b.String()), line
+}
+
+func indexByteFrom(b []byte, c byte, from, to int) int {
+	for i := from; i < to && i < len(b); i++ {
+		if b[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func isHeadingLine(l []byte) bool {
+	s := strings.TrimLeft(string(l), " ")
+	return strings.HasPrefix(s, "#")
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+func runeStart(c byte) bool { return c&0xC0 != 0x80 }
+
+func countByte(b []byte, c byte) int { return bytes.Count(b, []byte{c}) }
+
+// collapseSpace turns every run of white space into one space.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

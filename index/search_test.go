@@ -1,0 +1,283 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// engineVault is a small German/English vault for engine tests.
+var engineVault = map[string]string{
+	"Projekte/Alpha.md": `---
+tags: [projekt/alpha, aktiv]
+aliases: [Projekt A1]
+---
+# Alpha
+
+Einleitung zum Vorhaben.
+
+## Ziele
+
+Wir bauen Häuser am See und planen den Garten.
+
+### Meilensteine
+
+Erster Spatenstich im Mai.
+
+## Risiken
+
+Das Wetter.
+`,
+	"Projekte/Beta.md": `# Beta
+
+## Plan
+
+Der Projektplan steht. Wir brauchen Krankenhäuser und Gewächshäuser.
+`,
+	"Projekte/Gamma/Notiz.md": `# Gamma Notiz
+
+Der Plan für Gamma ist einfach. Ein Haus.
+`,
+	"Archiv/Haus.md": `# Haus
+
+Ein Haus mit Garten.
+`,
+	"Archiv/Tabellen.md": `# Daten
+
+Tabellen mit Zahlen und eine Tabelle für die Kosten.
+`,
+	"Wissen/Projekte im Team.md": `# Projekte im Team
+
+Mehrere Projekte laufen gleichzeitig.
+`,
+	"Wissen/Linking.md": `# Linking notes
+
+How to link notes. Links connect ideas.
+`,
+	"Wissen/Body.md": `# Allgemeines
+
+Hier steht nebenbei das Wort Meilenstein und auch Risiko.
+`,
+}
+
+func TestSearch_LanguageAndCompounds(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	cases := []qualityCase{
+		{name: "Tabellen finds Tabelle", q: Query{Text: "Tabelle"}, first: "Archiv/Tabellen.md"},
+		{name: "Häuser finds Haus", q: Query{Text: "Häuser"}, top: []string{"Archiv/Haus.md", "Projekte/Gamma/Notiz.md", "Projekte/Alpha.md"}, n: 3},
+		{name: "Haus finds Häuser", q: Query{Text: "Haus"}, top: []string{"Projekte/Alpha.md"}},
+		{name: "Projekte finds Projekt", q: Query{Text: "Projekt"}, top: []string{"Wissen/Projekte im Team.md", "Projekte/Alpha.md"}},
+		{name: "linking finds link", q: Query{Text: "linking"}, first: "Wissen/Linking.md"},
+		{name: "links finds linking", q: Query{Text: "link"}, first: "Wissen/Linking.md"},
+		// Compounds rank below whole words and stems.
+		{name: "häuser finds Krankenhäuser and Gewächshäuser", q: Query{Text: "häuser"}, top: []string{"Projekte/Beta.md"},
+			check: func(t *testing.T, r *Results) {
+				if hitIndex(r, "Projekte/Beta.md") < hitIndex(r, "Projekte/Alpha.md") {
+					t.Errorf("compound-only note ranks above the note with the word itself:%s", describe(r))
+				}
+				h := r.Hits[hitIndex(r, "Projekte/Beta.md")]
+				if !strings.Contains(h.Snippet, "«Krankenhäuser»") || !strings.Contains(h.Snippet, "«Gewächshäuser»") {
+					t.Errorf("snippet %q does not mark the compounds", h.Snippet)
+				}
+			}},
+		{name: "Plan finds Projektplan", q: Query{Text: "Plan"}, top: []string{"Projekte/Beta.md", "Projekte/Gamma/Notiz.md"}},
+		{name: "umlaut folding", q: Query{Text: "hauser"}, top: []string{"Projekte/Alpha.md"}},
+	}
+	runQuality(t, ix, cases)
+}
+
+func TestSearch_FieldRanking(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	cases := []qualityCase{
+		// "Meilenstein" is a heading in Alpha and a body word in Body.
+		{name: "heading above body", q: Query{Text: "Meilensteine"}, first: "Projekte/Alpha.md", heading: "Alpha > Ziele > Meilensteine"},
+		{name: "title above body", q: Query{Text: "Haus"}, first: "Archiv/Haus.md"},
+		{name: "alias above body", q: Query{Text: "A1"}, first: "Projekte/Alpha.md"},
+		{name: "heading of best section", q: Query{Text: "Wetter"}, first: "Projekte/Alpha.md", heading: "Alpha > Risiken"},
+	}
+	runQuality(t, ix, cases)
+}
+
+func TestSearch_Syntax(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	only := func(want ...string) func(t *testing.T, r *Results) {
+		return func(t *testing.T, r *Results) {
+			got := strings.Join(hitPaths(r), ",")
+			if got != strings.Join(want, ",") {
+				t.Errorf("hits = %s, want %s", got, strings.Join(want, ","))
+			}
+			if r.Total != len(want) {
+				t.Errorf("total = %d, want %d", r.Total, len(want))
+			}
+		}
+	}
+	cases := []qualityCase{
+		{name: "phrase", q: Query{Text: `"Häuser am See"`}, check: only("Projekte/Alpha.md")},
+		{name: "phrase in another order", q: Query{Text: `"See am Häuser"`}, check: only()},
+		{name: "exclude", q: Query{Text: "Haus -Garten"}, check: func(t *testing.T, r *Results) {
+			for _, h := range r.Hits {
+				if h.Path == "Archiv/Haus.md" || h.Path == "Projekte/Alpha.md" {
+					t.Errorf("%s has Garten but was found", h.Path)
+				}
+			}
+			if hitIndex(r, "Projekte/Gamma/Notiz.md") < 0 {
+				t.Errorf("Gamma/Notiz.md missing:%s", describe(r))
+			}
+		}},
+		{name: "prefix", q: Query{Text: "Spaten*"}, check: only("Projekte/Alpha.md")},
+		{name: "all words must occur", q: Query{Text: "Haus Garten"}, check: func(t *testing.T, r *Results) {
+			if r.Total != 2 || hitIndex(r, "Archiv/Haus.md") < 0 || hitIndex(r, "Projekte/Alpha.md") < 0 {
+				t.Errorf("got total %d:%s", r.Total, describe(r))
+			}
+		}},
+		{name: "no note has all words: relaxed", q: Query{Text: "Spatenstich Zahlen"}, check: func(t *testing.T, r *Results) {
+			if !r.Relaxed || r.Total != 2 {
+				t.Errorf("relaxed=%v total=%d, want relaxed, 2", r.Relaxed, r.Total)
+			}
+			if n := r.Notices(); len(n) != 1 || !strings.HasPrefix(n[0], "no note contains all the words") {
+				t.Errorf("notices = %q", n)
+			}
+		}},
+		{name: "OR", q: Query{Text: "Spatenstich OR Zahlen"}, check: func(t *testing.T, r *Results) {
+			if r.Relaxed || r.Total != 2 {
+				t.Errorf("relaxed=%v total=%d, want not relaxed, 2", r.Relaxed, r.Total)
+			}
+		}},
+		{name: "tag filter includes child tags", q: Query{Text: "Garten", Tag: "projekt"}, check: only("Projekte/Alpha.md")},
+		{name: "tag filter inline", q: Query{Text: "Garten #aktiv"}, check: only("Projekte/Alpha.md")},
+		{name: "tag filter alone", q: Query{Tag: "projekt/alpha"}, check: only("Projekte/Alpha.md")},
+		{name: "space filter", q: Query{Text: "Haus", Space: "archiv"}, check: only("Archiv/Haus.md")},
+		{name: "folder filter includes sub-folders", q: Query{Text: "Plan", Folder: "Projekte"},
+			check: func(t *testing.T, r *Results) {
+				for _, h := range r.Hits {
+					if !strings.HasPrefix(h.Path, "Projekte/") {
+						t.Errorf("hit %s outside the folder", h.Path)
+					}
+				}
+				if hitIndex(r, "Projekte/Gamma/Notiz.md") < 0 {
+					t.Errorf("sub-folder note missing:%s", describe(r))
+				}
+			}},
+		{name: "folder filter alone lists notes by path", q: Query{Folder: "Projekte/"}, check: only("Projekte/Alpha.md", "Projekte/Beta.md", "Projekte/Gamma/Notiz.md")},
+		{name: "stop words are reported", q: Query{Text: "die Tabelle"}, first: "Archiv/Tabellen.md", check: func(t *testing.T, r *Results) {
+			if strings.Join(r.Ignored, ",") != "die" {
+				t.Errorf("ignored = %q, want [die]", r.Ignored)
+			}
+			if n := r.Notices(); len(n) != 1 || n[0] != "left out as too common to search for: die" {
+				t.Errorf("notices = %q", n)
+			}
+		}},
+	}
+	runQuality(t, ix, cases)
+}
+
+func TestSearch_HitFields(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Spatenstich"})
+	if len(r.Hits) != 1 {
+		t.Fatalf("got %d hits, want 1", len(r.Hits))
+	}
+	h := r.Hits[0]
+	b, _ := v.ReadFile("Projekte/Alpha.md")
+	want := Hit{Path: "Projekte/Alpha.md", Title: "Alpha", Space: "Projekte", Heading: "Alpha > Ziele > Meilensteine", Line: 14,
+		Snippet: "Erster «Spatenstich» im Mai."}
+	if h.Path != want.Path || h.Title != want.Title || h.Space != want.Space || h.Heading != want.Heading || h.Snippet != want.Snippet || h.Line != want.Line {
+		t.Errorf("hit = %+v\nwant %+v", h, want)
+	}
+	if h.Version != vaultVersion(b) {
+		t.Errorf("version = %s, want %s", h.Version, vaultVersion(b))
+	}
+	if h.Score <= 0 {
+		t.Errorf("score = %v", h.Score)
+	}
+}
+
+func TestSearch_Paging(t *testing.T) {
+	files := map[string]string{}
+	for i := range 25 {
+		files[fmt.Sprintf("Serie/Note %02d.md", i)] = fmt.Sprintf("# Note %d\n\nDas Stichwort Quartalsbericht kommt %s vor.\n", i, strings.Repeat("oft ", i%5))
+	}
+	v, _ := newVault(t, files)
+	ix := openIndex(t, v, Options{})
+	seen := map[string]bool{}
+	for off := 0; off < 30; off += 10 {
+		r := mustSearch(t, ix, Query{Text: "Quartalsbericht", Limit: 10, Offset: off})
+		if r.Total != 25 {
+			t.Fatalf("offset %d: total %d, want 25", off, r.Total)
+		}
+		wantN := min(10, 25-off)
+		if len(r.Hits) != wantN {
+			t.Fatalf("offset %d: %d hits, want %d", off, len(r.Hits), wantN)
+		}
+		for _, h := range r.Hits {
+			if seen[h.Path] {
+				t.Errorf("offset %d: %s seen on an earlier page", off, h.Path)
+			}
+			seen[h.Path] = true
+		}
+	}
+	if len(seen) != 25 {
+		t.Errorf("pages covered %d notes, want 25", len(seen))
+	}
+	r := mustSearch(t, ix, Query{Text: "Quartalsbericht", Limit: 1000})
+	if r.Limit != MaxLimit {
+		t.Errorf("limit = %d, want %d", r.Limit, MaxLimit)
+	}
+}
+
+func TestSearch_BadQuery(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	cases := []struct{ q, want string }{
+		{`"Häuser am See`, "quote is not closed"},
+		{`pro*jekt`, "only at the end of a word"},
+		{`*`, "too short for *"},
+		{`p*`, "too short for *"},
+		{`-Garten`, "only excludes words"},
+		{``, "nothing to search for"},
+		{`die und the`, "only very common words"},
+		{`tag:`, "needs a value"},
+		{`-tag:x`, "cannot be excluded"},
+		{`"Haus*"`, "inside a phrase"},
+	}
+	for _, c := range cases {
+		_, err := ix.Search(t.Context(), Query{Text: c.q})
+		if !errors.Is(err, ErrBadQuery) {
+			t.Errorf("query %q: err = %v, want ErrBadQuery", c.q, err)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("query %q: error %q does not say %q", c.q, msg, c.want)
+		}
+		if !strings.Contains(msg, "Example:") {
+			t.Errorf("query %q: error %q shows no example", c.q, msg)
+		}
+		for _, bad := range []string{"%!", "<nil>", "bleve", "parse error", "syntax error", "unexpected"} {
+			if strings.Contains(msg, bad) {
+				t.Errorf("query %q: error %q contains %q", c.q, msg, bad)
+			}
+		}
+	}
+	// Things that look odd but are fine.
+	for _, q := range []string{"Haus - Garten", `""`, "Haus AND Garten", "C++", "e-mail", "100%", "a/b", "(Haus)", `Haus "`} {
+		if _, err := ix.Search(t.Context(), Query{Text: q}); err != nil && !strings.Contains(q, `"`) {
+			t.Errorf("query %q: %v", q, err)
+		}
+	}
+}
+
+func TestStatusText(t *testing.T) {
+	s := Status{Building: true, Done: 3120, Total: 6636}
+	if got, want := s.Text(), "index building: 3,120 of 6,636 notes; results may be incomplete"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	if got := (Status{Done: 5, Total: 5}).Text(); got != "" {
+		t.Errorf("Text() of a complete index = %q, want empty", got)
+	}
+}

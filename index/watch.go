@@ -1,0 +1,279 @@
+package index
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/text/unicode/norm"
+)
+
+// watcher follows changes made by other programs. fsnotify does not watch
+// recursively on Linux, so every folder gets its own watch: added by walking
+// at start and whenever a folder appears, removed (with everything below)
+// when a folder is moved or deleted — otherwise inotify keeps reporting the
+// old path for events in a moved folder (LIBRARIES.md §4.3).
+//
+// Events only mark paths dirty; a flush (after Options.Quiet without events,
+// at most Options.MaxDelay after the first) stats each dirty path and hands
+// the lot to process in one go, which hashes and reindexes only what really
+// changed. A git checkout of hundreds of files thus becomes one batch.
+type watcher struct {
+	ix   *Index
+	w    *fsnotify.Watcher
+	root string // host path of the vault
+
+	mu         sync.Mutex
+	dirty      map[string]bool // vault paths
+	kick       chan struct{}   // the event loop tells the flusher there is work
+	closing    chan struct{}
+	done       sync.WaitGroup
+	flushes    atomic.Int64 // batches handed to process (tests check debouncing)
+	overflowed atomic.Bool  // an overflow was logged (later ones are not repeated)
+}
+
+// testHookAddWatch, if set, replaces adding a watch (tests simulate the
+// watch limit with it).
+var testHookAddWatch func(name string) error
+
+// startWatcher starts watching, or returns nil (and falls back to polling)
+// if that is impossible.
+func (ix *Index) startWatcher() *watcher {
+	fw, err := fsnotify.NewBufferedWatcher(4096)
+	if err != nil {
+		ix.watchFailed(err)
+		return nil
+	}
+	w := &watcher{ix: ix, w: fw, root: ix.v.Dir(), dirty: map[string]bool{}, kick: make(chan struct{}, 1), closing: make(chan struct{})}
+	if err := w.addTree(w.root); err != nil {
+		fw.Close()
+		ix.watchFailed(err)
+		return nil
+	}
+	ix.watching.Store(true)
+	w.done.Add(2)
+	go w.events()
+	go w.flusher()
+	return w
+}
+
+// watchFailed logs once why watching is off and what to do about it.
+func (ix *Index) watchFailed(err error) {
+	var msg string
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+		msg = "cannot watch the vault for changes: the system limit of inotify watches is reached. " +
+			"Raise fs.inotify.max_user_watches (for example: sudo sysctl fs.inotify.max_user_watches=524288, " +
+			"and add it to /etc/sysctl.conf) and restart vaultd. Until then the vault is rescanned every " +
+			ix.o.PollInterval.String()
+	} else {
+		msg = "cannot watch the vault for changes (" + err.Error() + "); it is rescanned every " + ix.o.PollInterval.String()
+	}
+	ix.watching.Store(false)
+	ix.setProblem(msg)
+	if !ix.watchWarned.Swap(true) {
+		ix.log.Warn("search index: " + msg)
+	}
+}
+
+func (w *watcher) close() {
+	close(w.closing)
+	w.w.Close()
+	w.done.Wait()
+	w.ix.watching.Store(false)
+}
+
+// rel turns a host path into a vault path ("" for the root; ok false
+// outside the vault).
+func (w *watcher) rel(name string) (string, bool) {
+	r, err := filepath.Rel(w.root, name)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	if r == "." {
+		return "", true
+	}
+	return norm.NFC.String(filepath.ToSlash(r)), true
+}
+
+// addTree watches dir and every folder below it, skipping dot-folders.
+func (w *watcher) addTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != w.root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		add := w.w.Add
+		if testHookAddWatch != nil {
+			add = testHookAddWatch
+		}
+		if err := add(p); err != nil {
+			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+				return err
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // vanished meanwhile
+			}
+			return err
+		}
+		return nil
+	})
+}
+
+// dropTree removes the watches of a moved or deleted folder and of all
+// folders below it.
+func (w *watcher) dropTree(name string) {
+	pre := name + string(filepath.Separator)
+	for _, wp := range w.w.WatchList() {
+		if wp == name || strings.HasPrefix(wp, pre) {
+			_ = w.w.Remove(wp)
+		}
+	}
+}
+
+func (w *watcher) events() {
+	defer w.done.Done()
+	var quiet, deadline *time.Timer
+	var quietC, deadlineC <-chan time.Time
+	fire := func() {
+		if quiet != nil {
+			quiet.Stop()
+		}
+		if deadline != nil {
+			deadline.Stop()
+		}
+		quietC, deadlineC = nil, nil
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+	for {
+		select {
+		case <-w.closing:
+			return
+		case ev, ok := <-w.w.Events:
+			if !ok {
+				return
+			}
+			if !w.handle(ev) {
+				continue
+			}
+			if quiet == nil {
+				quiet = time.NewTimer(w.ix.o.Quiet)
+			} else {
+				quiet.Reset(w.ix.o.Quiet)
+			}
+			quietC = quiet.C
+			if deadlineC == nil {
+				if deadline == nil {
+					deadline = time.NewTimer(w.ix.o.MaxDelay)
+				} else {
+					deadline.Reset(w.ix.o.MaxDelay)
+				}
+				deadlineC = deadline.C
+			}
+		case <-quietC:
+			fire()
+		case <-deadlineC:
+			fire()
+		case err, ok := <-w.w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				msg := "search index: too many file changes at once, some events were lost; rescanning the vault. " +
+					"If this happens often, raise fs.inotify.max_queued_events (sudo sysctl fs.inotify.max_queued_events=65536)"
+				if w.overflowed.Swap(true) {
+					w.ix.log.Debug(msg)
+				} else {
+					w.ix.log.Warn(msg)
+				}
+				w.ix.requestRescan()
+				continue
+			}
+			w.ix.log.Warn("search index: file watcher error", "err", err)
+		}
+	}
+}
+
+// handle records one event; it reports whether a path became dirty.
+func (w *watcher) handle(ev fsnotify.Event) bool {
+	if ev.Op == fsnotify.Chmod {
+		return false
+	}
+	p, ok := w.rel(ev.Name)
+	if !ok || p == "" || hiddenPath(p) {
+		return false
+	}
+	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+		w.dropTree(ev.Name)
+	}
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			// Watch the new folder before listing it: files created
+			// in it before the watch existed produced no event, and
+			// the flush walks the folder to find them.
+			if err := w.addTree(ev.Name); err != nil {
+				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+					w.ix.watchFailed(err)
+					w.ix.requestRescan()
+				}
+			}
+		}
+	}
+	w.mu.Lock()
+	w.dirty[p] = true
+	w.mu.Unlock()
+	return true
+}
+
+// flusher indexes the dirty paths whenever the event loop says so. It runs
+// apart from the event loop so that events keep being read (and the kernel
+// queue does not overflow) while a batch is indexed.
+func (w *watcher) flusher() {
+	defer w.done.Done()
+	for {
+		select {
+		case <-w.closing:
+			return
+		case <-w.kick:
+		}
+		w.mu.Lock()
+		dirty := w.dirty
+		w.dirty = map[string]bool{}
+		w.mu.Unlock()
+		if len(dirty) == 0 {
+			continue
+		}
+		w.flushes.Add(1)
+		paths := make([]string, 0, len(dirty))
+		for p := range dirty {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		expanded, err := w.ix.expandPaths(paths)
+		if err == nil {
+			err = w.ix.process(w.ix.ctx, expanded, nil, false)
+		}
+		if err != nil && w.ix.ctx.Err() == nil {
+			w.ix.log.Warn("search index: updating changed files failed; rescanning", "err", err)
+			w.ix.requestRescan()
+		}
+	}
+}
