@@ -54,6 +54,8 @@ var fuzzSeeds = []string{
 	"| a |\n| - |\n# H\n",
 	"[a](Note.md) ![i](x.png) [[W#H|l]] ![[E]] [r][ref]\n\n[ref]: Other.md\n",
 	"foo#bar #baz #123 #a/b (#p) `#code`\n",
+	"para\n| a |\n|---|\n---\nk: v\n",
+	"# " + strings.Repeat("a>", 20) + "\n## x\n## x\n### y\n# " + strings.Repeat(">", 40) + "\n## x\n",
 }
 
 func FuzzParse(f *testing.F) {
@@ -231,24 +233,26 @@ func checkDoc(t testing.TB, src []byte, d *Doc) {
 
 // lineCounter returns the 1-based line of an offset, counting LF, CRLF and
 // a bare CR as one line ending each (CommonMark), and not counting a BOM.
+// It is written independently of the parser's own line table.
 func lineCounter(src []byte, hasBOM bool) func(int) int {
-	return func(off int) int {
-		line := 1
-		i := 0
-		if hasBOM {
-			i = 3
-		}
-		for ; i < off && i < len(src); i++ {
-			switch src[i] {
-			case '\n':
-				line++
-			case '\r':
-				if i+1 >= len(src) || src[i+1] != '\n' {
-					line++
-				}
+	var ends []int // offsets just past each line ending
+	i := 0
+	if hasBOM {
+		i = 3
+	}
+	for ; i < len(src); i++ {
+		switch src[i] {
+		case '\n':
+			ends = append(ends, i+1)
+		case '\r':
+			if i+1 >= len(src) || src[i+1] != '\n' {
+				ends = append(ends, i+1)
 			}
 		}
-		return line
+	}
+	return func(off int) int {
+		n, _ := slices.BinarySearch(ends, off+1) // line endings that end at or before off
+		return n + 1
 	}
 }
 
@@ -312,12 +316,21 @@ func spliceBody(src []byte, h Heading, body []byte) (out []byte, bodyStart, end 
 		out = append(out, '\n')
 	}
 	bodyStart = len(out)
+	nl := []byte("\n")
+	if bytes.HasSuffix(out, []byte("\r")) {
+		// The heading line ends with a bare CR (old Mac style): write the
+		// body in that style too. A body starting with "\n" would otherwise
+		// merge with that CR into one CRLF line ending and move the body
+		// (found by FuzzSections: "# \r # \r\r# 0").
+		body = bytes.ReplaceAll(body, []byte("\n"), []byte("\r"))
+		nl = []byte("\r")
+	}
 	out = append(out, body...)
-	if h.End < len(src) && !bytes.HasSuffix(body, []byte("\n\n")) {
-		if !bytes.HasSuffix(body, []byte("\n")) {
-			out = append(out, '\n')
+	if h.End < len(src) && !bytes.HasSuffix(body, append(slices.Clone(nl), nl...)) {
+		if !bytes.HasSuffix(body, nl) {
+			out = append(out, nl...)
 		}
-		out = append(out, '\n')
+		out = append(out, nl...)
 	}
 	end = len(out)
 	return append(out, src[h.End:]...), bodyStart, end
@@ -419,4 +432,51 @@ func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		Parse(src)
 	}
+}
+
+// trapFragments are the parser traps of DESIGN-NOTES.md as building
+// blocks; TestSections_TrapCombinations strings them together.
+var trapFragments = []string{
+	"# A\n", "## B ##\n", "### C   \n", "#### D #\n", "Setext\n===\n", "Under\n---\n", "para\n", "\n", "---\n", "***\n",
+	"```\n# in fence\n```\n", "```\n", "~~~\n# tilde\n~~~\n", "<div>\n# in html\n</div>\n", "<!--\n# c\n-->\n",
+	"> ## quoted\n", "- ## listed\n", "    # code\n", "#tag text\n", "[r]: /url\n", "# Win\r\n", "Text\r\n---\r\n",
+	"# bare\r", "---\nk: v\n---\n", "# [[L|x]] `c` #t 🚀\n", "#\n", "# A", "| a |\n|---|\n", "## Same\n", "\xef\xbb\xbf",
+	"## Input > Output\n", "## # Hash\n", "### x (line 3)\n", "# " + strings.Repeat("a>", 20) + "\n",
+}
+
+// TestSections_TrapCombinations runs the FuzzParse and FuzzSections
+// properties on every pair of trap fragments and on a fixed sample of
+// triples, so that plain `go test` covers their interactions (a setext
+// underline after a fence, a BOM before frontmatter, a bare CR before a
+// heading, ...) without a fuzzing run.
+func TestSections_TrapCombinations(t *testing.T) {
+	docs, headings := 0, 0
+	check := func(src []byte) {
+		d := Parse(src)
+		docs++
+		headings += len(d.Headings)
+		checkDoc(t, src, d)
+		checkRoundTrip(t, src, d)
+		checkAddresses(t, src, d)
+		checkReplaceEach(t, src, d, []byte("new body\n"))
+		checkReplaceEach(t, src, d, []byte(""))
+	}
+	n := len(trapFragments)
+	for _, a := range trapFragments {
+		for _, b := range trapFragments {
+			check([]byte(a + b))
+		}
+	}
+	// A fixed pseudo-random sample of triples (a linear congruential
+	// sequence keeps it reproducible without math/rand).
+	x := uint32(1)
+	next := func() int { x = x*1664525 + 1013904223; return int(x>>8) % n }
+	count := 12000
+	if testing.Short() {
+		count = 500
+	}
+	for range count {
+		check([]byte(trapFragments[next()] + trapFragments[next()] + trapFragments[next()]))
+	}
+	t.Logf("%d notes, %d sections replaced twice each", docs, headings)
 }

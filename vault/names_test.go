@@ -63,6 +63,7 @@ func TestNames_Hostile(t *testing.T) {
 	if n := len(hostileNames); n < 100 {
 		t.Fatalf("only %d hostile names; the issue asks for at least 100", n)
 	}
+	t.Logf("%d hostile names, %d more that are files but not notes", len(hostileNames), len(notePathOnly))
 	root := t.TempDir()
 	evil := filepath.Join(root, "vault-evil")
 	for _, raw := range hostileNames {

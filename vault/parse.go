@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -36,11 +37,19 @@ type Doc struct {
 	BodyStart        int
 	HasFrontmatter   bool
 	Frontmatter      map[string]any // decoded YAML; nil if none or invalid
-	FrontmatterErr   error          // YAML error, reported, never fatal
+	// FrontmatterErr reports invalid YAML (an *Error of kind ErrInvalid
+	// whose line numbers count from the top of the note). It is never
+	// fatal: headings, links and inline tags are still read, and the
+	// frontmatter bytes are kept as they are.
+	FrontmatterErr error
 
-	Title    string   // frontmatter title, else first H1, else "" (see NoteTitle for the file-name fallback)
-	Aliases  []string // frontmatter aliases/alias
-	Tags     []string // frontmatter tags/tag plus inline #tags, without '#', deduplicated
+	Title   string   // frontmatter title, else first H1, else "" (see NoteTitle for the file-name fallback)
+	Aliases []string // frontmatter aliases/alias
+	// Tags are the frontmatter tags/tag (every YAML shape Obsidian reads)
+	// and the inline #tags outside code, links and HTML blocks, without '#', in
+	// order of appearance, deduplicated ignoring case (the first spelling
+	// wins, as in Obsidian).
+	Tags     []string
 	Headings []Heading
 	Links    []Link
 	CRLF     bool // the note's line endings are mostly CRLF
@@ -240,31 +249,56 @@ func (d *Doc) parseFrontmatter() {
 // numbers count from the top of the note, not of the YAML, and no Go type
 // names ("map[string]interface {}") leak into the text.
 func (d *Doc) yamlError(err error) error {
-	msg := err.Error()
-	first := bytes.Count(d.Src[:d.FrontmatterStart], []byte("\n")) + 2 // line after the opening fence
-	var te *yaml.TypeError
-	switch {
-	case errors.As(err, &te):
-		msg = "the frontmatter is not a list of properties (name: value)"
-	default:
+	first := bytes.Count(d.Src[:d.FrontmatterStart], []byte("\n")) + 2 // the line after the opening fence
+	// yaml.v3 writes "yaml: line 3: …" (syntax) or a TypeError listing
+	// "line 3: …" problems; its line numbers count from the YAML's first line.
+	noteLine := func(msg string) string {
 		msg = strings.TrimPrefix(msg, "yaml: ")
-		var n int
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if i := strings.IndexByte(rest, ':'); i > 0 {
-				if _, err := fmt.Sscanf(rest[:i], "%d", &n); err == nil && n > 0 {
-					msg = fmt.Sprintf("line %d:%s", first+n-1, rest[i+1:])
-				}
+		rest, ok := strings.CutPrefix(msg, "line ")
+		if !ok {
+			return msg
+		}
+		i := strings.IndexByte(rest, ':')
+		n, err := strconv.Atoi(rest[:max(i, 0)])
+		if i < 0 || err != nil {
+			return msg
+		}
+		msg = fmt.Sprintf("line %d:%s", first+n-1, rest[i+1:])
+		// "… already defined at line 2" refers to a YAML line too.
+		if j := strings.LastIndex(msg, " at line "); j >= 0 {
+			if m, err := strconv.Atoi(msg[j+len(" at line "):]); err == nil {
+				msg = fmt.Sprintf("%s at line %d", msg[:j], first+m-1)
 			}
 		}
-		msg = "the frontmatter is not valid YAML: " + msg
+		return msg
 	}
-	return &Error{Op: "parse frontmatter", Kind: ErrInvalid, Msg: msg, Err: err}
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		for _, e := range te.Errors {
+			if strings.Contains(e, "cannot unmarshal") {
+				// The YAML is a list or a text, not name: value pairs.
+				// (The raw message names Go types: map[string]interface {}.)
+				msgs = []string{"the frontmatter is not a list of properties (name: value)"}
+				break
+			}
+			msgs = append(msgs, noteLine(e))
+		}
+		if len(msgs) > 0 && !strings.HasPrefix(msgs[0], "the frontmatter") {
+			msgs[0] = "the frontmatter is not valid YAML: " + msgs[0]
+		}
+	} else {
+		msgs = []string{"the frontmatter is not valid YAML: " + noteLine(err.Error())}
+	}
+	return &Error{Op: "parse frontmatter", Kind: ErrInvalid, Msg: strings.Join(msgs, "; "), Err: err}
 }
 
-// validTag follows Obsidian: no spaces and at least one character that is
-// not a digit ("#1984" is no tag, "#y1984" is).
+// validTag follows Obsidian: no spaces, no '#', and at least one character
+// that is not a digit ("#1984" is no tag, "#y1984" is). The hashtag
+// extension reads whole grapheme clusters, so "##" followed by a combining
+// mark came out as the tag "#" + mark (found by FuzzParse).
 func validTag(t string) bool {
-	return t != "" && !strings.ContainsFunc(t, unicode.IsSpace) &&
+	return t != "" && !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsSpace(r) || r == '#' }) &&
 		strings.ContainsFunc(t, func(r rune) bool { return !unicode.IsDigit(r) && r != '/' })
 }
 
@@ -379,7 +413,17 @@ func (p *docParser) collectHeadings(root ast.Node) {
 			// text line, not Pos, is the start: goldmark's Pos may sit on a
 			// link reference definition that preceded the text.
 			start = lineStart(src, l.At(0).Start)
-			body = lineEnd(src, lineEnd(src, l.At(l.Len()-1).Start))
+			underline := lineEnd(src, l.At(l.Len()-1).Start)
+			if !isSetextUnderline(src[underline:lineEnd(src, underline)]) {
+				// goldmark's GFM table transformer can cut a table out of
+				// a setext heading's lines ("para\n| a |\n|---|\n---" gives
+				// a table and a heading "para" underlined three lines
+				// below). GFM reads a paragraph, a table and a thematic
+				// break there, so this is no heading (found by
+				// TestSections_TrapCombinations).
+				continue
+			}
+			body = lineEnd(src, underline)
 		} else {
 			start = lineStart(src, h.Pos())
 			body = lineEnd(src, start)
@@ -432,6 +476,23 @@ func isATX(line []byte) bool {
 		return false
 	}
 	return i == len(line) || line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r'
+}
+
+// isSetextUnderline reports whether a line is a setext heading underline:
+// up to three spaces, a run of '=' or of '-', then only spaces or tabs.
+func isSetextUnderline(line []byte) bool {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	if i == len(line) || (line[i] != '=' && line[i] != '-') {
+		return false
+	}
+	c := line[i]
+	for i < len(line) && line[i] == c {
+		i++
+	}
+	return len(bytes.Trim(line[i:], " \t\r\n")) == 0
 }
 
 func headingText(h *ast.Heading, src []byte) string {

@@ -29,9 +29,10 @@ func headingKey(s string) string { return fold.String(normSpace(s)) }
 // the query is matched against each heading by trying every way to group its
 // parts (queryGroup), not by splitting once.
 
-// maxQuerySeps bounds the '>' a query may hold to be read as a path; a
-// query with more is matched as one heading text. Headings nest at most six
-// deep, so real paths have at most five separators.
+// maxQuerySeps bounds the '>' a query may hold to be read part by part
+// (the grouping costs grow with their square). Headings nest at most six
+// deep, so real paths have few; a query with more is matched whole, against
+// each heading's text and its full path as HeadingPaths writes it.
 const maxQuerySeps = 16
 
 // queryGroup is the text between two '>' of a query (or its ends), read
@@ -45,14 +46,14 @@ type queryGroup struct {
 }
 
 type headingQuery struct {
-	q      string
 	seps   []int          // offsets of the '>' that may separate parts; -1 and len(q) at the ends
 	groups [][]queryGroup // groups[a][b]: the text between seps[a] and seps[b], a < b
+	whole  bool           // too many '>': match the whole query as a text or a full path
 }
 
 func newHeadingQuery(q string) *headingQuery {
-	hq := &headingQuery{q: q, seps: []int{-1}}
-	if strings.Count(q, ">") <= maxQuerySeps {
+	hq := &headingQuery{seps: []int{-1}, whole: strings.Count(q, ">") > maxQuerySeps}
+	if !hq.whole {
 		for i := 0; i < len(q); i++ {
 			if q[i] == '>' {
 				hq.seps = append(hq.seps, i)
@@ -107,8 +108,27 @@ func (hq *headingQuery) matchHeading(d *Doc, i int, keys []string, loose bool) b
 		}
 		return ""
 	}
-	if last == 1 { // no '>': one part, no ancestors to check
-		return hq.groups[0][1].matches(&d.Headings[i], key(i), loose)
+	if last == 1 { // no '>' (or matched whole): one part, no ancestors to check
+		g := &hq.groups[0][1]
+		if g.matches(&d.Headings[i], key(i), loose) {
+			return true
+		}
+		if !hq.whole {
+			return false
+		}
+		h := &d.Headings[i]
+		if loose {
+			return strings.HasSuffix(g.textKey, key(i)) && g.textKey == headingKey(d.plainPath(i))
+		}
+		return strings.HasSuffix(g.text, h.Text) && g.text == d.plainPath(i)
+	}
+	// Cheap test first: some tail of the query must name heading i itself.
+	tail := false
+	for a := last - 1; a >= 0 && !tail; a-- {
+		tail = hq.groups[a][last].matches(&d.Headings[i], key(i), loose)
+	}
+	if !tail {
+		return false
 	}
 	anc := d.ancestors(i)
 	// can(b, k): the query up to seps[b] is named by a subsequence of anc[:k].
@@ -327,16 +347,33 @@ type addresser struct {
 	d      *Doc
 	simple bool             // no heading text holds '>', starts with '#', ends with "(line N)" or is empty
 	byKey  map[string][]int // headings by case-folded text
+	twin   []bool           // another heading has the same texts and levels all the way up
 }
 
 func (d *Doc) addresser() *addresser {
-	a := &addresser{d: d, simple: true, byKey: make(map[string][]int, len(d.Headings))}
+	a := &addresser{d: d, simple: true, byKey: make(map[string][]int, len(d.Headings)), twin: make([]bool, len(d.Headings))}
+	sigs := make([]string, len(d.Headings))
+	count := make(map[string]int, len(d.Headings))
+	var stack []int
 	for i, h := range d.Headings {
 		if h.Text == "" || strings.ContainsRune(h.Text, '>') || h.Text[0] == '#' || hasLineSuffix(h.Text) {
 			a.simple = false
 		}
 		k := headingKey(h.Text)
 		a.byKey[k] = append(a.byKey[k], i)
+		for len(stack) > 0 && d.Headings[stack[len(stack)-1]].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		parent := ""
+		if len(stack) > 0 {
+			parent = sigs[stack[len(stack)-1]]
+		}
+		sigs[i] = parent + strconv.Itoa(h.Level) + ":" + h.Text + "\x00"
+		count[sigs[i]]++
+		stack = append(stack, i)
+	}
+	for i := range sigs {
+		a.twin[i] = count[sigs[i]] > 1
 	}
 	return a
 }
@@ -357,21 +394,21 @@ func (a *addresser) address(i int) string {
 		}
 	}
 	anc := d.ancestors(i)
-	// An empty heading text ("#" alone) is named by its level marker.
-	plain := make([]string, 0, len(anc)+1)
+	plain := d.plainParts(anc, i)
 	withLevels := make([]string, 0, len(anc)+1)
 	for _, j := range append(anc, i) {
-		g := d.Headings[j]
-		if g.Text == "" {
-			plain = append(plain, levelPrefix(g))
-		} else {
-			plain = append(plain, g.Text)
-		}
-		withLevels = append(withLevels, levelPrefix(g))
+		withLevels = append(withLevels, levelPrefix(d.Headings[j]))
 	}
 	lastLevel := slices.Clone(plain)
 	lastLevel[len(lastLevel)-1] = levelPrefix(h)
 	tries := []string{JoinHeadingPath(plain), JoinHeadingPath(lastLevel), JoinHeadingPath(withLevels)}
+	if a.twin[i] {
+		// Another heading has the same path with the same levels: only the
+		// line tells them apart. The path names i (and its twins) exactly,
+		// and no other heading starts on i's line, so this names i alone.
+		// (Skipping the search matters in law texts: 1,900 "Fußnote"s.)
+		return fmt.Sprintf("%s (line %d)", tries[0], h.Line)
+	}
 	for _, t := range tries {
 		if strings.TrimSpace(t) == "" {
 			continue // an empty query is refused; "#" names an empty H1
@@ -388,6 +425,23 @@ func (a *addresser) address(i int) string {
 	}
 	return fmt.Sprintf("%s (line %d)", tries[2], h.Line)
 }
+
+// plainParts are the texts of heading i's path; an empty heading text ("#"
+// alone) is named by its level marker.
+func (d *Doc) plainParts(anc []int, i int) []string {
+	out := make([]string, 0, len(anc)+1)
+	for _, j := range append(slices.Clip(anc), i) {
+		if g := d.Headings[j]; g.Text == "" {
+			out = append(out, levelPrefix(g))
+		} else {
+			out = append(out, g.Text)
+		}
+	}
+	return out
+}
+
+// plainPath is heading i's path as HeadingPaths first tries to write it.
+func (d *Doc) plainPath(i int) string { return JoinHeadingPath(d.plainParts(d.ancestors(i), i)) }
 
 func hasLineSuffix(s string) bool {
 	_, _, ok := cutLineSuffix(s)
