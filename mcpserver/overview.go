@@ -34,6 +34,7 @@ type OverviewData struct {
 	Rules       string       `json:"rules"`
 	Recent      []ListedNote `json:"recent"`
 	Tags        []TagCount   `json:"top_tags"`
+	Pinned      []NoteRef    `json:"pinned,omitempty"` // bookmarked in Obsidian (.obsidian/bookmarks.json)
 }
 
 const (
@@ -138,6 +139,18 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 	b.WriteString("\n")
 	b.WriteString(data.Rules)
 	b.WriteString("\n")
+	var otherPins int
+	data.Pinned, otherPins = c.pinnedNotes()
+	if len(data.Pinned) > 0 {
+		b.WriteString("\npinned (bookmarked in Obsidian):\n")
+		for _, r := range data.Pinned {
+			b.WriteString("\n")
+			writeRef(&b, r, "")
+		}
+		if otherPins > 0 {
+			fmt.Fprintf(&b, "(and %s that are not notes or no longer exist)\n", plural(otherPins, "bookmark", "bookmarks"))
+		}
+	}
 	if len(data.Recent) > 0 {
 		b.WriteString("\nrecently changed:\n")
 		for _, n := range data.Recent {

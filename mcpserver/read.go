@@ -34,6 +34,10 @@ type ReadNoteData struct {
 	Total    int      `json:"total_chars"`
 	Outline  []string `json:"outline,omitempty"`
 	NextPage int      `json:"next_offset,omitempty"`
+
+	// Properties are the frontmatter properties in file order, values
+	// rendered compactly (lists as [a, b]).
+	Properties []PropertyData `json:"properties,omitempty"`
 }
 
 // ReadNote returns a note, or one section of it, with its version. The
@@ -80,6 +84,8 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if len(n.Aliases) > 0 {
 		b.WriteString("aliases: " + strings.Join(n.Aliases, ", ") + "\n")
 	}
+	data.Properties = propertiesData(d)
+	writeProperties(&b, data.Properties, "properties")
 	if d.FrontmatterErr != nil {
 		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
 	}

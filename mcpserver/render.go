@@ -69,12 +69,14 @@ var cliSpelling = map[string]struct{ cmd, positional string }{
 	"list_trash":     {"trash", ""},
 	"note_history":   {"history", "path"},
 	"recent_changes": {"history", ""},
+	"move_note":      {"move", "path"},
 }
 
 // cliFlag maps argument names to command-line flags.
 var cliFlag = map[string]string{
 	"change_summary":   "--summary",
 	"expected_version": "--expect",
+	"actor":            "--by", // --actor says who acts; history filters with --by
 }
 
 func (c call) render(door Door) string {

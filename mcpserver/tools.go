@@ -55,6 +55,12 @@ func decodeArgs(raw map[string]any, into any) error {
 			if want == "int" {
 				want = "number"
 			}
+			if want == "map" {
+				want = "JSON object" // set_properties' properties: agents know objects, not Go maps
+			}
+			if want == "slice" {
+				want = "list"
+			}
 			return fmt.Errorf("argument %q must be a %s, not a %s", te.Field, want, te.Value)
 		}
 		return fmt.Errorf("the arguments could not be read: %v", err)
@@ -90,6 +96,15 @@ var tools = func() []tool {
 		def("restore_note", "Restore from trash", "write", false, false,
 			`Bring a deleted note back from the trash (never overwrites; give "to" for another place). Example: restore_note {"trash_path": ".trash/0_Inbox/Alt.md", "change_summary": "doch noch gebraucht"}`,
 			(*Core).RestoreNote),
+		def("move_note", "Move or rename a note or folder", "write", false, true,
+			`Move or rename a note, or move a whole folder. A note's folder of sub-notes (Projekt.md + Projekt/) moves along; links elsewhere are updated so they still lead to it. "to" is the new path, or a folder ending in / to move into. Needs expected_version from read_note (not for a folder). Example: move_note {"path": "0_Inbox/Idee Wissensdatenbank.md", "to": "1_Projekte/", "change_summary": "Idee wird Projekt", "expected_version": "3f2a9c1b7d4e"}`,
+			(*Core).MoveNote),
+		def("note_history", "Note history", "read", true, false,
+			`A note's changes, newest first: when, who, the change summary, versions and a short diff of each — also edits made outside vaultd. Follows the note across moves. Example: note_history {"path": "1_Projekte/Website-Relaunch.md"}`,
+			(*Core).NoteHistory),
+		def("recent_changes", "Recent changes", "read", true, false,
+			`What changed lately across the vault, newest first: by agents, by people, and outside vaultd (Obsidian, git). Filters: space, folder, actor, since/until (2026-11-20 or 7d). Answers "what did I work on this week". Example: recent_changes {"since": "7d", "space": "1_Projekte"}`,
+			(*Core).RecentChanges),
 		def("read_note", "Read a note", "read", true, false,
 			`Read a note, or one section of it, with its version. path may be a path, title, alias or [[wikilink]]; heading may be "Ziele", "## Ziele" or "Projekte > Ziele". Long notes come with an outline. Example: read_note {"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}`,
 			(*Core).ReadNote),
@@ -108,8 +123,41 @@ var tools = func() []tool {
 		def("replace_note", "Replace a whole note", "write", false, true,
 			`Replace a whole note. Needs expected_version from read_note; prefer update_section or append_to_note for partial edits. Example: replace_note {"path": "0_Inbox/Idee.md", "content": "…", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).ReplaceNote),
+		def("set_properties", "Set note properties", "write", true, true,
+			`Set, change or remove frontmatter properties of a note; everything else in the note stays byte for byte. Values: text, number, true/false, "2026-12-01" (date), lists; null or "remove" deletes. Example: set_properties {"path": "1_Projekte/Website-Relaunch.md", "properties": {"status": "aktiv", "due": "2026-12-01"}, "change_summary": "Projekt gestartet"}`,
+			(*Core).SetProperties),
+		def("add_tags", "Add tags", "write", true, false,
+			`Add tags to a note's frontmatter, in the style the note already uses; #tags in the text are reported, not changed. Example: add_tags {"path": "0_Inbox/Buchtipps.md", "tags": ["privat", "buch"], "change_summary": "einsortiert"}`,
+			(*Core).AddTags),
+		def("remove_tags", "Remove tags", "write", true, true,
+			`Remove tags from a note's frontmatter, keeping its style; #tags in the text are reported, not changed. Example: remove_tags {"path": "0_Inbox/Buchtipps.md", "tags": ["inbox"], "change_summary": "einsortiert"}`,
+			(*Core).RemoveTags),
+		def("list_tags", "List tags", "read", true, false,
+			`List all tags with the number of notes carrying each, nested tags as a tree (projekt → projekt/website). Example: list_tags {"tag": "projekt"}`,
+			(*Core).ListTags),
+		def("pin_note", "Pin a note", "write", true, false,
+			`Pin (bookmark) a note in Obsidian's bookmarks; pinned notes show in vault_overview and in Obsidian. Example: pin_note {"path": "1_Projekte/Website-Relaunch.md", "change_summary": "aktuelles Hauptprojekt"}`,
+			(*Core).PinNote),
+		def("unpin_note", "Unpin a note", "write", true, false,
+			`Remove a note's pin (bookmark) in Obsidian, also inside bookmark groups. Example: unpin_note {"path": "1_Projekte/Website-Relaunch.md", "change_summary": "Projekt abgeschlossen"}`,
+			(*Core).UnpinNote),
+		def("read_board", "Read a Kanban board", "read", true, false,
+			`Show a Kanban board (Obsidian Kanban plugin note): its columns with their cards. Example: read_board {"path": "1_Projekte/Website-Relaunch/Board.md"}`,
+			(*Core).ReadBoard),
+		def("move_card", "Move a board card", "write", true, false,
+			`Move a card of a Kanban board to another column or place, found by its text (or a distinctive part). Example: move_card {"path": "1_Projekte/Website-Relaunch/Board.md", "card": "Kontaktformular", "to_column": "Review", "change_summary": "Formular fertig"}`,
+			(*Core).MoveCard),
+		def("add_card", "Add a board card", "write", false, false,
+			`Add a card to a column of a Kanban board. Example: add_card {"path": "1_Projekte/Website-Relaunch/Board.md", "column": "Backlog", "text": "Cookie-Banner prüfen", "change_summary": "Aufgabe aus dem Call"}`,
+			(*Core).AddCard),
+		def("upload_attachment", "Upload an attachment", "write", false, false,
+			`Store a file (image, PDF, audio, video; base64, at most 10 MB) in the vault's attachment folder, never overwriting; with note, ![[embed]] is appended to it. Example: upload_attachment {"name": "Grundriss.png", "content_base64": "iVBORw0KGgo…", "note": "1_Projekte/Hausbau Lindenweg.md", "change_summary": "Grundriss vom Architekten"}`,
+			(*Core).UploadAttachment),
+		def("list_attachments", "List attachments", "read", true, false,
+			`List the vault's attachments (images, PDFs, …) with size and the notes that embed them; unused: true finds orphans. Example: list_attachments {"folder": "3_Ressourcen"}`,
+			(*Core).ListAttachments),
 		def("delete_note", "Delete a note", "delete", false, true,
-			`Move a note to the vault's trash (restorable). Needs expected_version from read_note. Example: delete_note {"path": "0_Inbox/Alt.md", "change_summary": "Doppelt, Inhalt steht in 1_Projekte/X.md", "expected_version": "3f2a9c1b7d4e"}`,
+			`Move a note to the vault's trash (restorable); its folder of sub-notes (Projekt.md + Projekt/) goes along. Needs expected_version from read_note. Example: delete_note {"path": "0_Inbox/Alt.md", "change_summary": "Doppelt, Inhalt steht in 1_Projekte/X.md", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).DeleteNote),
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })

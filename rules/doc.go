@@ -15,6 +15,7 @@
 //	inbox: 0_Inbox        # folder for new notes whose path has no folder
 //	required_properties:  # frontmatter keys every NEW note must have
 //	  - tags
+//	attachments: 3_Ressourcen/Anhänge  # folder for uploaded files
 //	---
 //	Body text: guidance for agents.
 //
@@ -43,6 +44,15 @@
 // When an agent creates a note without naming a folder ("Notiz.md"), it is
 // created in the inbox folder ("0_Inbox/Notiz.md"). Without an inbox such
 // notes land at the top of the vault.
+//
+// # Attachments
+//
+// Uploaded files (images, PDFs, audio, video) go to the folder Obsidian's own
+// setting names ("Default location for new attachments", attachmentFolderPath
+// in .obsidian/app.json). When that is not set, the attachments folder a rules
+// note declares is used; without either, a file goes next to the note it is
+// embedded in. As with the inbox, the first note in path order that declares
+// a folder sets it, and a later, different one is reported as a problem.
 //
 // # Required properties
 //

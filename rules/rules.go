@@ -43,6 +43,11 @@ type Rules struct {
 	// notes whose path has no folder; "" if no note declares one.
 	// InboxSource is the note that declared it.
 	Inbox, InboxSource string
+	// Attachments is the folder (vault-relative, no trailing slash) for
+	// uploaded attachments when Obsidian's own setting
+	// (attachmentFolderPath in .obsidian/app.json) is not set; "" if no note
+	// declares one. AttachmentsSource is the note that declared it.
+	Attachments, AttachmentsSource string
 	// Required lists the frontmatter properties every new note must have,
 	// in path order, each name once.
 	Required []Rule
@@ -182,6 +187,8 @@ func (r *Rules) add(p string, src []byte, seen map[string]bool) {
 			}
 		case "inbox":
 			r.setInbox(p, v)
+		case "attachments":
+			r.setAttachments(p, v)
 		}
 	})
 	if n.Title == "" {
@@ -259,6 +266,35 @@ func (r *Rules) setInbox(note string, v *yaml.Node) {
 	case fold(dir) != fold(r.Inbox):
 		r.problemf(note, "inbox %q conflicts with inbox %q from %s, so %q is used",
 			raw, r.Inbox, r.InboxSource, r.Inbox)
+	}
+}
+
+// setAttachments takes the attachment folder a note declares, like the
+// inbox: the first note in path order wins; a different folder in a later
+// note is reported.
+func (r *Rules) setAttachments(note string, v *yaml.Node) {
+	if isNull(v) {
+		return
+	}
+	if v.Kind != yaml.ScalarNode {
+		r.problemf(note, "attachments must be one folder name, not %s, so it is ignored", kindName(v))
+		return
+	}
+	raw := strings.TrimSpace(v.Value)
+	dir := strings.Trim(strings.ReplaceAll(raw, `\`, "/"), "/")
+	if dir != "" {
+		dir = path.Clean(dir)
+	}
+	if dir == "" || dir == "." || !fs.ValidPath(dir) {
+		r.problemf(note, "attachments %q is not a folder inside the vault, so it is ignored", raw)
+		return
+	}
+	switch {
+	case r.Attachments == "":
+		r.Attachments, r.AttachmentsSource = dir, note
+	case fold(dir) != fold(r.Attachments):
+		r.problemf(note, "attachments %q conflicts with attachments %q from %s, so %q is used",
+			raw, r.Attachments, r.AttachmentsSource, r.Attachments)
 	}
 }
 

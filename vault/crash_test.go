@@ -69,6 +69,7 @@ func TestCrashHelper(t *testing.T) {
 			fmt.Println("replace:", err)
 			os.Exit(2)
 		}
+		fmt.Println("wrote")
 	}
 }
 
@@ -103,11 +104,20 @@ func TestCrash_KilledWriter(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		out := bufio.NewReader(stdout)
+		line, _ := out.ReadString('\n')
 		if strings.TrimSpace(line) != "ready" {
 			cmd.Process.Kill()
 			cmd.Wait()
 			t.Fatalf("round %d: helper said %q, want ready", round, line)
+		}
+		// Every tenth round lets one write finish first, so that the kills
+		// also land late in a run even on a loaded machine, where a child
+		// may otherwise never get past its first write.
+		if round%10 == 9 {
+			if l, _ := out.ReadString('\n'); strings.TrimSpace(l) != "wrote" {
+				t.Fatalf("round %d: helper said %q, want wrote", round, l)
+			}
 		}
 		// Kill at a random moment within the first few writes.
 		time.Sleep(time.Duration(rand.IntN(8000)) * time.Microsecond)

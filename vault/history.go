@@ -160,6 +160,10 @@ func (v *Vault) storeContent(b []byte) error {
 // record stores the given contents (nil ones are skipped), then appends ch
 // to the history log with a new ID and the current time. The contents go
 // first so that no record names a version whose text is missing.
+//
+// With Options.GitCommit, a change made through vaultd that stands alone
+// (no Group: a multi-file change commits once, at its end) is committed
+// first, and the record says how that went (Change.Git).
 func (v *Vault) record(ch Change, contents ...[]byte) (Change, error) {
 	for _, b := range contents {
 		if b != nil {
@@ -168,16 +172,50 @@ func (v *Vault) record(ch Change, contents ...[]byte) (Change, error) {
 			}
 		}
 	}
-	ch.Time = v.opts.Now().UTC()
-	ch.ID = ch.Time.Format("20060102T150405.000000Z") + "-" + randHex(3)
-	line, err := json.Marshal(ch)
+	if ch.Group == "" && ch.Op != "external" && ch.Path != "" {
+		// A restore's OldPath is its trash path: the trash is not part of
+		// what git tracks for the user, the restored note is.
+		ch.Git = v.gitCommitFor([]string{ch.Path}, ch.Summary, ch.Actor)
+	}
+	out, err := v.recordBatch([]Change{ch})
 	if err != nil {
 		return Change{}, err
 	}
-	if err := v.appendJournal(historyFile, line); err != nil {
-		return Change{}, err
+	return out[0], nil
+}
+
+// recordBatch appends several records with one write and one fsync (a
+// folder move records every note it moved). The contents of their versions
+// must be stored already, or not be needed (a move keeps the text).
+func (v *Vault) recordBatch(chs []Change) ([]Change, error) {
+	if len(chs) == 0 {
+		return nil, nil
 	}
-	return ch, nil
+	now := v.opts.Now().UTC()
+	var buf []byte
+	out := make([]Change, len(chs))
+	for i, ch := range chs {
+		ch.Time = now
+		ch.ID = newID(now)
+		line, err := json.Marshal(ch)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf = append(buf, '\n')
+		}
+		buf = append(buf, line...)
+		out[i] = ch
+	}
+	if err := v.appendJournal(historyFile, buf); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newID returns a record id: the time, sortable, and a random suffix.
+func newID(t time.Time) string {
+	return t.UTC().Format("20060102T150405.000000Z") + "-" + randHex(3)
 }
 
 // appendJournal appends one JSON line to a log in the state dir, under the
@@ -251,12 +289,17 @@ type RecoverReport struct {
 	// that have changed since outside vaultd (Obsidian, git, a sync tool):
 	// their text now is stored, so it can be compared and restored.
 	External []Change
+	// Interrupted lists the multi-file changes (moves, deletes with
+	// sub-notes) a crash cut short, with the files still pending.
+	Interrupted []Interrupted
 }
 
 // Recover tidies up after writers that died: it removes vaultd's temp files
 // (".vaultd-*.tmp") older than a minute from the vault's folders and the
 // state dir — younger ones may belong to a write in progress in another
-// process — and records an "external" change for every note whose current
+// process —, closes the multi-file changes (moves) a crash cut short,
+// reporting the files still pending (RecoverReport.Interrupted), and records
+// an "external" change for every note whose current
 // text is not the last version history knows for it (only notes vaultd has
 // written are checked, so the cost is one read per such note). The CLI and
 // the server call it at start.
@@ -296,6 +339,11 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 		return nil
 	})
 
+	// Groups first: their late records explain moved notes, which the
+	// check below would otherwise take for notes deleted outside vaultd.
+	if rep.Interrupted, err = v.recoverGroups(); err != nil {
+		return rep, err
+	}
 	heads, err := v.historyHeads()
 	if err != nil {
 		return rep, err
@@ -327,6 +375,9 @@ func (v *Vault) historyHeads() (map[string]string, error) {
 	err := v.readJournal(historyFile, func(line []byte) {
 		var ch Change
 		if json.Unmarshal(line, &ch) == nil && ch.ID != "" && ch.Path != "" {
+			if ch.Op == "move" && ch.OldPath != "" && ch.OldPath != ch.Path {
+				heads[ch.OldPath] = "" // nothing is there any more
+			}
 			heads[ch.Path] = ch.After
 		}
 	})

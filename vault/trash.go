@@ -44,6 +44,10 @@ type trashRecord struct {
 	Summary      string    `json:"summary"`
 	Version      string    `json:"version"`
 	ChangeID     string    `json:"change_id"`
+	// Group: the delete (or restore) took a note's sub-notes along; the id
+	// of that group (groups.jsonl), the same on the note's record and its
+	// sub-notes'.
+	Group string `json:"group,omitempty"`
 }
 
 func (v *Vault) recordTrash(r trashRecord) error {
@@ -60,6 +64,13 @@ func (v *Vault) recordTrash(r trashRecord) error {
 // trash is overwritten). o.ExpectedVersion is required. The note's text is
 // kept in the content store and the deletion in history and trash.jsonl;
 // Restore brings it back. Result.TrashPath says where it went.
+//
+// A note with a folder of sub-notes beside it ("Projekt.md" + "Projekt/")
+// takes that folder along: it goes to the trash beside the note, under the
+// note's trash name (".trash/Projekt 2.md" + ".trash/Projekt 2/"), every
+// sub-note gets its own history and trash record in one group, and
+// Result.Detail says how many went along. Restore of the note brings the
+// folder back with it.
 //
 // A note that is a symbolic link is refused: moved into .trash/, a relative
 // link would point elsewhere.
@@ -90,13 +101,31 @@ func (v *Vault) Delete(p string, o WriteOpts) (*Result, error) {
 		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
 			Msg: fmt.Sprintf("is a symbolic link to %q; vaultd does not move links to the trash — remove the link by hand, or delete %q", real, real)}
 	}
+	sub := strings.TrimSuffix(c, path.Ext(c))
+	if fi, err := v.root.Lstat(sub); err != nil || !fi.IsDir() {
+		sub = ""
+	}
+	if sub != "" {
+		// A group: one at a time with moves, which plan on the whole vault.
+		unlockMove, err := v.lock(moveKey)
+		if err != nil {
+			return nil, ioErr(op, c, "could not lock the vault", err)
+		}
+		defer unlockMove()
+	}
 	unlock, err := v.lock(noteKey(c))
 	if err != nil {
 		return nil, ioErr(op, c, "could not lock the note", err)
 	}
-	res, err := v.deleteLocked(op, c, o)
+	var subNotes []string
+	var res *Result
+	if sub != "" {
+		res, subNotes, err = v.deleteWithSub(op, c, sub, o)
+	} else {
+		res, err = v.deleteLocked(op, c, o)
+	}
 	unlock()
-	v.notifyIfChanged(res, c)
+	v.notifyIfChanged(res, append(subNotes, c)...)
 	return res, err
 }
 
@@ -150,6 +179,163 @@ func (v *Vault) deleteLocked(op, c string, o WriteOpts) (*Result, error) {
 		return res, recordErr(op, c, ver, err)
 	}
 	return res, nil
+}
+
+// deleteWithSub deletes note c and takes its folder of sub-notes sub along
+// into the trash, as one group. It returns the sub-notes' paths.
+func (v *Vault) deleteWithSub(op, c, sub string, o WriteOpts) (*Result, []string, error) {
+	cur, _, err := v.readNote(op, c, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	ver := Version(cur)
+	if !SameVersion(o.ExpectedVersion, ver) {
+		return nil, nil, withOp(conflictError(o.ExpectedVersion, ver), op, c)
+	}
+	var subs []Entry
+	if err := v.WalkDir(sub, func(e Entry) error {
+		subs = append(subs, e)
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	var subNotes []string
+	for _, e := range subs {
+		if e.Note {
+			subNotes = append(subNotes, e.Path)
+		}
+	}
+	if pol := v.Policy(); pol != nil {
+		for _, p := range append([]string{c}, subNotes...) {
+			if err := pol.CheckWrite(WriteCheck{Op: op, Path: p, Actor: o.Actor}); err != nil {
+				return nil, nil, withOp(err, op, c)
+			}
+		}
+	}
+	// Keep every text before anything moves.
+	texts := map[string][]byte{c: cur}
+	if err := v.storeContent(cur); err != nil {
+		return nil, nil, ioErr(op, c, "could not keep the note's text in history", err)
+	}
+	for _, p := range subNotes {
+		b, err := v.root.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if err := v.storeContent(b); err != nil {
+			return nil, nil, ioErr(op, c, "could not keep the sub-notes' texts in history", err)
+		}
+		texts[p] = b
+	}
+	tp, td, err := v.reserveTrashPair(c)
+	if err != nil {
+		return nil, nil, ioErr(op, c, "could not reserve a place in the trash", err)
+	}
+	id := newID(v.opts.Now())
+	if err := v.writeGroup(groupRecord{Event: "plan", ID: id, Op: op, Actor: o.Actor, Summary: o.Summary, From: c, To: tp,
+		Steps: []groupStep{{Op: "trash", From: sub, To: td, Notes: subNotes}, {Op: "trash", From: c, To: tp}}}); err != nil {
+		v.root.Remove(tp)
+		return nil, nil, ioErr(op, c, "could not record the delete's plan in the history", err)
+	}
+	closeGroup := func(detail string) { _ = v.writeGroup(groupRecord{Event: "done", ID: id, Detail: detail}) }
+	if err := v.renameNoReplace(sub, td); err != nil {
+		v.root.Remove(tp)
+		closeGroup("not deleted: " + errText(err))
+		return nil, nil, ioErr(op, c, "could not move the folder of sub-notes "+sub+" to the trash", err)
+	}
+	if err := v.step("rename", tp); err == nil {
+		err = v.root.Rename(c, tp)
+	}
+	if err != nil {
+		v.root.Remove(tp)
+		v.renameNoReplace(td, sub)
+		closeGroup("not deleted: " + errText(err))
+		return nil, nil, ioErr(op, c, "could not move the note to the trash", err)
+	}
+	if moved, err := v.root.ReadFile(tp); err != nil || !bytes.Equal(moved, cur) {
+		// Changed by another program after the check: put both back.
+		now := Version(moved)
+		closeGroup("not deleted: the note changed meanwhile")
+		if v.publishNew(tp, c) != nil || v.renameNoReplace(td, sub) != nil {
+			e := conflictError(o.ExpectedVersion, now)
+			e.Op, e.Path = op, c
+			e.Msg = fmt.Sprintf("the note changed while it was being deleted; its new text (version %s) is in the trash as %s, its sub-notes in %s/", e.Current, tp, td)
+			return nil, nil, e
+		}
+		return nil, nil, withOp(conflictError(o.ExpectedVersion, now), op, c)
+	}
+	if err := errors.Join(v.syncDirOf(c), v.syncDirOf(tp)); err != nil {
+		return nil, nil, ioErr(op, c, "the note was moved to the trash, but the move could not be made durable", err)
+	}
+	res := &Result{Before: ver, TrashPath: tp,
+		Detail: fmt.Sprintf("moved to trash as %s; %s went along to %s/", tp, plural(len(subNotes), "sub-note"), td)}
+	if n := len(subs) - len(subNotes); n > 0 {
+		res.Detail = fmt.Sprintf("moved to trash as %s; %s and %s went along to %s/", tp, plural(len(subNotes), "sub-note"), plural(n, "attachment"), td)
+	}
+	var recs []Change
+	for _, p := range subNotes {
+		if b, ok := texts[p]; ok {
+			recs = append(recs, Change{Op: op, Path: p, Summary: o.Summary, Actor: o.Actor, Before: Version(b), Group: id})
+		}
+	}
+	recs = append(recs, Change{Op: op, Path: c, Summary: o.Summary, Actor: o.Actor, Before: ver, Group: id})
+	out, err := v.recordBatch(recs)
+	if err != nil {
+		return res, subNotes, recordErr(op, c, ver, err)
+	}
+	for _, ch := range out {
+		t := tp
+		if ch.Path != c {
+			t = td + strings.TrimPrefix(ch.Path, sub)
+		}
+		if err := v.recordTrash(trashRecord{Event: "delete", TrashPath: t, OriginalPath: ch.Path,
+			Actor: o.Actor, Summary: o.Summary, Version: ch.Before, ChangeID: ch.ID, Group: id}); err != nil {
+			return res, subNotes, recordErr(op, c, ver, err)
+		}
+	}
+	res.ChangeID = out[len(out)-1].ID
+	var paths []string
+	for _, e := range subs {
+		paths = append(paths, e.Path)
+	}
+	git := v.gitCommitFor(append(paths, c), o.Summary, o.Actor)
+	res.Detail += gitDetail(git)
+	if err := v.writeGroup(groupRecord{Event: "done", ID: id, Detail: res.Detail, Git: git}); err != nil {
+		return res, subNotes, recordErr(op, c, ver, err)
+	}
+	return res, subNotes, nil
+}
+
+// reserveTrashPair finds the first n for which both ".trash/<path>[ n].md"
+// and the folder ".trash/<path>[ n]/" are free, reserves the note's name
+// with an empty file created exclusively, and returns both.
+func (v *Vault) reserveTrashPair(c string) (string, string, error) {
+	dir, base := path.Split(path.Join(TrashDir, c))
+	if err := v.root.MkdirAll(path.Clean(dir), 0o755); err != nil {
+		return "", "", err
+	}
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for n := 1; n < 10000; n++ {
+		name := stem
+		if n > 1 {
+			name = fmt.Sprintf("%s %d", stem, n)
+		}
+		tp, td := dir+name+ext, dir+name
+		if _, err := v.root.Lstat(td); err == nil {
+			continue
+		}
+		f, err := v.root.OpenFile(tp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", "", err
+		}
+		f.Close()
+		return tp, td, nil
+	}
+	return "", "", fmt.Errorf("no free name in the trash for %s", c)
 }
 
 // moveToTrash renames note c into the trash under the first free name and
@@ -286,56 +472,157 @@ func (v *Vault) Restore(trashPath, to string, o WriteOpts) (*Result, error) {
 		unlockTrash()
 		return nil, ioErr(op, dest, "could not lock the note", err)
 	}
-	res, err := v.restoreLocked(op, entry, dest, o)
+	res, subs, err := v.restoreLocked(op, entry, dest, o)
 	unlock()
 	unlockTrash()
-	v.notifyIfChanged(res, dest)
+	v.notifyIfChanged(res, append([]string{dest}, subs...)...)
 	return res, err
 }
 
-func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteOpts) (*Result, error) {
+func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteOpts) (*Result, []string, error) {
 	tp := entry.TrashPath
 	b, err := v.root.ReadFile(tp)
 	if err != nil {
-		return nil, &Error{Op: op, Path: dest, Kind: ErrNotFound,
+		return nil, nil, &Error{Op: op, Path: dest, Kind: ErrNotFound,
 			Msg: fmt.Sprintf("%s is no longer in the trash (restored or emptied meanwhile)", tp)}
 	}
 	if err := v.refuseExisting(op, dest); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if pol := v.Policy(); pol != nil {
 		if err := pol.CheckWrite(WriteCheck{Op: op, Path: dest, Content: b, New: true, Actor: o.Actor}); err != nil {
-			return nil, withOp(err, op, dest)
+			return nil, nil, withOp(err, op, dest)
 		}
 	}
 	if dir := FolderOf(dest); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
-			return nil, ioErr(op, dest, "could not create the folder "+dir, err)
+			return nil, nil, ioErr(op, dest, "could not create the folder "+dir, err)
+		}
+	}
+	// The note's sub-notes went to the trash with it: they come back with
+	// it, as one group, unless something is in their way.
+	sub := v.trashedSubNotes(tp)
+	destSub := strings.TrimSuffix(dest, path.Ext(dest))
+	if sub != nil {
+		if _, err := v.root.Lstat(destSub); err == nil {
+			sub.blocked = destSub
+		} else {
+			o.group = newID(v.opts.Now())
+			_ = v.writeGroup(groupRecord{Event: "plan", ID: o.group, Op: op, Actor: o.Actor, Summary: o.Summary, From: tp, To: dest,
+				Steps: []groupStep{{Op: "restore", From: tp, To: dest}, {Op: "restore", From: sub.dir, To: destSub, Notes: sub.notes}}})
 		}
 	}
 	// A hard link publishes without replacing; removing the trash name
 	// afterwards completes the move. Killed in between, the note is in
 	// both places — never in none.
 	if err := v.publishNew(tp, dest); err != nil {
+		if o.group != "" {
+			_ = v.writeGroup(groupRecord{Event: "done", ID: o.group, Detail: "not restored: " + errText(err)})
+		}
 		if errors.Is(err, fs.ErrExist) {
 			e := v.existsError(op, dest, dest)
 			e.Msg = "a note was created at this path meanwhile; it was left as it is"
-			return nil, e
+			return nil, nil, e
 		}
-		return nil, ioErr(op, dest, "could not move the note out of the trash", err)
+		return nil, nil, ioErr(op, dest, "could not move the note out of the trash", err)
 	}
 	v.root.Remove(tp) // gone already when publishNew fell back to a rename
 	if err := errors.Join(v.syncDirOf(dest), v.syncDirOf(tp)); err != nil {
-		return nil, ioErr(op, dest, "the note was restored, but the move could not be made durable", err)
+		return nil, nil, ioErr(op, dest, "the note was restored, but the move could not be made durable", err)
 	}
 	res, err := v.finish(op, dest, dest, nil, b, "restored from "+tp, o, tp)
 	if res != nil && res.ChangeID != "" {
 		if rerr := v.recordTrash(trashRecord{Event: "restore", TrashPath: tp, RestoredTo: dest,
-			Actor: o.Actor, Summary: o.Summary, Version: res.After, ChangeID: res.ChangeID}); rerr != nil && err == nil {
+			Actor: o.Actor, Summary: o.Summary, Version: res.After, ChangeID: res.ChangeID, Group: o.group}); rerr != nil && err == nil {
 			err = recordErr(op, dest, res.After, rerr)
 		}
 	}
-	return res, err
+	var subs []string
+	if res != nil && sub != nil {
+		var d string
+		d, subs = v.restoreSubNotes(op, sub, dest, destSub, o)
+		res.Detail += d
+	}
+	return res, subs, err
+}
+
+// trashedSub is the folder of sub-notes that was deleted with a note.
+type trashedSub struct {
+	dir     string   // in the trash
+	notes   []string // trash paths of the sub-notes in it
+	blocked string   // the place they would go back to is taken
+}
+
+// trashedSubNotes finds the folder of sub-notes deleted along with the
+// trashed note tp (same group), if it is still in the trash.
+func (v *Vault) trashedSubNotes(tp string) *trashedSub {
+	dir := strings.TrimSuffix(tp, path.Ext(tp))
+	if fi, err := v.root.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	last := map[string]trashRecord{}
+	_ = v.readJournal(trashFile, func(line []byte) {
+		var r trashRecord
+		if json.Unmarshal(line, &r) == nil && r.TrashPath != "" {
+			last[r.TrashPath] = r
+		}
+	})
+	group := last[tp].Group
+	if group == "" {
+		return nil
+	}
+	s := &trashedSub{dir: dir}
+	for p, r := range last {
+		if r.Event == "delete" && r.Group == group && strings.HasPrefix(p, dir+"/") {
+			if _, err := v.root.Lstat(p); err == nil {
+				s.notes = append(s.notes, p)
+			}
+		}
+	}
+	if len(s.notes) == 0 {
+		return nil
+	}
+	sort.Strings(s.notes)
+	return s
+}
+
+// restoreSubNotes moves a restored note's folder of sub-notes back from the
+// trash and records each; it returns what to add to the answer and the
+// sub-notes' paths.
+func (v *Vault) restoreSubNotes(op string, sub *trashedSub, dest, destSub string, o WriteOpts) (string, []string) {
+	if sub.blocked != "" {
+		return fmt.Sprintf("; its %s stayed in the trash in %s/, because %s/ exists: restore them one by one", plural(len(sub.notes), "sub-note"), sub.dir, sub.blocked), nil
+	}
+	closeGroup := func(detail, git string) {
+		_ = v.writeGroup(groupRecord{Event: "done", ID: o.group, Detail: detail, Git: git})
+	}
+	if err := v.renameNoReplace(sub.dir, destSub); err != nil {
+		git := v.gitCommitFor([]string{dest}, o.Summary, o.Actor)
+		d := fmt.Sprintf("; its %s stayed in the trash in %s/: %s", plural(len(sub.notes), "sub-note"), sub.dir, errText(err)) + gitDetail(git)
+		closeGroup(d, git)
+		return d, nil
+	}
+	_ = errors.Join(v.syncDirOf(sub.dir), v.syncDirOf(destSub))
+	var recs []Change
+	paths := []string{dest}
+	for _, tp := range sub.notes {
+		np := destSub + strings.TrimPrefix(tp, sub.dir)
+		b, err := v.root.ReadFile(np)
+		if err != nil {
+			continue
+		}
+		paths = append(paths, np)
+		recs = append(recs, Change{Op: op, Path: np, OldPath: tp, Summary: o.Summary, Actor: o.Actor, After: Version(b), Group: o.group})
+	}
+	out, _ := v.recordBatch(recs)
+	for _, ch := range out {
+		_ = v.recordTrash(trashRecord{Event: "restore", TrashPath: ch.OldPath, RestoredTo: ch.Path,
+			Actor: o.Actor, Summary: o.Summary, Version: ch.After, ChangeID: ch.ID, Group: o.group})
+	}
+	git := v.gitCommitFor(paths, o.Summary, o.Actor)
+	d := fmt.Sprintf("; %s came back along (now in %s/)", plural(len(recs), "sub-note"), destSub) + gitDetail(git)
+	closeGroup(d, git)
+	return d, paths[1:]
 }
 
 // findTrash finds the trash entry named by a trash path or an original path.
@@ -384,4 +671,59 @@ func (v *Vault) findTrash(op, name string) (TrashEntry, error) {
 		e.Msg = fmt.Sprintf("no note deleted from %q is in the trash", want)
 	}
 	return TrashEntry{}, e
+}
+
+// EmptyReport says what EmptyTrash removed.
+type EmptyReport struct {
+	Removed []TrashEntry // deleted for good, newest first
+	Kept    int          // younger than the cutoff, still in the trash
+}
+
+// EmptyTrash deletes for good the notes and attachments in the trash that
+// were deleted more than olderThan ago (0: all of them), and the folders
+// that leaves empty. It is for people (`vaultd trash empty`); no agent tool
+// calls it. The texts of notes deleted through vaultd stay in the content
+// store of the state dir, so history can still show them. Each removal is
+// recorded in trash.jsonl (event "purge").
+func (v *Vault) EmptyTrash(olderThan time.Duration) (*EmptyReport, error) {
+	entries, err := v.Trash()
+	if err != nil {
+		return nil, err
+	}
+	cutoff := v.opts.Now().Add(-olderThan)
+	rep := &EmptyReport{}
+	for _, e := range entries {
+		if olderThan > 0 && e.DeletedAt.After(cutoff) {
+			rep.Kept++
+			continue
+		}
+		if err := v.root.Remove(e.TrashPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rep, fmt.Errorf("remove %s from the trash: %s", e.TrashPath, errText(err))
+		}
+		rep.Removed = append(rep.Removed, e)
+		if err := v.recordTrash(trashRecord{Event: "purge", TrashPath: e.TrashPath, OriginalPath: e.OriginalPath,
+			Actor: v.opts.Actor, Version: e.Version}); err != nil {
+			return rep, err
+		}
+	}
+	// Attachments (and anything else) the list does not show go only when
+	// emptying all; then the folders left empty.
+	var dirs []string
+	_ = fs.WalkDir(v.root.FS(), TrashDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		if olderThan == 0 && !IsNote(p) {
+			v.root.Remove(p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i > 0; i-- { // deepest first; never .trash itself
+		v.root.Remove(dirs[i]) // fails, harmlessly, unless empty
+	}
+	return rep, nil
 }

@@ -63,6 +63,8 @@ type WriteOpts struct {
 	// the caller read. Required for Replace and Delete; optional for
 	// UpdateSection (rebases when the section itself is unchanged) and Append.
 	ExpectedVersion string
+
+	group string // history group of a multi-file change (a move), set by vault itself
 }
 
 // Result reports what a write did.
@@ -80,12 +82,19 @@ type Change struct {
 	ID      string    `json:"id"`
 	Time    time.Time `json:"time"`
 	Actor   string    `json:"actor"`
-	Op      string    `json:"op"` // create, append, update_section, replace, delete, restore, external
+	Op      string    `json:"op"` // create, append, update_section, replace, delete, restore, external, move, update_links
 	Path    string    `json:"path"`
-	OldPath string    `json:"old_path,omitempty"` // restore: where it came from
+	OldPath string    `json:"old_path,omitempty"` // restore, move: where it came from
 	Summary string    `json:"summary"`
 	Before  string    `json:"before,omitempty"` // version before; content kept in the object store
 	After   string    `json:"after,omitempty"`
+	// Group ties the records of one multi-file change together (a move and
+	// the link updates it made, a delete with its sub-notes): the id of its
+	// plan in groups.jsonl. Empty for single-file changes.
+	Group string `json:"group,omitempty"`
+	// Git says what happened in git with Options.GitCommit: "committed as
+	// 1a2b3c4", or why nothing was committed. Empty without GitCommit.
+	Git string `json:"git,omitempty"`
 }
 
 // WriteCheck describes a write about to happen, for a Policy to judge.

@@ -32,6 +32,9 @@ type Options struct {
 	// Now is the clock of history and trash records (tests pin it).
 	// Default time.Now.
 	Now func() time.Time
+	// GitCommit makes every change made through this Vault a git commit of
+	// the files it touched (see git.go). Off by default.
+	GitCommit bool
 }
 
 // Vault is a folder of markdown notes opened as an os.Root: every file

@@ -411,13 +411,14 @@ func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o
 	if err != nil {
 		return nil, ioErr(op, c, "the note was written but could not be read back", err)
 	}
-	ch := Change{Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next)}
+	ch := Change{Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next), Group: o.group}
 	if before != nil {
 		ch.Before = Version(before)
 	}
 	res := &Result{Note: NewNote(c, after, fi.ModTime(), fi.Size()), Before: ch.Before, After: Version(after), Detail: detail}
 	ch, err = v.record(ch, before, next)
 	res.ChangeID = ch.ID
+	res.Detail += gitDetail(ch.Git)
 	if err != nil {
 		return res, recordErr(op, c, res.After, err)
 	}

@@ -28,13 +28,30 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"delete_note":    "delete",
 		"list_trash":     "trash",
 		"restore_note":   "restore",
+		// reorganising and history (issue 6)
+		"move_note":      "move",
+		"note_history":   "history",
+		"recent_changes": "history",
+		// properties, tags, pins, boards, attachments
+		"set_properties":    "set-properties",
+		"add_tags":          "add-tags",
+		"remove_tags":       "remove-tags",
+		"list_tags":         "tags",
+		"pin_note":          "pin",
+		"unpin_note":        "unpin",
+		"read_board":        "board",
+		"move_card":         "move-card",
+		"add_card":          "add-card",
+		"upload_attachment": "upload",
+		"list_attachments":  "attachments",
 	}
 	// Commands without a tool, and why.
 	cliOnly := map[string]string{
 		"init":       "lays out a new vault on disk; for people starting from nothing, not for agents",
 		"serve":      "starts the MCP server itself",
+		"keys":       "the vault owner hands out access keys to clients of the HTTP server; an agent must not mint its own",
 		"index":      "builds or catches up the search index; the server keeps its index current by itself",
-		"history":    "the agent tools note_history and recent_changes come with the history issue (#6); until then people read the history on the command line",
+		"undo":       "for people: an agent asks for a change to be reverted; the vault's owner decides and runs it",
 		"help":       "cobra's help",
 		"completion": "shell completion script",
 	}

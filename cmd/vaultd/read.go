@@ -105,32 +105,7 @@ folder, as Obsidian keeps them.`,
 	return cmd
 }
 
-func (a *app) historyCmd() *cobra.Command {
-	var h mcpserver.HistoryArgs
-	cmd := &cobra.Command{
-		Use:   "history [NOTE]",
-		Short: "Show the recorded changes, newest first",
-		Long: `Show the changes recorded in the history (the state dir's log), newest
-first: who changed which note, when, and the change summary. With NOTE:
-that note's changes only. Changes made outside vaultd (Obsidian, git) are
-recorded as "external" when vaultd notices them.`,
-		Example: `  vaultd history
-  vaultd history 0_Inbox/Buchtipps.md --by cli`,
-		Args: args(1, true, "one note", "vaultd history"),
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				h.Path = args[0]
-			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
-				return c.History(ctx(cmd), who, h)
-			})
-		}),
-	}
-	// --actor is taken: it says who acts. --by filters.
-	cmd.Flags().StringVar(&h.Actor, "by", "", `only changes by this actor ("cli", "mcp:stdio", a key name)`)
-	cmd.Flags().IntVar(&h.Limit, "limit", 20, "changes to show")
-	return cmd
-}
+// historyCmd is in reorg.go.
 
 // ctx returns the command's context (cancelled on Ctrl-C).
 func ctx(cmd *cobra.Command) context.Context { return cmd.Context() }

@@ -17,11 +17,12 @@ type app struct {
 	in       io.Reader
 	out, err io.Writer
 
-	vaultDir string // --vault
-	stateDir string // --state-dir
-	json     bool   // --json
-	actor    string // --actor
-	noSync   bool   // --no-sync (hidden)
+	vaultDir  string // --vault
+	stateDir  string // --state-dir
+	json      bool   // --json
+	actor     string // --actor
+	noSync    bool   // --no-sync (hidden)
+	gitCommit bool   // serve --git-commit: every change becomes a git commit
 
 	content *contentFlags // the running command's content flags, if it takes content
 
@@ -139,11 +140,15 @@ func (a *app) newRoot() *cobra.Command {
 		c.GroupID = "read"
 		root.AddCommand(c)
 	}
-	for _, c := range a.writeCommands() {
+	for _, c := range append(a.writeCommands(), a.reorgCommands()...) {
 		c.GroupID = "write"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.indexCmd()} {
+	a.addTrashEmpty(root)
+	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}

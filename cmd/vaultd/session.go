@@ -68,7 +68,7 @@ func (a *app) openVault() (*vault.Vault, error) {
 		return nil, &failure{code: exitUsage,
 			msg: fmt.Sprintf("the current folder %s has no notes, so it is probably not your vault; name the vault with --vault DIR or $%s, or start one with: vaultd init DIR", wd, vaultEnv)}
 	}
-	return vault.Open(dir, vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync})
+	return vault.Open(dir, vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit})
 }
 
 // looksLikeVault reports whether dir holds an Obsidian config, a vaultd

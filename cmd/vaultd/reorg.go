@@ -1,0 +1,178 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vaultd/vaultd/mcpserver"
+)
+
+// reorgCommands are the commands of reorganising: move and undo (in the
+// "Changing notes" group). `vaultd history` is among the reading commands,
+// `vaultd trash empty` under `vaultd trash`.
+func (a *app) reorgCommands() []*cobra.Command {
+	return []*cobra.Command{a.moveCmd(), a.undoCmd()}
+}
+
+func (a *app) moveCmd() *cobra.Command {
+	var w mcpserver.MoveNoteArgs
+	cmd := &cobra.Command{
+		Use:   "move NOTE|FOLDER [--to] DEST --expect VERSION",
+		Short: "Move or rename a note or folder; links to it are updated",
+		Long: `Move or rename a note, or move a whole folder (move_note). A note's folder
+of sub-notes beside it ("Projekt.md" + "Projekt/") moves along. Links
+elsewhere in the vault that led into what moved are rewritten so they
+still lead there, in the style they were written in; links in protected
+notes and links that were ambiguous before are listed, not changed.
+
+DEST is the new path, or a folder to move into (ending in "/", or one that
+exists). A note needs --expect, the version you read; a folder does not.
+Nothing is ever overwritten (exit 4). "vaultd undo CHANGE" moves it back.`,
+		Example: `  vaultd move "0_Inbox/Idee Wissensdatenbank.md" 1_Projekte/ --expect 17f288e87212 --summary "Idee wird Projekt"
+  vaultd move 1_Projekte/Website-Relaunch.md --to "1_Projekte/Relaunch 2027.md" --expect 96ba799f882e --summary "umbenannt"
+  vaultd move 2_Bereiche/Garten/ 3_Ressourcen/ --summary "Garten ist kein Bereich mehr"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return usagef(withGlobals(cmd, "vaultd list"), "move needs the note or folder to move")
+			case len(args) == 1 && w.To == "":
+				return usagef("", "move needs where to: vaultd move %s DEST (or --to DEST)", shellQuote(args[0]))
+			case len(args) == 2 && w.To != "":
+				return usagef("", "move takes DEST once: as the second argument or as --to, not both")
+			case len(args) > 2:
+				return usagef("", "move takes the note and where to, got %d arguments; quote paths with spaces", len(args))
+			}
+			return nil
+		},
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if err := needSummary(w.ChangeSummary); err != nil {
+				return err
+			}
+			w.Path = args[0]
+			if len(args) == 2 {
+				w.To = args[1]
+			}
+			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+				return c.MoveNote(ctx(cmd), who, w)
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&w.To, "to", "", "DEST: the new path, or a folder to move into")
+	summaryFlag(cmd, &w.ChangeSummary)
+	expectFlag(cmd, &w.ExpectedVersion, "the note's version you read (required for a note, not for a folder)")
+	return cmd
+}
+
+func (a *app) undoCmd() *cobra.Command {
+	var u mcpserver.UndoArgs
+	cmd := &cobra.Command{
+		Use:   "undo CHANGE",
+		Short: "Undo one recorded change, if nothing changed since",
+		Long: `Undo one change recorded in the history (for people; agents have no undo
+tool). CHANGE is the id "vaultd history" shows (a unique start of it is
+enough). The note must still be at the version the change left; if it
+changed since, nothing happens (exit 4) and the changes made since are
+listed. An edit gets the text from before it back, a created note goes to
+the trash, a deleted one comes back from it, a move moves back (links
+updated again). Undoing is itself a change in the history: undo it to redo.`,
+		Example: `  vaultd history 0_Inbox/Buchtipps.md
+  vaultd undo 20261129T120000.000000Z-3fa2c1`,
+		Args: args(1, false, "the id of the change to undo", "vaultd history"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			u.Change = args[0]
+			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+				return c.Undo(ctx(cmd), who, u)
+			})
+		}),
+	}
+	cmd.Flags().StringVarP(&u.ChangeSummary, "summary", "m", "", `why (default: "undo of change CHANGE: its summary")`)
+	return cmd
+}
+
+// historyCmd is `vaultd history [NOTE]`: one note's changes with diffs
+// (note_history), or without NOTE what changed across the vault
+// (recent_changes).
+func (a *app) historyCmd() *cobra.Command {
+	var r mcpserver.RecentChangesArgs
+	var n mcpserver.NoteHistoryArgs
+	cmd := &cobra.Command{
+		Use:   "history [NOTE]",
+		Short: "Show what changed, newest first; with NOTE its changes and diffs",
+		Long: `Without NOTE: what changed across the vault, newest first (recent_changes)
+— changes made through vaultd by agents and people, and changes made
+outside vaultd (Obsidian, git, an editor), found from the files. Filter
+with --space, --folder, --by, --since and --until (a date, a time, or
+7d / 24h / 2w back from now).
+
+With NOTE: that note's changes (note_history), across its moves, with a
+short diff of each (--by filters these too). Each change shows its id,
+which "vaultd undo" takes.`,
+		Example: `  vaultd history --since 7d
+  vaultd history --space 1_Projekte --by mcp:claude-code
+  vaultd history 0_Inbox/Buchtipps.md`,
+		Args: args(1, true, "one note", "vaultd history"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				for _, f := range []string{"space", "folder", "since", "until"} {
+					if cmd.Flags().Changed(f) {
+						return usagef(withGlobals(cmd, "vaultd history "+shellQuote(args[0])),
+							"--%s filters the whole vault's history; with NOTE, all of that note's changes are shown", f)
+					}
+				}
+				n.Path, n.Actor, n.Limit, n.Offset = args[0], r.Actor, r.Limit, r.Offset
+				return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+					return c.NoteHistory(ctx(cmd), who, n)
+				})
+			}
+			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+				return c.RecentChanges(ctx(cmd), who, r)
+			})
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&r.Space, "space", "", "only this space (top-level folder)")
+	fl.StringVar(&r.Folder, "folder", "", "only at or below this folder")
+	// --actor is taken: it says who acts. --by filters.
+	fl.StringVar(&r.Actor, "by", "", `only changes by this actor ("cli", "mcp:claude-code", "outside vaultd")`)
+	fl.StringVar(&r.Since, "since", "", "from this time on: 2026-11-20, 2026-11-20T09:00:00Z, 7d")
+	fl.StringVar(&r.Until, "until", "", "before this time (a date counts to its end)")
+	fl.IntVar(&r.Limit, "limit", 0, "changes per page (default 20; with NOTE 10)")
+	fl.IntVar(&r.Offset, "offset", 0, "changes to skip, for the next page")
+	return cmd
+}
+
+// trashEmptyCmd is `vaultd trash empty`: for people only, never a tool.
+func (a *app) trashEmptyCmd() *cobra.Command {
+	var e mcpserver.EmptyTrashArgs
+	cmd := &cobra.Command{
+		Use:   "empty [--older-than 30d]",
+		Short: "Delete the notes in the trash for good",
+		Long: `Delete for good the notes in the vault's .trash/ folder — all of them, or
+with --older-than those deleted longer ago than that (30d, 2w, 12h).
+Only people can do this; no agent tool empties the trash. The texts of
+notes deleted through vaultd stay in its history (vaultd history NOTE).`,
+		Example: `  vaultd trash empty --older-than 30d
+  vaultd trash empty`,
+		Args: args(0, false, "no arguments", "vaultd trash empty"),
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+				return c.EmptyTrash(ctx(cmd), who, e)
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&e.OlderThan, "older-than", "", "only notes deleted longer ago than this: 30d, 2w, 12h")
+	return cmd
+}
+
+// addTrashEmpty hangs `empty` under the trash command.
+func (a *app) addTrashEmpty(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() == "trash" {
+			c.AddCommand(a.trashEmptyCmd())
+			if !strings.Contains(c.Long, "trash empty") {
+				c.Long += "\n\n\"vaultd trash empty [--older-than 30d]\" deletes them for good."
+			}
+		}
+	}
+}

@@ -1,0 +1,478 @@
+package vault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Attachments are the files notes embed: images, PDFs, audio, video. An
+// upload goes where Obsidian would put a pasted file (see
+// AttachmentFolder), never overwrites a file (a free name is chosen the way
+// Obsidian does: "name 1.png"), and is checked twice: by its extension
+// against an allow-list, and by its content, so that a renamed executable
+// or HTML page does not slip in as "photo.png".
+
+// DefaultMaxAttachmentSize bounds an upload: 10 MB, more than a phone photo
+// or a scanned contract, far less than what would bloat a git-synced vault.
+const DefaultMaxAttachmentSize = 10 << 20
+
+// attachmentType is an allowed file type: its family, MIME type, and how
+// its content is recognised.
+type attachmentType struct {
+	kind  string // image, pdf, audio, video
+	mime  string
+	check func(b []byte, sniffed string) bool
+}
+
+func sniffed(want ...string) func([]byte, string) bool {
+	return func(_ []byte, got string) bool {
+		for _, w := range want {
+			if got == w {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func prefix(p string) func([]byte, string) bool {
+	return func(b []byte, _ string) bool { return bytes.HasPrefix(b, []byte(p)) }
+}
+
+// isoMedia recognises ISO base media files (MP4, MOV, M4A, 3GP, AVIF):
+// a box whose type is "ftyp" (QuickTime files may start with other boxes).
+func isoMedia(brands ...string) func([]byte, string) bool {
+	return func(b []byte, _ string) bool {
+		if len(b) < 12 {
+			return false
+		}
+		box := string(b[4:8])
+		if box != "ftyp" {
+			return len(brands) == 0 && (box == "moov" || box == "mdat" || box == "wide" || box == "free" || box == "skip")
+		}
+		if len(brands) == 0 {
+			return true
+		}
+		for _, br := range brands {
+			if string(b[8:12]) == br {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var attachmentTypes = map[string]attachmentType{
+	".png":  {"image", "image/png", sniffed("image/png")},
+	".jpg":  {"image", "image/jpeg", sniffed("image/jpeg")},
+	".jpeg": {"image", "image/jpeg", sniffed("image/jpeg")},
+	".gif":  {"image", "image/gif", sniffed("image/gif")},
+	".bmp":  {"image", "image/bmp", sniffed("image/bmp")},
+	".webp": {"image", "image/webp", sniffed("image/webp")},
+	".avif": {"image", "image/avif", isoMedia("avif", "avis")},
+	".svg":  {"image", "image/svg+xml", func(b []byte, _ string) bool { return isSVG(b) }},
+	".pdf":  {"pdf", "application/pdf", prefix("%PDF-")},
+	".mp3":  {"audio", "audio/mpeg", sniffed("audio/mpeg")},
+	".wav":  {"audio", "audio/wav", sniffed("audio/wave")},
+	".m4a":  {"audio", "audio/mp4", isoMedia()},
+	".ogg":  {"audio", "audio/ogg", sniffed("application/ogg")},
+	".flac": {"audio", "audio/flac", prefix("fLaC")},
+	".3gp":  {"audio", "audio/3gpp", isoMedia()},
+	".webm": {"video", "video/webm", sniffed("video/webm")},
+	".mp4":  {"video", "video/mp4", isoMedia()},
+	".mov":  {"video", "video/quicktime", isoMedia()},
+	".mkv":  {"video", "video/x-matroska", prefix("\x1a\x45\xdf\xa3")},
+	".ogv":  {"video", "video/ogg", sniffed("application/ogg")},
+}
+
+// AllowedAttachmentExts lists the extensions an upload may have, sorted.
+func AllowedAttachmentExts() []string {
+	out := make([]string, 0, len(attachmentTypes))
+	for e := range attachmentTypes {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// isSVG recognises an SVG document: UTF-8 text whose first element, after
+// an XML declaration, comments and a doctype, is <svg.
+func isSVG(b []byte) bool {
+	b = b[:min(len(b), 4096)]
+	b = bytes.TrimPrefix(b, bom)
+	if bytes.IndexByte(b, 0) >= 0 {
+		return false
+	}
+	for {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(b, []byte("<?")):
+			i := bytes.Index(b, []byte("?>"))
+			if i < 0 {
+				return false
+			}
+			b = b[i+2:]
+		case bytes.HasPrefix(b, []byte("<!--")):
+			i := bytes.Index(b, []byte("-->"))
+			if i < 0 {
+				return false
+			}
+			b = b[i+3:]
+		case bytes.HasPrefix(b, []byte("<!")):
+			i := bytes.IndexByte(b, '>')
+			if i < 0 {
+				return false
+			}
+			b = b[i+1:]
+		default:
+			return len(b) > 4 && strings.EqualFold(string(b[:4]), "<svg") && strings.ContainsRune(" \t\r\n>", rune(b[4]))
+		}
+	}
+}
+
+// AttachmentFolder says where a new attachment goes, the way Obsidian
+// decides it, and why:
+//
+//  1. .obsidian/app.json's attachmentFolderPath, when set: "/" is the
+//     vault root, "./" the folder of the note, "./sub" a folder "sub" next
+//     to the note, anything else a folder of the vault;
+//  2. else the vault's rule (rules: "attachments: FOLDER" in a 9_System
+//     note), given as ruleFolder and ruleSource;
+//  3. else next to the note — the vault root when no note is given.
+//
+// note is the vault path of the note the file belongs to, or "".
+//
+// Errors: ErrInvalid when app.json is not valid JSON or its folder is not a
+// folder inside the vault.
+func (v *Vault) AttachmentFolder(note, ruleFolder, ruleSource string) (folder, from string, err error) {
+	noteDir := FolderOf(note)
+	if b, err := v.root.ReadFile(".obsidian/app.json"); err == nil {
+		var app struct {
+			Folder *string `json:"attachmentFolderPath"`
+		}
+		if err := json.Unmarshal(b, &app); err != nil {
+			return "", "", &Error{Kind: ErrInvalid, Msg: ".obsidian/app.json is not valid JSON, so the attachment folder cannot be read from it; fix it in Obsidian (Settings → Files and links)"}
+		}
+		if app.Folder != nil && strings.TrimSpace(*app.Folder) != "" {
+			raw := strings.TrimSpace(*app.Folder)
+			from = fmt.Sprintf("set by Obsidian's setting attachmentFolderPath %q in .obsidian/app.json", raw)
+			switch {
+			case raw == "/":
+				return "", from, nil
+			case raw == "." || raw == "./":
+				return noteDir, from, nil
+			case strings.HasPrefix(raw, "./"):
+				folder = path.Join(noteDir, strings.TrimPrefix(raw, "./"))
+			default:
+				folder = strings.Trim(raw, "/")
+			}
+			c, err := CleanPath(folder)
+			if err != nil {
+				return "", "", &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("%s does not name a folder inside the vault; fix it in Obsidian (Settings → Files and links)", from)}
+			}
+			return c, from, nil
+		}
+	}
+	if strings.TrimSpace(ruleFolder) != "" {
+		c, err := CleanPath(ruleFolder)
+		if err != nil {
+			return "", "", &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("the rule attachments %q in %s does not name a folder inside the vault", ruleFolder, ruleSource)}
+		}
+		return c, fmt.Sprintf("set by the rule attachments: %s in %s", c, ruleSource), nil
+	}
+	if note != "" {
+		return noteDir, "next to the note " + note + ", since no attachment folder is set", nil
+	}
+	return "", "the vault root, since no attachment folder is set and no note was given", nil
+}
+
+// Upload is a file to store as an attachment.
+type Upload struct {
+	Name string // file name with extension, "Grundriss.png"; no folder
+	Data []byte
+	// Note, when set, is the note the file belongs to: "./" attachment
+	// folders are relative to it, and an embed ![[…]] is appended to it
+	// (under Heading, when set) in the same call.
+	Note    string
+	Heading string
+	MaxSize int64 // 0 means DefaultMaxAttachmentSize
+	// RuleFolder and RuleSource are the vault's attachments rule, if any
+	// (package rules reads it; vault does not read 9_System itself).
+	RuleFolder, RuleSource string
+}
+
+// UploadResult reports what UploadAttachment did.
+type UploadResult struct {
+	Path       string // where the file is now
+	Size       int64
+	Kind       string // image, pdf, audio, video
+	MIME       string
+	Folder     string // "" is the vault root
+	FolderFrom string // why that folder, in words
+	Renamed    bool   // a file had the name already; a free name was chosen
+	Version    string // hex SHA-256 of the file
+	ChangeID   string
+	Link       string  // the shortest wikilink target that resolves to the file: "Grundriss.png", else its path
+	Embed      string  // "![[Grundriss.png]]" when appended to a note
+	Note       *Result // the append to the note, when Note was set
+}
+
+// UploadAttachment stores u.Data as a new file in the attachment folder
+// (AttachmentFolder) through the write protocol: never over an existing
+// file — when the name is taken, the first free "name 1.ext", "name 2.ext"
+// is used, as Obsidian does —, checked with Policy.CheckWrite, recorded in
+// history as "upload_attachment". With u.Note set, the note is checked
+// first (it must exist and the rules must allow appending to it), and after
+// the upload "![[name.ext]]" (the shortest link that resolves to the file,
+// else its full path) is appended to it as a separate recorded write.
+//
+// Errors (*Error, Op "upload_attachment"): ErrInvalid (empty summary,
+// empty file, larger than the limit, an extension not allowed, content that
+// does not match the extension, a bad attachment folder setting);
+// ErrInvalidPath (a name with a folder or that Windows cannot store);
+// ErrNotFound (the note); ErrDenied (the rules, for the file or the note).
+// When the file was stored but the embed failed, the result is returned
+// with the error, which says where the file is.
+func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
+	const op = "upload_attachment"
+	name := strings.TrimSpace(u.Name)
+	o, err := v.writeOpts(op, name, o)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(name, `/\`) {
+		return nil, &Error{Op: op, Path: name, Kind: ErrInvalidPath,
+			Msg: fmt.Sprintf("give a file name only, such as %s; the folder comes from the vault's attachment settings", path.Base(strings.ReplaceAll(name, `\`, "/")))}
+	}
+	c, err := CleanPath(name)
+	if err != nil {
+		return nil, withOp(err, op, "")
+	}
+	ext := strings.ToLower(path.Ext(c))
+	typ, ok := attachmentTypes[ext]
+	if !ok {
+		shown := ext
+		if shown == "" {
+			shown = "no extension"
+		}
+		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+			Msg: fmt.Sprintf("files with %s cannot be uploaded; allowed are images, PDFs, audio and video: %s", shown, strings.Join(AllowedAttachmentExts(), " "))}
+	}
+	limit := u.MaxSize
+	if limit <= 0 {
+		limit = DefaultMaxAttachmentSize
+	}
+	switch {
+	case len(u.Data) == 0:
+		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid, Msg: "the file is empty"}
+	case int64(len(u.Data)) > limit:
+		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+			Msg: fmt.Sprintf("the file is %s (%d bytes); the limit is %s (%d bytes)", FormatSize(int64(len(u.Data))), len(u.Data), FormatSize(limit), limit)}
+	}
+	sn, _, _ := strings.Cut(http.DetectContentType(u.Data), ";")
+	if !typ.check(u.Data, sn) {
+		looks := sn
+		if isSVG(u.Data) {
+			looks = "image/svg+xml"
+		}
+		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+			Msg: fmt.Sprintf("the content is not %s (%s): it looks like %s; give the file its real extension", typ.mime, ext, looks)}
+	}
+
+	var note *Note
+	if strings.TrimSpace(u.Note) != "" {
+		nc, err := NotePath(u.Note)
+		if err != nil {
+			return nil, withOp(err, op, "")
+		}
+		if nc, _, err = v.existing(op, nc); err != nil {
+			return nil, err
+		}
+		if note, err = v.read(nc); err != nil {
+			return nil, withOp(err, op, nc)
+		}
+		if pol := v.Policy(); pol != nil {
+			if err := pol.CheckWrite(WriteCheck{Op: "append", Path: note.Path, Content: note.Doc.Src, Actor: o.Actor}); err != nil {
+				return nil, withOp(err, op, note.Path)
+			}
+		}
+		if u.Heading != "" {
+			if _, err := note.Doc.Section(u.Heading); err != nil {
+				return nil, withOp(err, op, note.Path)
+			}
+		}
+	}
+	notePath := ""
+	if note != nil {
+		notePath = note.Path
+	}
+	folder, from, err := v.AttachmentFolder(notePath, u.RuleFolder, u.RuleSource)
+	if err != nil {
+		return nil, withOp(err, op, c)
+	}
+	target := c
+	if folder != "" {
+		target = folder + "/" + c
+	}
+	if err := v.checkFolderCase(op, target); err != nil {
+		return nil, err
+	}
+
+	res := &UploadResult{Kind: typ.kind, MIME: typ.mime, Folder: folder, FolderFrom: from, Size: int64(len(u.Data))}
+	var wr *Result
+	for attempt := 0; ; attempt++ {
+		cand := v.freeAttachmentName(target)
+		unlock, err := v.lock(noteKey(cand))
+		if err != nil {
+			return nil, ioErr(op, cand, "could not lock the file", err)
+		}
+		wr, err = v.create(op, cand, u.Data, o, v.Policy())
+		unlock()
+		if errors.Is(err, ErrExists) && attempt < 20 {
+			continue // taken between the check and the publish: try the next name
+		}
+		if err != nil {
+			if wr == nil {
+				return nil, err
+			}
+		}
+		v.notifyIfChanged(wr, cand)
+		res.Path, res.Renamed = cand, cand != target
+		res.Version, res.ChangeID = wr.After, wr.ChangeID
+		if err != nil {
+			return res, err
+		}
+		break
+	}
+	res.Link = res.Path
+	if r, err := v.Resolver(); err == nil {
+		if rr := r.ResolveName(notePath, path.Base(res.Path)); rr.Status == Resolved && rr.Target == res.Path {
+			res.Link = path.Base(res.Path)
+		}
+	}
+	if note == nil {
+		return res, nil
+	}
+	res.Embed = "![[" + res.Link + "]]"
+	nr, err := v.Append(note.Path, u.Heading, []byte(res.Embed), WriteOpts{Summary: o.Summary, Actor: o.Actor})
+	res.Note = nr
+	if err != nil {
+		e, ok := AsError(err)
+		if !ok {
+			e = &Error{Err: err, Msg: errText(err)}
+		}
+		cp := *e
+		cp.Op, cp.Path = op, note.Path
+		cp.Msg = fmt.Sprintf("the file was stored as %s, but the embed could not be appended to the note: %s", res.Path, e.Msg)
+		return res, &cp
+	}
+	return res, nil
+}
+
+// freeAttachmentName returns p when no file takes it (also under another
+// case), else the first free "name 1.ext", "name 2.ext", … in its folder,
+// the names Obsidian gives a pasted file whose name is taken.
+func (v *Vault) freeAttachmentName(p string) string {
+	free := func(c string) bool {
+		if _, err := v.root.Lstat(c); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		_, taken := v.findCaseInsensitive(c)
+		return !taken
+	}
+	if free(p) {
+		return p
+	}
+	dir, base := path.Split(p)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for n := 1; ; n++ {
+		if c := fmt.Sprintf("%s%s %d%s", dir, stem, n, ext); free(c) {
+			return c
+		}
+	}
+}
+
+// FormatSize renders a file size for people: "512 bytes", "2.1 KB", "10 MB".
+func FormatSize(n int64) string {
+	switch {
+	case n < 1024:
+		if n == 1 {
+			return "1 byte"
+		}
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1024*1024:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/1024)) + " KB"
+	default:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/(1024*1024))) + " MB"
+	}
+}
+
+func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// AttachmentInfo is one attachment and the notes that use it.
+type AttachmentInfo struct {
+	Path     string
+	Size     int64
+	ModTime  time.Time
+	Embeds   []string // notes that embed it (![[…]], ![](…)), sorted
+	LinkedBy []string // notes that link to it without embedding, sorted
+}
+
+// Attachments lists the vault's attachments below folder ("" for all),
+// sorted by path, with the notes that embed or link to each — links are
+// resolved as Obsidian resolves them (Resolver).
+//
+// Errors: ErrInvalidPath; ErrNotFound when the folder does not exist.
+func (v *Vault) Attachments(folder string) ([]AttachmentInfo, error) {
+	var list []AttachmentInfo
+	if err := v.WalkDir(folder, func(e Entry) error {
+		if !e.Note {
+			list = append(list, AttachmentInfo{Path: e.Path, Size: e.Size, ModTime: e.ModTime})
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	at := make(map[string]int, len(list))
+	for i, a := range list {
+		at[a.Path] = i
+	}
+	s, err := v.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range s.notes {
+		seenE, seenL := map[int]bool{}, map[int]bool{}
+		for _, l := range n.Doc.Links {
+			r := s.resolver.Resolve(n.Path, l)
+			i, ok := at[r.Target]
+			if r.Status != Resolved || !ok {
+				continue
+			}
+			if l.Embed && !seenE[i] {
+				seenE[i] = true
+				list[i].Embeds = append(list[i].Embeds, n.Path)
+			} else if !l.Embed && !seenL[i] {
+				seenL[i] = true
+				list[i].LinkedBy = append(list[i].LinkedBy, n.Path)
+			}
+		}
+	}
+	for i := range list {
+		sort.Strings(list[i].Embeds)
+		sort.Strings(list[i].LinkedBy)
+	}
+	return list, nil
+}

@@ -1,0 +1,214 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Git-synced vaults: with Options.GitCommit every change made through vaultd
+// becomes one commit of exactly the files it touched, with the change
+// summary as message and the actor as author. The user's own work in the
+// repository is never swept in: files are staged by name (never
+// `git add -A`) and committed with `git commit --only -- <paths>`, which
+// leaves whatever else the user has staged alone. Nothing is committed
+// while the repository is in the middle of a merge, rebase, cherry-pick or
+// revert — the user is resolving something by hand, and a commit then
+// would become part of their resolution; the history record says why
+// nothing was committed instead.
+
+// gitTimeout bounds one git invocation. Commit hooks run; a hook that hangs
+// must not hold the note's lock forever.
+const gitTimeout = 30 * time.Second
+
+// gitKey serialises vaultd's commits across processes: two git commands in
+// one repository at once fail on .git/index.lock.
+const gitKey = "\x00git"
+
+// gitCommitFor commits the vault paths a change touched, if Options.GitCommit
+// is set, and returns what happened for the history and the answer:
+// "committed as 1a2b3c4", "not committed to git: …", or "" when git
+// committing is off. It never fails the change: the files are written
+// whatever git says.
+func (v *Vault) gitCommitFor(paths []string, summary, actor string) string {
+	if !v.opts.GitCommit {
+		return ""
+	}
+	unlock, err := v.lock(gitKey)
+	if err != nil {
+		return "not committed to git: " + errText(err)
+	}
+	defer unlock()
+	hash, err := v.gitCommit(paths, summary, actor)
+	if err != nil {
+		return "not committed to git: " + err.Error()
+	}
+	if hash == "" {
+		return "not committed to git: git sees no change in the files touched (they may be ignored by .gitignore)"
+	}
+	return "committed to git as " + hash
+}
+
+// gitDetail renders a git outcome as the tail of a write's Detail.
+func gitDetail(git string) string {
+	if git == "" {
+		return ""
+	}
+	return "; " + git
+}
+
+// gitCommit stages and commits paths (vault-relative) and returns the short
+// hash of the new commit, or "" when none of the paths changed for git.
+func (v *Vault) gitCommit(paths []string, summary, actor string) (string, error) {
+	gitDir, err := v.git("rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return "", errors.New("the vault is not inside a git repository")
+	}
+	if why := gitBusy(strings.TrimSpace(gitDir)); why != "" {
+		return "", errors.New(why)
+	}
+	paths = uniqueSorted(paths)
+	var present, gone []string
+	for _, p := range paths {
+		if _, err := v.root.Lstat(p); err == nil {
+			present = append(present, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	if len(present) > 0 {
+		if _, err := v.git(append([]string{"add", "--"}, present...)...); err != nil {
+			// One ignored path fails the whole add: stage the others one
+			// by one and leave out what git refuses.
+			for _, p := range present {
+				_, _ = v.git("add", "--", p)
+			}
+		}
+	}
+	// Commit only what git sees changed among our paths — naming a path
+	// git does not know fails the whole commit: the staged ones, and the
+	// removed ones it tracks (`commit --only` takes their removal from the
+	// working tree).
+	var changed []string
+	if len(present) > 0 {
+		out, err := v.git(append([]string{"diff", "--cached", "--name-only", "--relative", "-z", "--"}, present...)...)
+		if err != nil {
+			return "", fmt.Errorf("git diff failed: %s", firstGitLine(out, err))
+		}
+		changed = append(changed, splitZ(out)...)
+	}
+	if len(gone) > 0 {
+		out, err := v.git(append([]string{"ls-files", "-z", "--"}, gone...)...)
+		if err != nil {
+			return "", fmt.Errorf("git ls-files failed: %s", firstGitLine(out, err))
+		}
+		changed = append(changed, splitZ(out)...)
+	}
+	if len(changed) == 0 {
+		return "", nil
+	}
+	name := gitName(actor)
+	args := []string{"-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd",
+		"commit", "--quiet", "--no-edit", "-m", summary,
+		"--author", name + " <" + strings.ReplaceAll(name, " ", "-") + "@vaultd>", "--only", "--"}
+	if out, err := v.git(append(args, changed...)...); err != nil {
+		return "", fmt.Errorf("git commit failed: %s", firstGitLine(out, err))
+	}
+	hash, err := v.git("rev-parse", "--short", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse failed: %s", firstGitLine(hash, err))
+	}
+	return strings.TrimSpace(hash), nil
+}
+
+// gitBusy says why the repository must not get a commit now, or "".
+func gitBusy(gitDir string) string {
+	states := []struct{ name, what string }{
+		{"MERGE_HEAD", "a merge"},
+		{"rebase-merge", "a rebase"},
+		{"rebase-apply", "a rebase"},
+		{"CHERRY_PICK_HEAD", "a cherry-pick"},
+		{"REVERT_HEAD", "a revert"},
+	}
+	for _, s := range states {
+		if _, err := os.Lstat(filepath.Join(gitDir, s.name)); err == nil {
+			return "the git repository is in the middle of " + s.what + "; vaultd does not commit until it is finished (the change is in the files and in vaultd's history)"
+		}
+	}
+	return ""
+}
+
+// git runs git in the vault folder and returns its output (stdout and
+// stderr together). No prompt may block it.
+func (v *Vault) git(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = v.dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("git %s took longer than %v", args[0], gitTimeout)
+	}
+	return buf.String(), err
+}
+
+// firstGitLine is the first line git said, for a message: never a host path
+// of ours (git names files relative to the vault folder).
+func firstGitLine(out string, err error) string {
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return strings.ReplaceAll(l, "\x00", " ")
+		}
+	}
+	return errText(err)
+}
+
+// gitName makes an actor usable as a git author name: no angle brackets or
+// line breaks, never empty.
+func gitName(actor string) string {
+	n := strings.Map(func(r rune) rune {
+		switch r {
+		case '<', '>', '\n', '\r', 0:
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(actor))
+	if n == "" {
+		return "vaultd"
+	}
+	return n
+}
+
+func splitZ(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, "\x00") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func uniqueSorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	j := 0
+	for i, p := range out {
+		if p == "" || (i > 0 && p == out[i-1]) {
+			continue
+		}
+		out[j] = p
+		j++
+	}
+	return out[:j]
+}
