@@ -199,11 +199,11 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := s.find(target)
+	p, err := s.find(target, bracketed)
 	if errors.Is(err, ErrNotFound) && !bracketed && strings.Contains(target, "#") {
 		t, h, _ := strings.Cut(target, "#")
 		if t = strings.TrimSpace(t); t != "" {
-			if p2, err2 := s.find(t); !errors.Is(err2, ErrNotFound) {
+			if p2, err2 := s.find(t, false); !errors.Is(err2, ErrNotFound) {
 				p, err, heading = p2, err2, strings.TrimSpace(h)
 			}
 		}
@@ -247,7 +247,13 @@ func (v *Vault) spelledAsStored(c string) bool {
 // find runs Find's lookup steps against the snapshot and returns the
 // path of the one note found. The ErrNotFound it returns carries no
 // alternatives (Find adds them).
-func (s *snapshot) find(target string) (string, error) {
+//
+// A path with a folder is taken at its word (AGENT-CONTRACT rule 5: what
+// you named wins): it matches that path only, never another note whose
+// path merely ends the same — after a move, the old path is an error that
+// names the new one, not a silent redirect. Inside [[brackets]] a path
+// ending matches as in Obsidian's links.
+func (s *snapshot) find(target string, link bool) (string, error) {
 	k := linkKey(target)
 	if c := path.Clean("/" + k); c != "/" {
 		k = c[1:] // "./a//b/" → "a/b"; ".." cannot climb above the root
@@ -274,6 +280,9 @@ func (s *snapshot) find(target string) (string, error) {
 	}
 	what := "file name"
 	if strings.Contains(k, "/") {
+		if !link {
+			return "", ErrNotFound
+		}
 		what = "path ending"
 	}
 	if p, err := oneOf(byName, target, what); p != "" || err != nil {

@@ -60,10 +60,10 @@ func TestFind(t *testing.T) {
 		{"1_Projekte/Alpha", "1_Projekte/Alpha.md", ""},
 		{"1_projekte/ALPHA.md", "1_Projekte/Alpha.md", ""},
 		{"/1_Projekte/Alpha", "1_Projekte/Alpha.md", ""},
-		// 2. file name or path ending
+		// 2. file name (a path ending only inside [[brackets]], as in links)
 		{"Alpha", "1_Projekte/Alpha.md", ""},
 		{"alpha.md", "1_Projekte/Alpha.md", ""},
-		{"Beta/Plan", "1_Projekte/Beta/Plan.md", ""},
+		{"[[Beta/Plan]]", "1_Projekte/Beta/Plan.md", ""},
 		{"Bu\u0308cher", "3_Ressourcen/Bücher.md", ""}, // NFD spelling
 		// a file name wins over another note's title
 		{"Gesundheit", "2_Bereiche/Gesundheit.md", ""},
@@ -84,6 +84,13 @@ func TestFind(t *testing.T) {
 		// without brackets, a "#" is tried as a heading when nothing else matched
 		{"Alpha#Zeitplan", "1_Projekte/Alpha.md", "Zeitplan"},
 		{"Projekt Alpha # Ziele", "1_Projekte/Alpha.md", "Ziele"},
+	}
+	// A path with a folder is taken at its word: "Beta/Plan" is not
+	// "1_Projekte/Beta/Plan.md", but the error names it first.
+	if _, _, err := v.Find("Beta/Plan"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Find(%q): %v, want not found", "Beta/Plan", err)
+	} else if e, _ := AsError(err); len(e.Alternatives) == 0 || e.Alternatives[0] != "1_Projekte/Beta/Plan.md" {
+		t.Errorf("Find(%q): alternatives %q, want 1_Projekte/Beta/Plan.md first", "Beta/Plan", e.Alternatives)
 	}
 	for _, c := range cases {
 		n, h, err := v.Find(c.ref)
