@@ -7,38 +7,20 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/vaultd/vaultd/vault"
 )
 
-var bom = []byte("\uFEFF")
-
-// splitFrontmatter splits a note into its YAML frontmatter and its body.
-//
-// The first line must be exactly "---" (after an optional UTF-8 BOM; a CRLF
-// line ending is allowed); the frontmatter ends at the next line that is
-// "---" or "..." followed by nothing but spaces or tabs. Without such a
-// closing line the note has no frontmatter: ok is false and body is the whole
-// note (without the BOM). This is the split package vault uses; it is repeated
-// here because rules may not depend on vault's parser.
+// splitFrontmatter splits a note into its YAML frontmatter and its body,
+// exactly as package vault does (vault.SplitFrontmatter), so that the rules
+// and the notes never disagree about where a note's frontmatter ends.
+// Without frontmatter ok is false and body is the whole note without a BOM.
 func splitFrontmatter(src []byte) (fm, body []byte, ok bool) {
-	src = bytes.TrimPrefix(src, bom)
-	line, rest, found := bytes.Cut(src, []byte("\n"))
-	if !found || string(bytes.TrimSuffix(line, []byte("\r"))) != "---" {
-		return nil, src, false
+	y, _, bodyStart, ok := vault.SplitFrontmatter(src)
+	if !ok {
+		return nil, bytes.TrimPrefix(src, []byte("\uFEFF")), false
 	}
-	start := len(src) - len(rest)
-	for pos := start; pos < len(src); {
-		line, _, found := bytes.Cut(src[pos:], []byte("\n"))
-		next := pos + len(line)
-		if found {
-			next++
-		}
-		switch string(bytes.TrimRight(line, " \t\r")) {
-		case "---", "...":
-			return src[start:pos], src[next:], true
-		}
-		pos = next
-	}
-	return nil, src, false
+	return y, src[bodyStart:], true
 }
 
 // parseFrontmatter decodes frontmatter YAML into its top-level mapping. It

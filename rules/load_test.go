@@ -294,7 +294,7 @@ protected: F/**
 // A BOM, CRLF line endings and a decomposed file name (as macOS writes
 // them) are read like any other note; paths come back in NFC.
 func TestLoad_BOMCRLFAndNFD(t *testing.T) {
-	r := load(t, "\n-- 9_System/"+uDecomposed+"bersicht.md --\n\ufeff---\r\nprotected: \"Gr"+uDecomposed+"n/**\"\r\n... \r\nText.\r\n")
+	r := load(t, "\n-- 9_System/"+uDecomposed+"bersicht.md --\n\ufeff---\r\nprotected: \"Gr"+uDecomposed+"n/**\"\r\n--- \r\nText.\r\n")
 	src := "9_System/\u00dcbersicht.md"
 	if len(r.Notes) != 1 || r.Notes[0].Path != src || r.Notes[0].Guidance != "Text." {
 		t.Fatalf("Notes: got %+q, want one note %q with guidance %q", r.Notes, src, "Text.")
@@ -343,7 +343,8 @@ func TestSplitFrontmatter(t *testing.T) {
 		ok                  bool
 	}{
 		{"plain", "---\na: 1\n---\nText\n", "a: 1\n", "Text\n", true},
-		{"dots", "---\na: 1\n...\nText", "a: 1\n", "Text", true},
+		// Obsidian closes frontmatter with --- only; "..." is text.
+		{"dots", "---\na: 1\n...\nText", "", "---\na: 1\n...\nText", false},
 		{"crlf", "---\r\na: 1\r\n---\r\nText", "a: 1\r\n", "Text", true},
 		{"bom", "\ufeff---\na: 1\n---\n", "a: 1\n", "", true},
 		{"trailing spaces on close", "---\na: 1\n---  \t\nText", "a: 1\n", "Text", true},
@@ -352,7 +353,7 @@ func TestSplitFrontmatter(t *testing.T) {
 		{"unclosed", "---\na: 1\nText\n", "", "---\na: 1\nText\n", false},
 		{"only fence", "---", "", "---", false},
 		{"not first line", "\n---\na: 1\n---\n", "", "\n---\na: 1\n---\n", false},
-		{"open with spaces", "--- \na: 1\n---\n", "", "--- \na: 1\n---\n", false},
+		{"open with spaces", "--- \na: 1\n---\n", "a: 1\n", "", true},
 		{"four dashes", "----\na: 1\n----\n", "", "----\na: 1\n----\n", false},
 		{"no frontmatter", "# Titel\n", "", "# Titel\n", false},
 	}

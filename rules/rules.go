@@ -8,9 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 	"golang.org/x/text/unicode/norm"
 	"gopkg.in/yaml.v3"
 
@@ -311,27 +308,14 @@ func fromSource(source string) string {
 }
 
 // firstH1 returns the text of the first level-1 heading of a markdown body,
-// as written (without the # markers), or "".
+// as vault's parser reads it, or "".
 func firstH1(body []byte) string {
-	doc := goldmark.New().Parser().Parse(text.NewReader(body))
-	var title string
-	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		h, ok := n.(*ast.Heading)
-		if !entering || !ok {
-			return ast.WalkContinue, nil
-		}
+	for _, h := range vault.Parse(body).Headings {
 		if h.Level == 1 {
-			var b strings.Builder
-			for i := 0; i < h.Lines().Len(); i++ {
-				seg := h.Lines().At(i)
-				b.Write(seg.Value(body))
-			}
-			title = strings.TrimSpace(b.String())
-			return ast.WalkStop, nil
+			return h.Text
 		}
-		return ast.WalkSkipChildren, nil
-	})
-	return title
+	}
+	return ""
 }
 
 // Protects reports whether agents may not write the vault-relative path
