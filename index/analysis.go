@@ -96,11 +96,16 @@ func newTextAnalyzer() *textAnalyzer {
 	}
 }
 
-// Analyze returns the index tokens of input: the stems and the part tokens.
+// Analyze returns the index tokens of input: the stems, the part tokens and
+// the date tokens.
 func (a *textAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	ts := a.words(input)
 	out := make(analysis.TokenStream, 0, len(ts)+len(ts)/2)
 	for _, t := range ts {
+		if isDateToken(t) {
+			out = append(out, t)
+			continue
+		}
 		if p := partToken(t.Term); p != nil {
 			out = append(out, &analysis.Token{Term: p, Start: t.Start, End: t.End, Position: t.Position, Type: t.Type})
 		}
@@ -110,21 +115,30 @@ func (a *textAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	return out
 }
 
-// words tokenizes, lower-cases, drops stop words, folds and applies the
-// German light stemmer; Porter and part tokens come after.
+// words tokenizes, lower-cases, rewrites dates (see dates), drops stop
+// words, folds and applies the German light stemmer to the other words;
+// Porter and part tokens come after.
 func (a *textAnalyzer) words(input []byte) analysis.TokenStream {
 	ts := a.tok.Tokenize(input)
 	ts = a.lower.Filter(ts)
+	ts = dates(input, ts)
 	j := 0
+	plain := make(analysis.TokenStream, 0, len(ts))
 	for _, t := range ts {
+		if isDateToken(t) {
+			ts[j] = t
+			j++
+			continue
+		}
 		if _, stop := a.stop[string(t.Term)]; !stop {
 			ts[j] = t
 			j++
+			plain = append(plain, t)
 		}
 	}
-	ts = ts[:j]
-	ts = a.norm.Filter(ts)
-	return a.light.Filter(ts)
+	// The filters change the tokens in place.
+	a.light.Filter(a.norm.Filter(plain))
+	return ts[:j]
 }
 
 var porterFilter = porter.NewPorterStemmer()
@@ -168,6 +182,14 @@ type qword struct {
 	Stem   string // German stem before Porter: "haus"
 	Folded string // lower-cased and folded, unstemmed: "hauser"
 	Pos    int    // position in its phrase (stop words leave gaps)
+	// Alt are further index terms that count as the word itself (a date's
+	// other spellings, see dates.go).
+	Alt []string
+}
+
+// terms returns Term and Alt.
+func (w qword) terms() []string {
+	return append([]string{w.Term}, w.Alt...)
 }
 
 // Letters reports whether the stem is all letters.
@@ -193,8 +215,21 @@ func analyzeQuery(s string) []qword {
 	a := queryAnalyzer
 	ts := a.tok.Tokenize([]byte(s))
 	ts = a.lower.Filter(ts)
+	ts = dates([]byte(s), ts)
 	var out []qword
 	for _, t := range ts {
+		switch t.Type {
+		case tokDate:
+			d := string(t.Term)
+			w := qword{Term: d, Stem: d, Folded: d, Pos: t.Position}
+			if len(d) == len("2026-11-16") {
+				w.Alt = []string{yearless + d[5:]} // the same day written without a year
+			}
+			out = append(out, w)
+			continue
+		case tokDateExtra:
+			continue // indexed for other spellings; the query needs only its own
+		}
 		if _, stop := a.stop[string(t.Term)]; stop {
 			continue
 		}

@@ -23,11 +23,14 @@ type Document struct {
 	Body      string // the note's text after the frontmatter
 	BodyStart int    // byte offset of Body in the file
 	Tags      []string
-	Space     string
-	Modified  time.Time
-	Size      int64
-	Version   string // full hex SHA-256 of the file
-	Links     []LinkRef
+	// Properties are the indexed frontmatter properties as terms,
+	// "prop:status=aktiv" (see props.go).
+	Properties []string
+	Space      string
+	Modified   time.Time
+	Size       int64
+	Version    string // full hex SHA-256 of the file
+	Links      []LinkRef
 }
 
 // Heading is a heading of a note as the index keeps it.
@@ -56,16 +59,17 @@ type LinkRef struct {
 func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document {
 	d := vault.Parse(src)
 	doc := &Document{
-		Path:      p,
-		Title:     vault.NoteTitle(p, d),
-		Aliases:   d.Aliases,
-		Body:      string(src[min(d.BodyStart, len(src)):]),
-		BodyStart: min(d.BodyStart, len(src)),
-		Tags:      d.Tags,
-		Space:     vault.SpaceOf(p),
-		Modified:  mod,
-		Size:      int64(len(src)),
-		Version:   vault.Version(src),
+		Path:       p,
+		Title:      vault.NoteTitle(p, d),
+		Aliases:    d.Aliases,
+		Body:       string(src[min(d.BodyStart, len(src)):]),
+		BodyStart:  min(d.BodyStart, len(src)),
+		Tags:       d.Tags,
+		Properties: propertyTerms(d.Frontmatter),
+		Space:      vault.SpaceOf(p),
+		Modified:   mod,
+		Size:       int64(len(src)),
+		Version:    vault.Version(src),
 	}
 	for _, h := range d.Headings {
 		doc.Headings = append(doc.Headings, Heading{Path: vault.JoinHeadingPath(h.Path), Level: h.Level, Start: h.Start})
@@ -138,6 +142,7 @@ const (
 	fTags     = "tags"
 	fLinks    = "links"
 	fLinkKeys = "linkkeys"
+	fProps    = "props"
 	fModified = "modified"
 	fVersion  = "ver"
 	fMeta     = "meta" // stored: size, body start, heading table
@@ -163,7 +168,7 @@ func (d *Document) fields() map[string]any {
 	}
 	m := map[string]any{
 		fTitle:    d.Title,
-		fAliases:  d.Aliases,
+		fAliases:  searchAliases(d),
 		fHeadings: hs,
 		fBody:     d.Body,
 		fPath:     d.Path,
@@ -172,6 +177,7 @@ func (d *Document) fields() map[string]any {
 		fTags:     tagChain(d.Tags),
 		fLinks:    dedupe(links),
 		fLinkKeys: dedupe(keys),
+		fProps:    d.Properties,
 		fVersion:  d.Version,
 		fMeta:     encodeMeta(d),
 		fLinkInfo: encodeLinks(d.Links),
@@ -180,6 +186,26 @@ func (d *Document) fields() map[string]any {
 		m[fModified] = d.Modified.UTC()
 	}
 	return m
+}
+
+// searchAliases are the aliases as searched: the frontmatter aliases and,
+// when the title comes from elsewhere (frontmatter title, first heading),
+// the file name, which is what Obsidian shows and what links use
+// ("2026-11-04 Design-Review" for the note whose heading is "Design-Review
+// Website-Relaunch"). Generic names that many notes share (index.md,
+// README.md: a folder's page) name nothing and are left out.
+func searchAliases(d *Document) []string {
+	name := strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))
+	switch foldKey(name) {
+	case "", "index", "_index", "readme", foldKey(d.Title):
+		return d.Aliases
+	}
+	for _, a := range d.Aliases {
+		if foldKey(a) == foldKey(name) {
+			return d.Aliases
+		}
+	}
+	return append(d.Aliases[:len(d.Aliases):len(d.Aliases)], name)
 }
 
 func lastHeading(p string) string {

@@ -3,6 +3,7 @@ package index
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vaultd/vaultd/vault"
@@ -32,6 +33,13 @@ func TestQuality_ExampleVault(t *testing.T) {
 			}
 		}
 	}
+	snippetHas := func(p, want string) func(t *testing.T, r *Results) {
+		return func(t *testing.T, r *Results) {
+			if i := hitIndex(r, p); i < 0 || !strings.Contains(r.Hits[i].Snippet, want) {
+				t.Errorf("snippet of %s lacks %s:%s", p, want, describe(r))
+			}
+		}
+	}
 	cases := []qualityCase{
 		// Inflection and compounds: Häuser → Haus, Krankenhäuser, Gewächshäuser.
 		{name: "häuser: whole words first", q: Query{Text: "häuser"}, top: []string{"1_Projekte/Hausbau Lindenweg.md", "2_Bereiche/Finanzen/Baufinanzierung.md"}},
@@ -47,6 +55,38 @@ func TestQuality_ExampleVault(t *testing.T) {
 		{name: "alias", q: Query{Text: "KVN"}, first: "1_Projekte/Klinikverbund Nord.md"},
 		{name: "alias Neubau", q: Query{Text: "Neubau"}, first: "1_Projekte/Hausbau Lindenweg.md"},
 		{name: "phrase", q: Query{Text: `"elf Häuser besichtigt"`}, first: "1_Projekte/Hausbau Lindenweg.md", heading: "Hausbau Lindenweg 7 > Vorgeschichte"},
+		// Section choice (found by the budgeted-agent test): the section
+		// whose own text covers the query words wins, not the top heading
+		// that spans the whole note; title and alias words (Neubau,
+		// Kanzlei Brandt) say nothing about the section.
+		{name: "section covering the words, not the note's top", q: Query{Text: "Häuser besichtigt Neubau"},
+			first: "1_Projekte/Hausbau Lindenweg.md", heading: "Hausbau Lindenweg 7 > Vorgeschichte",
+			check: snippetHas("1_Projekte/Hausbau Lindenweg.md", "«besichtigt»")},
+		{name: "title words do not pick the section", q: Query{Text: "Exchange server Kanzlei Brandt"},
+			first: "1_Projekte/Kanzlei Brandt M365-Migration.md", heading: "Kanzlei Brandt – Migration zu Microsoft 365 > Zeitleiste"},
+		// Dates: 16.11. meets 2026-11-16; the enclosing heading (the
+		// date) counts for the sub-section.
+		{name: "German date finds ISO date", q: Query{Text: "Wochenrunde 16.11. Beschlüsse"},
+			first: "2_Bereiche/Team/Besprechungsprotokoll.md", heading: "Besprechungsprotokoll Team Nordlicht > Wochenrunde 2026-11-16 > Beschlüsse"},
+		{name: "ISO date finds German dates", q: Query{Text: "2026-11-16 Richtfest"},
+			top: []string{"1_Projekte/Hausbau Lindenweg.md", "2_Bereiche/Team/Anna Schäfer.md", "2_Bereiche/Finanzen/Baufinanzierung.md"}},
+		{name: "full German date", q: Query{Text: "04.11.2026"},
+			first: "1_Projekte/Website-Relaunch/Besprechungen/2026-11-04 Design-Review.md"},
+		// Query-side decompounding: no note has Startseitenentwurf; the
+		// Design-Review has Startseite and Entwurf apart.
+		{name: "compound no note has: its parts", q: Query{Text: "Startseitenentwurf"},
+			first: "1_Projekte/Website-Relaunch/Besprechungen/2026-11-04 Design-Review.md", heading: "Design-Review Website-Relaunch > Entwürfe"},
+		// ... and when no note has all the words, compounds may match by
+		// their parts too.
+		{name: "relaxed query: compound parts", q: Query{Text: "Designentwurf gewählt"},
+			top: []string{"1_Projekte/Website-Relaunch/Besprechungen/2026-11-04 Design-Review.md"}, n: 3},
+		// A compound some note has is not split.
+		{name: "compound some note has", q: Query{Text: "Designentwurf"},
+			top: []string{"1_Projekte/Website-Relaunch/Board.md", "1_Projekte/Website-Relaunch/Besprechungen/2026-10-14 Kickoff.md"}, check: func(t *testing.T, r *Results) {
+				if r.Total != 2 {
+					t.Errorf("total = %d, want 2 (the notes with the word):%s", r.Total, describe(r))
+				}
+			}},
 		{name: "Straße finds Straßenfest", q: Query{Text: "Strasse"}, top: []string{"1_Projekte/Straßenfest Planung.md"}},
 		{name: "tag filter", q: Query{Text: "Ziele", Tag: "hausbau"}, first: "1_Projekte/Hausbau Lindenweg.md"},
 		{name: "folder filter", q: Query{Text: "Zeitleiste", Folder: "1_Projekte"}, check: func(t *testing.T, r *Results) {

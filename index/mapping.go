@@ -8,7 +8,10 @@ import (
 
 // mappingVersion changes whenever the mapping or the analysis changes; an
 // index built with another version is rebuilt from scratch on open.
-const mappingVersion = 1
+//
+//	2: date tokens (dates.go), properties (props.go), the file name as an
+//	   alias when the title differs
+const mappingVersion = 2
 
 const docType = "note"
 
@@ -22,7 +25,8 @@ const docType = "note"
 //	                                title is stored — snippets are cut from the
 //	                                file, so the 166 MB of gesetze bodies are not
 //	                                stored a second time
-//	path, links                     exact keyword (links: resolved target paths)
+//	path, links, props              exact keyword (links: resolved target paths;
+//	                                props: "prop:key=value", folded by props.go)
 //	space, folder, tags, linkkeys   lower-cased keyword; folder and tags hold the
 //	                                whole chain (a, a/b) so filters include children
 //	modified                        date, sortable
@@ -74,6 +78,7 @@ func newMapping() *mapping.IndexMappingImpl {
 	dm.AddFieldMappingsAt(fBody, text(false))
 	dm.AddFieldMappingsAt(fPath, kw(keyword.Name, false))
 	dm.AddFieldMappingsAt(fLinks, kw(keyword.Name, false))
+	dm.AddFieldMappingsAt(fProps, kw(keyword.Name, false))
 	dm.AddFieldMappingsAt(fSpace, kw(analyzerKeyword, true))
 	dm.AddFieldMappingsAt(fFolder, kw(analyzerKeyword, false))
 	dm.AddFieldMappingsAt(fTags, kw(analyzerKeyword, false))

@@ -23,8 +23,9 @@ type QueryError struct {
 
 // querySyntax is appended to every query error.
 const querySyntax = `Write words (all must occur), "an exact phrase" in double quotes, -word to exclude, ` +
-	`proj* for words starting with "proj", and optionally tag:name, space:name or folder:path. ` +
-	`Example: Projektplan "offene Fragen" -Archiv tag:projekt`
+	`proj* for words starting with "proj", and optionally tag:name, space:name, folder:path ` +
+	`or property=value (a frontmatter property). ` +
+	`Example: Projektplan "offene Fragen" -Archiv tag:projekt status=aktiv`
 
 func (e *QueryError) Error() string {
 	return fmt.Sprintf("cannot search for %q: %s. %s", e.Query, e.Msg, querySyntax)
@@ -45,6 +46,8 @@ type clause struct {
 	kind  clauseKind
 	raw   string  // as typed, without quotes, '-' and '*'
 	words []qword // analyzed (for kindPrefix: the full analysis of raw)
+	// parts of a compound no note has (kindWord; set by Index.decompound)
+	parts []string
 }
 
 // parsedQuery is the user's query after parsing; building the bleve query
@@ -55,11 +58,19 @@ type parsedQuery struct {
 	tags    []string
 	spaces  []string
 	folders []string
-	any     bool     // OR between the words
-	ignored []string // words dropped as too common (stop words)
+	props   []propFilter // key=value: only notes with the property value
+	noProps []propFilter // -key=value: not notes with it
+	any     bool         // OR between the words
+	ignored []string     // words dropped as too common (stop words)
 }
 
 func (p *parsedQuery) empty() bool { return len(p.must) == 0 }
+
+// filtered reports whether the query has a positive filter (tag, space,
+// folder, property).
+func (p *parsedQuery) filtered() bool {
+	return len(p.tags)+len(p.spaces)+len(p.folders)+len(p.props) > 0
+}
 
 // parseQuery parses the query language:
 //
@@ -70,9 +81,14 @@ func (p *parsedQuery) empty() bool { return len(p.must) == 0 }
 //	#tag, tag:x  only notes with the tag (or a tag below it: x/y)
 //	space:x      only notes in the space (top-level folder) x
 //	folder:x/y   only notes in folder x/y or below it
+//	key=value    only notes whose frontmatter property key has the value
+//	             (or, for a list, contains it): status=aktiv; case-insensitive,
+//	             exact otherwise; -key=value excludes such notes
 //	OR           between words: any word suffices (default: all)
 //
-// Filter values may be quoted: folder:"Erste Schritte".
+// Filter values may be quoted: folder:"Erste Schritte", status="in Arbeit".
+// Dates in words are matched in every spelling: 16.11. finds 2026-11-16 and
+// 16.11.2026 (see dates.go).
 func parseQuery(q string) (*parsedQuery, error) {
 	p := &parsedQuery{}
 	bad := func(format string, a ...any) error {
@@ -148,6 +164,26 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			continue
 		}
+		if key, val, ok := propToken(strings.TrimPrefix(tok, "+")); ok {
+			if strings.HasPrefix(val, "\"") {
+				v, r2, ok := cutQuoted(val + s)
+				if !ok {
+					return nil, bad("a quote is not closed; add the closing \" after the value")
+				}
+				val, s = v, r2
+			}
+			val = strings.TrimSpace(val)
+			if val == "" {
+				return nil, bad("%s= needs a value, for example %s=aktiv", key, key)
+			}
+			f := propFilter{key: key, value: val}
+			if neg {
+				p.noProps = append(p.noProps, f)
+			} else {
+				p.props = append(p.props, f)
+			}
+			continue
+		}
 		if strings.HasPrefix(tok, "#") && len(tok) > 1 && !neg {
 			p.tags = append(p.tags, tok[1:])
 			continue
@@ -206,7 +242,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 			p.must = append(p.must, c)
 		}
 	}
-	if len(p.must) == 0 && len(p.not) > 0 && len(p.tags)+len(p.spaces)+len(p.folders) == 0 {
+	if len(p.must) == 0 && len(p.not)+len(p.noProps) > 0 && !p.filtered() {
 		// Only exclusions: every other note matches, which is rarely meant.
 		return nil, bad("it only excludes words; add at least one word to search for")
 	}

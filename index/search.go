@@ -3,7 +3,9 @@ package index
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,15 +17,18 @@ import (
 // Query is a search request.
 type Query struct {
 	// Text in the query language (see parseQuery): words (all must occur),
-	// "phrases", -exclude, prefix*, tag:x, space:x, folder:x. It may be
-	// empty when a filter is given: then every note passing the filters
-	// matches, sorted by path.
+	// "phrases", -exclude, prefix*, tag:x, space:x, folder:x,
+	// property=value. It may be empty when a filter is given: then every
+	// note passing the filters matches, sorted by path.
 	Text   string
 	Space  string // only notes in this space (top-level folder), case-insensitive
 	Folder string // only notes in this folder or one below it, case-insensitive
 	Tag    string // only notes with this tag or one below it (project → project/alpha)
-	Limit  int    // hits per page; default 10, at most 100
-	Offset int    // hits to skip (paging)
+	// Properties: only notes whose frontmatter property (key) has the value
+	// (or, for a list, contains it), case-insensitive: {"status": "aktiv"}.
+	Properties map[string]string
+	Limit      int // hits per page; default 10, at most 100
+	Offset     int // hits to skip (paging)
 }
 
 // DefaultLimit and MaxLimit bound Query.Limit.
@@ -129,7 +134,19 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	if s := strings.TrimSpace(q.Tag); s != "" {
 		pq.tags = append(pq.tags, strings.TrimPrefix(s, "#"))
 	}
-	filters := len(pq.tags)+len(pq.spaces)+len(pq.folders) > 0
+	keys := make([]string, 0, len(q.Properties))
+	for k := range q.Properties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		k2, v := strings.TrimSpace(k), strings.TrimSpace(q.Properties[k])
+		if k2 == "" || v == "" {
+			return nil, &QueryError{Query: q.Text, Msg: fmt.Sprintf("the property filter %q=%q needs a name and a value, for example status=aktiv", k, q.Properties[k])}
+		}
+		pq.props = append(pq.props, propFilter{key: k2, value: v})
+	}
+	filters := pq.filtered()
 	if pq.empty() && !filters {
 		msg := "there is nothing to search for"
 		if len(pq.ignored) > 0 {
@@ -145,6 +162,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	offset := max(q.Offset, 0)
 
 	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Status: ix.Status()}
+	ix.decompound(pq, false)
 	positive, err := ix.positiveQuery(pq, pq.any)
 	if err != nil {
 		return nil, err
@@ -154,6 +172,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 		return nil, err
 	}
 	if res.Total == 0 && !pq.any && len(pq.must) > 1 {
+		// No note has all words: any will do, and compounds that notes
+		// have may match by their parts too ("Designentwurf gewählt"
+		// finds the note on "Entwurf B").
+		ix.decompound(pq, true)
 		positive, err = ix.positiveQuery(pq, true)
 		if err != nil {
 			return nil, err
@@ -167,7 +189,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	if len(res.Hits) == 0 {
 		return out, nil
 	}
-	hits, err := ix.details(ctx, res.Hits, positive)
+	hits, err := ix.details(ctx, res.Hits, positive, matchers(pq))
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +211,9 @@ func (ix *Index) search(ctx context.Context, pq *parsedQuery, positive query.Que
 		if q := ix.clauseQuery(c, false); q != nil {
 			not = append(not, q)
 		}
+	}
+	for _, f := range pq.noProps {
+		not = append(not, term(fProps, f.term(), 1))
 	}
 	bq := query.NewBooleanQuery(must, nil, not)
 	if f := filterQuery(pq); f != nil {
@@ -236,6 +261,11 @@ func filterQuery(pq *parsedQuery) query.Query {
 	add(fTags, pq.tags, func(s string) string { return foldKey(strings.Trim(strings.TrimPrefix(s, "#"), "/")) })
 	add(fSpace, pq.spaces, func(s string) string { return foldKey(strings.Trim(s, "/")) })
 	add(fFolder, pq.folders, func(s string) string { return foldKey(strings.Trim(s, "/")) })
+	for _, f := range pq.props {
+		t := query.NewTermQuery(f.term())
+		t.SetField(fProps)
+		fs = append(fs, t)
+	}
 	switch len(fs) {
 	case 0:
 		return nil
@@ -268,7 +298,7 @@ func (ix *Index) clauseQuery(c clause, withParts bool) query.Query {
 	switch c.kind {
 	case kindPhrase:
 		if len(c.words) == 1 {
-			return wholeWord(c.words[0].Term)
+			return wholeWord(c.words[0].terms()...)
 		}
 		phrase := phraseTerms(c.words)
 		var qs []query.Query
@@ -297,7 +327,7 @@ func (ix *Index) clauseQuery(c clause, withParts bool) query.Query {
 	}
 	w := c.words[0]
 	if !withParts || !w.partOK() {
-		return wholeWord(w.Term)
+		return wholeWord(w.terms()...)
 	}
 	// Word parts: compounds ending in the word (its reversed stem is a
 	// prefix of their part tokens: häuser → "~suah" ⊂ "~suahneknark") and
@@ -328,7 +358,88 @@ func (ix *Index) clauseQuery(c clause, withParts bool) query.Query {
 		}
 		groups = append(groups, query.NewDisjunctionQuery([]query.Query{term(f.name, w.Term, f.boost), disjunction(fq)}))
 	}
+	if len(c.parts) > 0 {
+		// A compound no note has: notes with its parts, at part weight.
+		pq := make([]query.Query, 0, len(c.parts))
+		for _, p := range c.parts {
+			fq := make([]query.Query, 0, len(textFields))
+			for _, f := range textFields {
+				fq = append(fq, term(f.name, p, f.boost*partBoost))
+			}
+			pq = append(pq, query.NewDisjunctionQuery(fq))
+		}
+		var all query.Query = pq[0]
+		if len(pq) > 1 {
+			all = query.NewConjunctionQuery(pq)
+		}
+		groups = append(groups, all)
+	}
 	return query.NewDisjunctionQuery(groups)
+}
+
+// minCompound is the shortest word (in letters) that is split into parts
+// when no note has it: two parts of at least minPartQuery letters.
+const minCompound = 2 * minPartQuery
+
+// decompound gives each long query word that no note has (as a whole word,
+// in any field) its parts, when the term dictionary knows both: the
+// longest known head (Designentwurf → Entwurf) and the modifier before it,
+// with or without a linking s, es, n, en or e (Arbeitsvertrag → Arbeit). A
+// note then matches with both parts apart ("Design-Review … Entwurf B"), at
+// part weight. A head alone would be too loose (Verlorenwort → Wort). Words that some note has are left alone
+// unless all is set (no note had all the words), so this costs nothing for
+// them beyond one lookup per field.
+func (ix *Index) decompound(pq *parsedQuery, all bool) {
+	for i := range pq.must {
+		c := &pq.must[i]
+		if c.kind != kindWord {
+			continue
+		}
+		w := c.words[0]
+		r := []rune(w.Folded)
+		if !w.partOK() || len(r) < minCompound || c.parts != nil || (!all && ix.known(w.Term)) {
+			continue
+		}
+	split:
+		for at := minPartQuery; at <= len(r)-minPartQuery; at++ {
+			head := ix.knownWord(string(r[at:]))
+			if head == "" {
+				continue
+			}
+			mod := string(r[:at])
+			for _, cut := range []string{"", "s", "es", "n", "en", "e"} {
+				m, ok := strings.CutSuffix(mod, cut)
+				if !ok || len([]rune(m)) < 3 {
+					continue
+				}
+				if t := ix.knownWord(m); t != "" && t != head {
+					c.parts = []string{head, t}
+					break split
+				}
+			}
+		}
+	}
+}
+
+// known reports whether some note has the term in a text field.
+func (ix *Index) known(t string) bool {
+	for _, f := range textFields {
+		if ix.docFreq(f.name, t) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// knownWord analyzes s as one word and returns its term if some note has
+// it in its text ("" if not, or if s is a stop word). Only the body is
+// asked: a split tries many candidates.
+func (ix *Index) knownWord(s string) string {
+	ws := analyzeQuery(s)
+	if len(ws) != 1 || !ws[0].letters() || ix.docFreq(fBody, ws[0].Term) == 0 {
+		return ""
+	}
+	return ws[0].Term
 }
 
 // idf is bleve's tf-idf inverse document frequency.
@@ -358,11 +469,14 @@ func (ix *Index) docFreq(f, t string) uint64 {
 	return e.Count
 }
 
-// wholeWord matches an analyzed term in any text field.
-func wholeWord(t string) query.Query {
-	qs := make([]query.Query, 0, len(textFields))
+// wholeWord matches analyzed terms (a word and its other spellings) in any
+// text field.
+func wholeWord(ts ...string) query.Query {
+	qs := make([]query.Query, 0, len(textFields)*len(ts))
 	for _, f := range textFields {
-		qs = append(qs, term(f.name, t, f.boost))
+		for _, t := range ts {
+			qs = append(qs, term(f.name, t, f.boost))
+		}
 	}
 	return query.NewDisjunctionQuery(qs)
 }
@@ -374,7 +488,7 @@ func phraseTerms(ws []qword) [][]string {
 	last := ws[len(ws)-1].Pos
 	out := make([][]string, last-first+1)
 	for _, w := range ws {
-		out[w.Pos-first] = append(out[w.Pos-first], w.Term)
+		out[w.Pos-first] = append(out[w.Pos-first], w.terms()...)
 	}
 	return out
 }
@@ -422,7 +536,7 @@ type termCount struct {
 // details runs phase 2 for one page: the stored fields and the term
 // locations of just these notes, then picks each hit's best section and
 // cuts its snippet.
-func (ix *Index) details(ctx context.Context, hits search.DocumentMatchCollection, positive query.Query) ([]Hit, error) {
+func (ix *Index) details(ctx context.Context, hits search.DocumentMatchCollection, positive query.Query, qm []qmatcher) ([]Hit, error) {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
@@ -450,7 +564,7 @@ func (ix *Index) details(ctx context.Context, hits search.DocumentMatchCollectio
 			hit.Title = fieldString(d, fTitle)
 			hit.Version = fieldString(d, fVersion)
 			hit.Space = fieldString(d, fSpace)
-			ix.locate(&hit, d)
+			ix.locate(&hit, d, qm)
 		}
 		out = append(out, hit)
 	}
@@ -472,84 +586,244 @@ type span struct {
 // snippetLen is the length of a snippet in bytes before marks.
 const snippetLen = 220
 
+// qmatcher tells which query word a matched term stands for, and how much
+// it counts: the word itself (its stem, or any expansion of a prefix*)
+// counts 1, a compound that contains it partBoost — as in the ranking.
+type qmatcher struct {
+	whole  string   // the word's analyzed term
+	alt    []string // its other spellings (dates)
+	parts  []string // its parts, for a compound no note has (see decompound)
+	prefix string   // prefix*: every term starting with it is the word
+	stem   string   // modifier end: terms starting with the stem (projekt → projektplan)
+	suffix string   // head end: part tokens starting with partMark + reversed stem
+}
+
+// weight of term t as this word (0: not this word).
+func (m qmatcher) weight(t string) float64 {
+	switch {
+	case t == m.whole || slices.Contains(m.alt, t):
+		return 1
+	case slices.Contains(m.parts, t):
+		return partBoost
+	case m.prefix != "" && strings.HasPrefix(t, m.prefix):
+		return 1
+	case m.suffix != "" && strings.HasPrefix(t, m.suffix):
+		return partBoost
+	case m.stem != "" && strings.HasPrefix(t, m.stem):
+		return partBoost
+	}
+	return 0
+}
+
+// matchers lists the positive query words, one matcher each: the words of
+// a phrase separately.
+func matchers(pq *parsedQuery) []qmatcher {
+	var out []qmatcher
+	for _, c := range pq.must {
+		switch c.kind {
+		case kindPrefix:
+			w := c.words[0]
+			out = append(out, qmatcher{whole: w.Term, prefix: w.Folded})
+		case kindPhrase:
+			for _, w := range c.words {
+				out = append(out, qmatcher{whole: w.Term, alt: w.Alt})
+			}
+		default:
+			w := c.words[0]
+			m := qmatcher{whole: w.Term, alt: w.Alt, parts: c.parts}
+			if w.partOK() {
+				m.stem = w.Stem
+				m.suffix = partMark + string(reverseRunes([]byte(w.Stem)))
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// How much a query word counts for a section, by where the section has it
+// (the best place counts): in its own heading, in its own text, or in the
+// heading of a section it lies in. Own text is the heading line to the next
+// heading of any level. A heading counts between coverText and coverHeading
+// by the share of its words that match. The enclosing headings are the
+// section's context ("Wochenrunde 2026-11-16 > Beschlüsse" is about that
+// day), a little less than its own text, so that a sub-section with nothing
+// of its own does not beat its parent.
+const (
+	coverHeading = 1.5
+	coverText    = 1.0
+	coverPath    = 0.9
+)
+
 // locate finds the section holding the best match and cuts the snippet.
 //
-// The sections are the headings' own text (heading line to the next
-// heading of any level). Each scores Σ over the distinct matched terms of
-// weight·(1 + 0.3·ln count), where a whole-word term weighs 1 and a word
-// part partBoost, plus 2 for each distinct term matched in its heading. The
-// best section wins (the earliest on ties); the snippet is the window of
-// snippetLen bytes in it holding the most distinct terms.
-func (ix *Index) locate(hit *Hit, d *search.DocumentMatch) {
+// A section scores by the query words it covers (see coverHeading), each
+// counted with its weight: 1 for the word itself, partBoost for a compound
+// containing it. Words that are in the note's title or aliases count for
+// nothing here: they say the note is the right one, not which part of it
+// (the title "Kanzlei Brandt" is no reason to show the introduction for
+// "Exchange server Kanzlei Brandt"). A section needs a match in its own
+// text or heading to be chosen. Ties go to the deepest section (the most
+// specific one; the top heading often spans the whole note), then to the
+// one with more occurrences, then to the first. When only title words
+// match, the hit points at the start of the note. The snippet is the window
+// of snippetLen bytes in the section holding the most distinct terms.
+func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher) {
 	m := decodeMeta(fieldString(d, fMeta))
 	hs := m.headings
-	var spans []span
-	for t, locs := range d.Locations[fBody] {
-		w := 1.0
-		if strings.HasPrefix(t, partMark) {
+	nw := len(qm)
+
+	// The words each matched term stands for, with their weights.
+	type wordWeight struct {
+		word int
+		w    float64
+	}
+	cache := map[string][]wordWeight{}
+	match := func(t string) []wordWeight {
+		if r, ok := cache[t]; ok {
+			return r
+		}
+		var r []wordWeight
+		for i, m := range qm {
+			if w := m.weight(t); w > 0 {
+				r = append(r, wordWeight{i, w})
+			}
+		}
+		cache[t] = r
+		return r
+	}
+	termWeight := func(t string) float64 {
+		w := 0.0
+		for _, x := range match(t) {
+			w = max(w, x.w)
+		}
+		if w == 0 { // not traced to a word (should not happen): count it as a part
 			w = partBoost
 		}
-		for _, l := range locs {
-			spans = append(spans, span{start: int(l.Start) + m.bodyStart, end: int(l.End) + m.bodyStart, term: t, weight: w})
-		}
+		return w
 	}
-	// Section index of a file offset: the last heading starting at or
-	// before it; -1 for the text before the first heading.
-	sectionOf := func(off int) int {
-		return sort.Search(len(hs), func(i int) bool { return hs[i].Start > off }) - 1
-	}
-	type acc struct {
-		terms map[string]int
-		head  map[string]bool
-	}
-	secs := map[int]*acc{}
-	get := func(i int) *acc {
-		a := secs[i]
-		if a == nil {
-			a = &acc{terms: map[string]int{}, head: map[string]bool{}}
-			secs[i] = a
-		}
-		return a
-	}
-	weightOf := map[string]float64{}
-	for _, s := range spans {
-		get(sectionOf(s.start)).terms[s.term]++
-		weightOf[s.term] = s.weight
-	}
-	for t, locs := range d.Locations[fHeadings] {
-		for _, l := range locs {
-			if len(l.ArrayPositions) > 0 && int(l.ArrayPositions[0]) < len(hs) {
-				get(int(l.ArrayPositions[0])).head[t] = true
-				if _, ok := weightOf[t]; !ok {
-					weightOf[t] = 1
-					if strings.HasPrefix(t, partMark) {
-						weightOf[t] = partBoost
-					}
+	inTitle := make([]bool, nw)
+	for _, f := range []string{fTitle, fAliases} {
+		for t := range d.Locations[f] {
+			for _, x := range match(t) {
+				if x.w == 1 {
+					inTitle[x.word] = true
 				}
 			}
 		}
 	}
-	best, bestScore := -2, -1.0
-	for i, a := range secs {
-		sc := 0.0
-		for t, n := range a.terms {
-			sc += weightOf[t] * (1 + 0.3*math.Log(float64(n)))
-		}
-		for t := range a.head {
-			sc += 2 * weightOf[t]
-		}
-		if sc > bestScore || (sc == bestScore && i < best) {
-			best, bestScore = i, sc
+
+	var spans []span
+	for t, locs := range d.Locations[fBody] {
+		w := termWeight(t)
+		for _, l := range locs {
+			spans = append(spans, span{start: int(l.Start) + m.bodyStart, end: int(l.End) + m.bodyStart, term: t, weight: w})
 		}
 	}
-	if best == -2 { // title or alias match only: the start of the note
-		best = -1
+	// Section k is the text before the first heading (k = 0) or heading
+	// k-1 with its own text. sectionOf maps a file offset to k.
+	ns := len(hs) + 1
+	sectionOf := func(off int) int {
+		return sort.Search(len(hs), func(i int) bool { return hs[i].Start > off })
+	}
+	own := make([]float64, ns*nw)  // own text and heading, by word
+	path := make([]float64, ns*nw) // enclosing headings, by word
+	has := make([]bool, ns)        // a match of its own
+	counts := make([]map[string]int, ns)
+	for _, s := range spans {
+		k := sectionOf(s.start)
+		has[k] = true
+		if counts[k] == nil {
+			counts[k] = map[string]int{}
+		}
+		counts[k][s.term]++
+		for _, x := range match(s.term) {
+			own[k*nw+x.word] = max(own[k*nw+x.word], coverText*x.w)
+		}
+	}
+	head := make([]float64, ns*nw) // each heading's own words
+	hpos := map[int]map[uint64]bool{}
+	for t, locs := range d.Locations[fHeadings] {
+		for _, l := range locs {
+			if len(l.ArrayPositions) == 0 || int(l.ArrayPositions[0]) >= len(hs) {
+				continue
+			}
+			k := int(l.ArrayPositions[0]) + 1
+			has[k] = true
+			if hpos[k] == nil {
+				hpos[k] = map[uint64]bool{}
+			}
+			hpos[k][l.Pos] = true
+			for _, x := range match(t) {
+				head[k*nw+x.word] = max(head[k*nw+x.word], x.w)
+			}
+		}
+	}
+	for k, pos := range hpos {
+		// A heading made of query words is a better match than one that
+		// merely mentions one: "Diagramme" over "Dateien in einem Diagramm
+		// verknüpfen" for the query Diagramme.
+		n := max(len(analyzeQuery(lastHeading(hs[k-1].Path))), len(pos))
+		c := coverText + (coverHeading-coverText)*float64(len(pos))/float64(n)
+		for w := range nw {
+			own[k*nw+w] = max(own[k*nw+w], c*head[k*nw+w])
+		}
+	}
+	// Enclosing headings: the parent's heading and the parent's context.
+	var stack []int // sections of the open headings, outermost first
+	for k := 1; k < ns; k++ {
+		lv := hs[k-1].Level
+		for len(stack) > 0 && hs[stack[len(stack)-1]-1].Level >= lv {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			p := stack[len(stack)-1]
+			for w := range nw {
+				path[k*nw+w] = max(path[p*nw+w], coverPath*head[p*nw+w])
+			}
+		}
+		stack = append(stack, k)
+	}
+
+	best, bestCover, bestDepth, bestFreq := -1, 0.0, -1, 0.0
+	for k := range ns {
+		if !has[k] {
+			continue
+		}
+		cover := 0.0
+		for w := range nw {
+			if !inTitle[w] {
+				cover += max(own[k*nw+w], path[k*nw+w])
+			}
+		}
+		if cover == 0 {
+			continue
+		}
+		depth := 0
+		if k > 0 {
+			depth = hs[k-1].Level
+		}
+		freq := 0.0
+		for t, n := range counts[k] {
+			freq += termWeight(t) * (1 + 0.3*math.Log(float64(n)))
+		}
+		const eps = 1e-9
+		better := cover > bestCover+eps
+		if !better && cover > bestCover-eps {
+			better = depth > bestDepth || (depth == bestDepth && freq > bestFreq+eps)
+		}
+		if best < 0 || better {
+			best, bestCover, bestDepth, bestFreq = k, cover, depth, freq
+		}
+	}
+	if best < 0 { // title or alias words only: the start of the note
+		best = 0
 		if len(hs) > 0 && hs[0].Start <= m.bodyStart {
-			best = 0
+			best = 1
 		}
 	}
-	if best >= 0 && best < len(hs) {
-		hit.Heading = hs[best].Path
+	if best > 0 {
+		hit.Heading = hs[best-1].Path
 	}
 
 	src, err := ix.v.ReadFile(hit.Path)
@@ -560,11 +834,11 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch) {
 		spans = nil // changed since indexed: offsets are not to be trusted
 	}
 	secStart, secEnd := m.bodyStart, len(src)
-	if best >= 0 && best < len(hs) {
-		secStart = hs[best].Start
+	if best > 0 {
+		secStart = hs[best-1].Start
 	}
-	if best+1 < len(hs) {
-		secEnd = hs[best+1].Start
+	if best < len(hs) {
+		secEnd = hs[best].Start
 	}
 	secStart, secEnd = min(max(secStart, 0), len(src)), min(max(secEnd, 0), len(src))
 	if secEnd < secStart {

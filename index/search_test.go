@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -279,5 +280,114 @@ func TestStatusText(t *testing.T) {
 	}
 	if got := (Status{Done: 5, Total: 5}).Text(); got != "" {
 		t.Errorf("Text() of a complete index = %q, want empty", got)
+	}
+}
+
+func TestSearch_Properties(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"a.md": "---\nstatus: Aktiv\npriority: 1\nteam: [Anna, \"[[Jonas Keller|Jonas]]\"]\ndone: false\ncreated: 2026-09-12\n---\n# A\n\nProjekt Alpha.\n",
+		"b.md": "---\nstatus: erledigt\npriority: 2\nteam: Anna\nphase: in Arbeit\nnested: {x: 1}\n---\n# B\n\nProjekt Beta.\n",
+		"c.md": "---\nstatus: aktiv\n---\n# C\n\nNotiz Gamma.\n",
+		"d.md": "# D\n\nProjekt ohne Frontmatter. status=aktiv steht hier nur im Text.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	paths := func(want ...string) func(t *testing.T, r *Results) {
+		return func(t *testing.T, r *Results) {
+			var got []string
+			for _, h := range r.Hits {
+				got = append(got, h.Path)
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("hits = %v, want %v", got, want)
+			}
+		}
+	}
+	cases := []qualityCase{
+		{name: "property alone, case-insensitive", q: Query{Text: "status=aktiv"}, check: paths("a.md", "c.md")},
+		{name: "property with words", q: Query{Text: "Projekt status=AKTIV"}, check: paths("a.md")},
+		{name: "Query.Properties", q: Query{Text: "Projekt", Properties: map[string]string{"Status": "erledigt"}}, check: paths("b.md")},
+		{name: "number", q: Query{Text: "priority=2"}, check: paths("b.md")},
+		{name: "bool", q: Query{Text: "done=false"}, check: paths("a.md")},
+		{name: "date", q: Query{Text: "created=2026-09-12"}, check: paths("a.md")},
+		{name: "list value", q: Query{Text: "team=anna"}, check: paths("a.md", "b.md")},
+		{name: "link value by target", q: Query{Text: `team="Jonas Keller"`}, check: paths("a.md")},
+		{name: "link value as written", q: Query{Text: `team="[[Jonas Keller|Jonas]]"`}, check: paths("a.md")},
+		{name: "quoted value with a space", q: Query{Text: `phase="in Arbeit"`}, check: paths("b.md")},
+		{name: "excluded", q: Query{Text: "Projekt -status=erledigt"}, check: paths("a.md", "d.md")},
+		{name: "two filters", q: Query{Text: "status=aktiv priority=1"}, check: paths("a.md")},
+		{name: "nested maps are not indexed", q: Query{Text: "nested=1"}, check: paths()},
+	}
+	runQuality(t, ix, cases)
+
+	for _, c := range []struct{ q, want string }{
+		{"status=", "status= needs a value"},
+		{`status="in Arbeit`, "quote is not closed"},
+		{"-status=aktiv", "only excludes"},
+	} {
+		_, err := ix.Search(t.Context(), Query{Text: c.q})
+		if !errors.Is(err, ErrBadQuery) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("query %q: err = %v, want ErrBadQuery saying %q", c.q, err, c.want)
+		}
+	}
+	if _, err := ix.Search(t.Context(), Query{Properties: map[string]string{"status": ""}}); !errors.Is(err, ErrBadQuery) {
+		t.Errorf("empty property value: err = %v, want ErrBadQuery", err)
+	}
+}
+
+func TestSearch_Dates(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"iso.md":      "# Iso\n\nRichtfest am 2026-11-16 mit allen Gästen.\n",
+		"german.md":   "# German\n\nRichtfest am 16.11.2026 mit allen Gästen.\n",
+		"short.md":    "# Short\n\nRichtfest am 16.11. mit allen.\n",
+		"other.md":    "# Other\n\nRichtfest am 2025-11-16 mit allen.\n",
+		"decimal.md":  "# Decimal\n\nRichtfest kostet 3.5 Tausend.\n",
+		"heading.md":  "# Protokoll\n\n## Runde 2026-11-16\n\n### Beschlüsse\n\nNichts.\n\n## Runde 2026-11-09\n\n### Beschlüsse\n\nAuch nichts.\n",
+		"sequence.md": "# Seq\n\nVersion 1.2.3 und Fristende 2026-11-16-2.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	set := func(want ...string) func(t *testing.T, r *Results) {
+		return func(t *testing.T, r *Results) {
+			got := hitPaths(r)
+			sort.Strings(got)
+			sort.Strings(want)
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("hits = %v, want %v", got, want)
+			}
+		}
+	}
+	cases := []qualityCase{
+		{name: "day-month finds every spelling and year", q: Query{Text: "Richtfest 16.11."}, check: set("iso.md", "german.md", "short.md", "other.md")},
+		{name: "two-digit day-month without dot", q: Query{Text: "Richtfest 16.11"}, check: set("iso.md", "german.md", "short.md", "other.md")},
+		{name: "ISO finds that day and the yearless one", q: Query{Text: "Richtfest 2026-11-16"}, check: set("iso.md", "german.md", "short.md")},
+		{name: "German full date likewise", q: Query{Text: "Richtfest 16.11.2026"}, check: set("iso.md", "german.md", "short.md")},
+		{name: "year finds German full date", q: Query{Text: "Richtfest 2026"}, check: set("iso.md", "german.md")},
+		// An ISO date is one position, as a German one: the phrase fits both.
+		{name: "phrase across spellings", q: Query{Text: `"16.11.2026 mit allen Gästen"`}, check: set("iso.md", "german.md")},
+		{name: "phrase with the date first", q: Query{Text: `"Richtfest am 2026-11-16"`}, check: set("iso.md", "german.md", "short.md")},
+		{name: "a fourth number makes it no date", q: Query{Text: "2026-11-16"}, check: set("iso.md", "german.md", "short.md", "heading.md")},
+		{name: "decimal stays a number", q: Query{Text: "3.5"}, check: set("decimal.md")},
+		{name: "sub-section under a dated heading", q: Query{Text: "16.11. Beschlüsse"}, first: "heading.md", heading: "Protokoll > Runde 2026-11-16 > Beschlüsse"},
+	}
+	runQuality(t, ix, cases)
+}
+
+func TestSearchAliases_FileName(t *testing.T) {
+	cases := []struct {
+		path, title string
+		aliases     []string
+		want        string
+	}{
+		{"a/2026-11-04 Design-Review.md", "Design-Review Website-Relaunch", nil, "2026-11-04 Design-Review"},
+		{"a/Note.md", "Note", []string{"N"}, "N"},
+		{"a/note.md", "Note", nil, ""},
+		{"a/Note.md", "Other", []string{"note"}, "note"},
+		{"gesetze/bgb/index.md", "Bürgerliches Gesetzbuch", nil, ""},
+		{"x/README.md", "X", []string{"Y"}, "Y"},
+	}
+	for _, c := range cases {
+		got := strings.Join(searchAliases(&Document{Path: c.path, Title: c.title, Aliases: c.aliases}), "|")
+		if got != c.want {
+			t.Errorf("searchAliases(%q, title %q, aliases %q) = %q, want %q", c.path, c.title, c.aliases, got, c.want)
+		}
 	}
 }

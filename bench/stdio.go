@@ -1,0 +1,252 @@
+package main
+
+// The stdio section (-only stdio): vaultd as an agent sees it. The real
+// binary is built and started as `vaultd serve` on a copy of the corpus,
+// driven over MCP stdio by mcp-go's client, and every figure is a round
+// trip through the protocol: JSON-RPC encoding, the tool, rendering the
+// text answer.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// stdioCalls is how many calls of each tool are timed.
+const stdioCalls = 240
+
+// stdioBinary is the vaultd binary built once per bench run.
+var stdioBinary string
+
+// stdioCommand is the server's command line, printed under the table.
+var stdioCommand string
+
+// stdioBuild builds ./cmd/vaultd into tmp (once).
+func stdioBuild(tmp string) string {
+	if stdioBinary != "" {
+		return stdioBinary
+	}
+	root, err := stdioModuleRoot()
+	check(err)
+	bin := filepath.Join(tmp, "vaultd-bench-bin")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/vaultd")
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	check(cmd.Run())
+	stdioBinary = bin
+	return bin
+}
+
+// stdioModuleRoot finds the directory of go.mod from the working directory.
+func stdioModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/vaultd/vaultd\n")) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod of github.com/vaultd/vaultd above %s", dir)
+		}
+	}
+}
+
+// stdioNote is a note the read and append calls use.
+type stdioNote struct {
+	path    string // vault-relative
+	heading string // a heading path in it ("" for the whole note)
+	size    int64
+}
+
+// stdioSample picks about n notes spread over the sorted vault; every
+// second one is read by a heading.
+func stdioSample(dir string, n int) []stdioNote {
+	var all []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") {
+			all = append(all, p)
+		}
+		return nil
+	})
+	sort.Strings(all)
+	var out []stdioNote
+	step := max(1, len(all)/n)
+	for i := 0; i < len(all) && len(out) < n; i += step {
+		src, err := os.ReadFile(all[i])
+		if err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(dir, all[i])
+		sn := stdioNote{path: filepath.ToSlash(rel), size: int64(len(src))}
+		if len(out)%2 == 1 {
+			if hs := vault.Parse(src).Headings; len(hs) > 1 {
+				sn.heading = vault.JoinHeadingPath(hs[len(hs)/2].Path)
+			}
+		}
+		out = append(out, sn)
+	}
+	return out
+}
+
+// stdioSession is one `vaultd serve` process with an MCP session.
+type stdioSession struct {
+	c      *client.Client
+	errors int // tool results with isError
+}
+
+func (s *stdioSession) call(name string, args map[string]any) (string, time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	start := time.Now()
+	res, err := s.c.CallTool(ctx, req)
+	d := time.Since(start)
+	check(err)
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		s.errors++
+		if s.errors <= 3 {
+			fmt.Fprintf(os.Stderr, "  stdio: %s %v: tool error:\n%s\n", name, args, b.String())
+		}
+	}
+	return b.String(), d
+}
+
+// stdioBench serves a copy of the corpus over stdio and times read_note,
+// search_notes and append_to_note round trips.
+func stdioBench(name, dir, tmp string, add func(metric, value, target string)) {
+	bin := stdioBuild(tmp)
+	vdir := filepath.Join(tmp, name+".stdio-vault")
+	state := filepath.Join(tmp, name+".stdio-state")
+	check(os.RemoveAll(vdir))
+	check(os.RemoveAll(state))
+	check(copyTree(dir, vdir))
+	defer os.RemoveAll(vdir)
+	defer os.RemoveAll(state)
+
+	logf, err := os.Create(filepath.Join(tmp, name+".stdio.log"))
+	check(err)
+	defer logf.Close()
+	args := []string{"serve", "--vault", vdir, "--state-dir", state, "--allow", "read,write,delete",
+		"--writes-per-minute", "1000000"}
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, args, transport.WithCommandStderrWriter(logf))
+	check(err)
+	defer c.Close()
+	s := &stdioSession{c: c}
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "vaultd-bench", Version: "0"}
+	_, err = c.Initialize(ctx, init)
+	cancel()
+	check(err)
+
+	// The size of what a client loads into the model's context up front.
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	cancel()
+	check(err)
+	tj, err := json.Marshal(tools)
+	check(err)
+
+	qs := queries(name)
+	searchArgs := func(i int) map[string]any {
+		q := qs[i%len(qs)].q
+		a := map[string]any{"query": q.Text}
+		if q.Folder != "" {
+			a["folder"] = q.Folder
+		}
+		if q.Space != "" {
+			a["space"] = q.Space
+		}
+		return a
+	}
+	// A fresh state dir: the index builds in the background; searches say
+	// "index building" until it is done.
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		text, _ := s.call("search_notes", searchArgs(0))
+		if !strings.Contains(text, "index building") {
+			break
+		}
+		if time.Now().After(deadline) {
+			check(fmt.Errorf("stdio: index not built after 15 minutes"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	ready := time.Since(start)
+
+	notes := stdioSample(vdir, 50)
+	if len(notes) == 0 {
+		check(fmt.Errorf("stdio: no notes in %s", vdir))
+	}
+	readArgs := func(i int) map[string]any {
+		n := notes[i%len(notes)]
+		a := map[string]any{"path": n.path}
+		if n.heading != "" {
+			a["heading"] = n.heading
+		}
+		return a
+	}
+	// Appends go to four notes of about median size (each append
+	// reindexes its note, so a huge law would measure the law).
+	bySize := append([]stdioNote(nil), notes...)
+	sort.Slice(bySize, func(i, j int) bool { return bySize[i].size < bySize[j].size })
+	mid := len(bySize) / 2
+	targets := bySize[max(0, mid-2):min(len(bySize), mid+2)]
+	appendArgs := func(i int) map[string]any {
+		return map[string]any{"path": targets[i%len(targets)].path,
+			"content":        fmt.Sprintf("- Bench-Eintrag %d: Messung der Antwortzeit.", i),
+			"change_summary": fmt.Sprintf("bench: Eintrag %d angehängt", i)}
+	}
+
+	measure := func(tool string, args func(int) map[string]any) (p50, p95 time.Duration) {
+		for i := range 5 { // warm-up
+			s.call(tool, args(i))
+		}
+		var lat []time.Duration
+		for i := range stdioCalls {
+			_, d := s.call(tool, args(i))
+			lat = append(lat, d)
+		}
+		return percentile(lat, 50), percentile(lat, 95)
+	}
+	r50, r95 := measure("read_note", readArgs)
+	s50, s95 := measure("search_notes", searchArgs)
+	a50, a95 := measure("append_to_note", appendArgs)
+
+	stdioCommand = "stdio rows: go build -o BIN ./cmd/vaultd; BIN serve --vault <copy of the corpus> --state-dir <fresh temp dir> " +
+		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client"
+	add("stdio: index ready (fresh state dir)", fmt.Sprintf("%.1f s", ready.Seconds()), "")
+	add(fmt.Sprintf("stdio: read_note p50 / p95 (%d calls, %d notes)", stdioCalls, len(notes)), ms(r50)+" / "+ms(r95), "")
+	add(fmt.Sprintf("stdio: search_notes p50 / p95 (%d calls, %d queries)", stdioCalls, len(qs)), ms(s50)+" / "+ms(s95), "")
+	add(fmt.Sprintf("stdio: append_to_note p50 / p95 (%d calls, %d notes)", stdioCalls, len(targets)), ms(a50)+" / "+ms(a95), "")
+	add(fmt.Sprintf("stdio: tools/list result JSON (%d tools, all rights)", len(tools.Tools)), fmt.Sprintf("%d bytes", len(tj)), "")
+	if s.errors > 0 {
+		add("stdio: tool calls answered with isError", fmt.Sprint(s.errors), "0")
+	}
+}

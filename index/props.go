@@ -1,0 +1,137 @@
+package index
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Properties. Every top-level frontmatter property whose value is a scalar
+// or a list of scalars is indexed as exact terms "prop:<key>=<value>",
+// key and value lower-cased and NFC, in the keyword field props: a note
+// with
+//
+//	status: Aktiv
+//	team: [Anna, "[[Jonas Keller]]"]
+//
+// gets prop:status=aktiv, prop:team=anna, prop:team=[[jonas keller]] and
+// prop:team=jonas keller (a link value is also indexed as its target). The
+// query status=aktiv (or Query.Properties) filters on it. Nested maps and
+// long texts are not indexed: nobody filters on them.
+const (
+	propPrefix = "prop:"
+	// maxPropValue bounds an indexed value in bytes.
+	maxPropValue = 200
+)
+
+// propTerm is the indexed term of one property value.
+func propTerm(key, value string) string {
+	return propPrefix + foldKey(strings.TrimSpace(key)) + "=" + foldKey(strings.TrimSpace(value))
+}
+
+// propertyTerms returns the terms of a note's decoded frontmatter, sorted
+// and without duplicates.
+func propertyTerms(fm map[string]any) []string {
+	var out []string
+	for k, v := range fm {
+		if strings.TrimSpace(k) == "" {
+			continue
+		}
+		var vals []any
+		switch x := v.(type) {
+		case []any:
+			vals = x
+		default:
+			vals = []any{x}
+		}
+		for _, one := range vals {
+			s, ok := propScalar(one)
+			if !ok {
+				continue
+			}
+			s = strings.TrimSpace(s)
+			if s == "" || len(s) > maxPropValue {
+				continue
+			}
+			out = append(out, propTerm(k, s))
+			if t, ok := linkValue(s); ok {
+				out = append(out, propTerm(k, t))
+			}
+		}
+	}
+	sort.Strings(out)
+	return compactStrings(out)
+}
+
+// propScalar renders a YAML scalar as the user wrote it (as far as the
+// decoded value allows); ok is false for maps, lists and null.
+func propScalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return strconv.FormatBool(x), true
+	case int:
+		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case uint64:
+		return strconv.FormatUint(x, 10), true
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return "", false
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case time.Time:
+		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
+			return x.Format(time.DateOnly), true
+		}
+		return x.Format(time.RFC3339), true
+	}
+	return "", false
+}
+
+// linkValue returns the target of a value that is one wikilink:
+// "[[Jonas Keller|Jonas]]" → "Jonas Keller".
+func linkValue(s string) (string, bool) {
+	inner, ok := strings.CutPrefix(s, "[[")
+	if !ok {
+		return "", false
+	}
+	inner, ok = strings.CutSuffix(inner, "]]")
+	if !ok || strings.Contains(inner, "[[") || strings.Contains(inner, "]]") {
+		return "", false
+	}
+	if i := strings.IndexByte(inner, '|'); i >= 0 {
+		inner = inner[:i]
+	}
+	inner = strings.TrimSpace(inner)
+	return inner, inner != ""
+}
+
+// propFilter is one key=value filter of a query.
+type propFilter struct {
+	key, value string
+}
+
+func (f propFilter) term() string { return propTerm(f.key, f.value) }
+
+// propToken recognizes key=value in a query token: a key of letters,
+// digits, '_', '-' and '.', then '=', then the value (possibly empty, or
+// starting a quoted value). ok is false for anything else ("a==b", "=x",
+// "https://x?a=b").
+func propToken(tok string) (key, val string, ok bool) {
+	k, v, found := strings.Cut(tok, "=")
+	if !found || k == "" || strings.HasPrefix(v, "=") {
+		return "", "", false
+	}
+	for _, r := range k {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '.' {
+			return "", "", false
+		}
+	}
+	return k, v, true
+}
