@@ -114,6 +114,7 @@ var goldenCases = []goldenCase{
 	{name: "search_notes/filter_space", caller: readOnly, call: step{"search_notes", `{"query":"Zeitleiste","space":"4_Archiv","limit":2}`}},
 	{name: "search_notes/phrase_exclude", caller: readOnly, call: step{"search_notes", `{"query":"\"Wartungsfenster\" -Glossar","limit":3}`}},
 	{name: "search_notes/english", caller: readOnly, call: step{"search_notes", `{"query":"linking","limit":3}`}},
+	{name: "search_notes/property_filter", caller: readOnly, call: step{"search_notes", `{"query":"status=geplant","limit":3}`}},
 	{name: "search_notes/empty", caller: readOnly, call: step{"search_notes", `{"query":"Raumschiff","space":"1_Projekte"}`}},
 	{name: "search_notes/err_bad_query", caller: readOnly, call: step{"search_notes", `{"query":"\"offen"}`}},
 	{name: "search_notes/after_write", caller: readWrite,

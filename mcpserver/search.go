@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -30,7 +31,7 @@ var _ Index = (*index.Index)(nil)
 
 // SearchNotesArgs are the arguments of search_notes.
 type SearchNotesArgs struct {
-	Query  string `json:"query" jsonschema:"words (all must occur; German and English word forms match), \"a phrase\", -exclude, prefix*"`
+	Query  string `json:"query" jsonschema:"words (all must occur; German and English word forms match), \"a phrase\", -exclude, prefix*, key=value for a property"`
 	Space  string `json:"space,omitempty" jsonschema:"only this space (top-level folder), e.g. 1_Projekte"`
 	Folder string `json:"folder,omitempty" jsonschema:"only this folder and its sub-folders"`
 	Tag    string `json:"tag,omitempty" jsonschema:"only notes with this tag (or a nested tag below it)"`
@@ -41,9 +42,10 @@ type SearchNotesArgs struct {
 // SearchHit is one hit of search_notes.
 type SearchHit struct {
 	NoteRef
-	Section string `json:"section,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Snippet string `json:"snippet,omitempty"`
+	Properties []PropertyData `json:"properties,omitempty"`
+	Section    string         `json:"section,omitempty"`
+	Line       int            `json:"line,omitempty"`
+	Snippet    string         `json:"snippet,omitempty"`
 }
 
 // SearchData is search_notes' structured answer.
@@ -86,8 +88,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text()}
 	for _, h := range res.Hits {
 		data.Hits = append(data.Hits, SearchHit{
-			NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space},
-			Section: h.Heading, Line: h.Line, Snippet: h.Snippet,
+			NoteRef:    NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space},
+			Properties: c.hitProperties(h.Path),
+			Section:    h.Heading, Line: h.Line, Snippet: h.Snippet,
 		})
 	}
 
@@ -127,6 +130,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	for _, h := range data.Hits {
 		b.WriteString("\n")
 		writeRef(&b, h.NoteRef, "")
+		writeProperties(&b, h.Properties, "properties")
 		if h.Section != "" {
 			b.WriteString("section: " + h.Section + "\n")
 		}
@@ -289,4 +293,34 @@ func (c *Core) noIndexResult(caller Caller, f failure) *Result {
 	r := c.fail(caller, f, &vault.Error{Op: f.tool, Kind: vault.ErrInvalid, Msg: why})
 	r.Text += "\nReading, listing and writing work; find notes with " + call{"list_notes", nil}.render(caller.Door) + " and read_note meanwhile."
 	return r
+}
+
+// Bounds of the properties shown with a search hit: the first few, read
+// from the start of the file only (frontmatter is at the top; a law text of
+// 2 MB is not read whole for its title).
+const (
+	hitProperties    = 6
+	hitPropertyBytes = 64 << 10
+)
+
+// hitProperties returns the first properties of a note for a search hit.
+func (c *Core) hitProperties(p string) []PropertyData {
+	f, err := c.v.FS().Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, hitPropertyBytes)
+	n, _ := io.ReadFull(f, buf)
+	var out []PropertyData
+	for _, pr := range vault.FrontmatterProperties(buf[:n]) {
+		if len(out) == hitProperties {
+			break
+		}
+		if pr.Key == "aliases" || pr.Key == "alias" {
+			continue
+		}
+		out = append(out, PropertyData{Key: pr.Key, Value: cut(oneLine(pr.Text()), maxPropertyChars)})
+	}
+	return out
 }

@@ -85,7 +85,7 @@ var tools = func() []tool {
 			`Start here. Shows the vault's spaces with note counts, its folders, the rules for agents from 9_System/, recently changed notes and top tags. Example: vault_overview {}`,
 			(*Core).Overview),
 		def("search_notes", "Search notes", "read", true, false,
-			`Full-text search with snippets; finds German and English word forms and compound parts (Häuser finds Haus and Krankenhäuser). Each hit names the section the match is in. Filters: space, folder, tag. Example: search_notes {"query": "Zeitleiste Launch", "space": "1_Projekte"}`,
+			`Full-text search with snippets; finds German and English word forms and compound parts (Häuser finds Haus and Krankenhäuser). Each hit names the section the match is in. Filters: space, folder, tag, and properties in the query (status=aktiv). Example: search_notes {"query": "Zeitleiste Launch", "space": "1_Projekte"}`,
 			(*Core).SearchNotes),
 		def("get_backlinks", "Backlinks", "read", true, false,
 			`List the notes that link to a note (also via alias or #heading), with the line of each link. Example: get_backlinks {"path": "1_Projekte/Klinikverbund Nord.md"}`,

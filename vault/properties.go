@@ -52,6 +52,11 @@ func (p Property) Text() string {
 	return strings.Join(p.Values, ", ")
 }
 
+// FrontmatterProperties returns the properties of a note from its first
+// bytes, without parsing the body: enough for listings and search hits. src
+// may be cut anywhere after the closing fence.
+func FrontmatterProperties(src []byte) []Property { return (&Doc{Src: src}).Properties() }
+
 // Properties returns the note's frontmatter properties in file order. It
 // returns nil when the note has no frontmatter or its YAML is invalid (see
 // FrontmatterErr) or not a mapping.
