@@ -1,6 +1,7 @@
 # vaultd: common tasks. CI runs `make test` (see .ci/run).
 #
-#   make run     build, then show the example vault as an agent sees it first
+#   make run     serve a copy of the example vault over HTTP on 127.0.0.1:8765
+#                and print how to connect Claude Code and Cursor
 #   make test    go vet + all tests (fuzz seed corpora run as normal tests)
 #   make build   static binary in bin/vaultd
 #   make lint    gofmt check + go vet
@@ -18,10 +19,28 @@ all: lint test build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/vaultd
 
-# Until the MCP server exists, `make run` shows what `vault_overview` shows an
-# agent. The state dir goes to bin/ so that the example vault stays clean.
+# `make run` serves the example vault to AI agents over HTTP on loopback, as
+# a team would: a copy in bin/example-vault (made on the first run, so the
+# repository's copy stays clean; its state dir is bin/example-vault/.vaultd),
+# an access key "local" (read, write) created on the first run, its secret
+# kept in bin/example-key (mode 0600) so that every run can print the one
+# line to paste into Claude Code or Cursor. Ctrl-C stops the server.
+RUN_ADDR  ?= 127.0.0.1:8765
+RUN_VAULT := bin/example-vault
+RUN_KEY   := bin/example-key
+
 run: build
-	./$(BIN) overview --vault example-vault --state-dir bin/example-state
+	@[ -d $(RUN_VAULT) ] || { cp -R example-vault $(RUN_VAULT) && rm -rf $(RUN_VAULT)/.vaultd $(RUN_VAULT)/.trash; }
+	@if [ ! -s $(RUN_KEY) ] || ! ./$(BIN) keys list --vault $(RUN_VAULT) | grep -q '^local '; then \
+		./$(BIN) keys revoke local --vault $(RUN_VAULT) >/dev/null 2>&1; \
+		./$(BIN) keys create local --allow read,write --vault $(RUN_VAULT) --secret-file $(RUN_KEY) >/dev/null || exit 1; \
+	fi
+	@key=$$(cat $(RUN_KEY)); url=http://$(RUN_ADDR)/mcp; \
+	printf '\nvaultd serves %s at %s (access key "local": read,write).\n\n' '$(RUN_VAULT)' "$$url"; \
+	printf 'Claude Code:\n  claude mcp add --transport http notes %s --header "Authorization: Bearer %s"\n\n' "$$url" "$$key"; \
+	printf 'Cursor (~/.cursor/mcp.json):\n  {"mcpServers": {"notes": {"url": "%s", "headers": {"Authorization": "Bearer %s"}}}}\n\n' "$$url" "$$key"; \
+	printf 'Keys: ./$(BIN) keys list --vault $(RUN_VAULT). Stop with Ctrl-C.\n\n'
+	./$(BIN) serve --http $(RUN_ADDR) --vault $(RUN_VAULT)
 
 # go test runs each fuzz target's seed corpus (f.Add and testdata/fuzz) as a
 # normal test, so the seeds are checked on every `make test`.

@@ -6,12 +6,18 @@
 //   - restart on the unchanged vault: time until the index is up to date;
 //   - search latency p50/p95 over a fixed set of queries, and the same
 //     queries with `rg -i -l` over the same folder, as a ratio;
-//   - time from an external file write to the change being searchable.
+//   - time from an external file write to the change being searchable;
+//   - stdio: the vaultd binary served over MCP stdio (mcp-go's client) on a
+//     copy of the corpus: read_note, search_notes and append_to_note round
+//     trips p50/p95, and the size of the tools/list answer (bench/stdio.go).
+//   - http (gesetze only): `vaultd serve --http` under 8 concurrent clients
+//     for 30 s — throughput and p50/p95/p99 per tool, and a check that every
+//     acknowledged append is on disk exactly once (bench/http.go).
 //
 // Usage (from the repository root):
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
-//	               [-only build,restart,search,watch] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-only build,restart,search,watch,stdio,http] [-runs 3] [-rounds 5] [-writes 50]
 //
 // Corpora are copied (or unpacked) into a temp dir first; the originals are
 // read-only. bench/bench.sh installs ripgrep when it is missing and runs
@@ -56,7 +62,7 @@ func main() {
 	}
 	corpora := flag.String("corpora", "../shared/corpora", "folder holding gesetze.tar.xz, obsidian-help-de, tldr-en")
 	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure")
-	only := flag.String("only", "build,restart,search,watch", "comma-separated parts to run")
+	only := flag.String("only", "build,restart,search,watch,stdio,http", "comma-separated parts to run")
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
 	writes := flag.Int("writes", 50, "external writes for the change-to-searchable latency")
@@ -101,7 +107,8 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "%s: %d notes, %.1f MB\n", name, notes, float64(bytes)/1e6)
 
-		if parts["build"] || !exists(filepath.Join(state, "index.manifest")) {
+		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"]
+		if needIndex && (parts["build"] || !exists(filepath.Join(state, "index.manifest"))) {
 			var walls, rsss, sizes []float64
 			n := *runs
 			if !parts["build"] {
@@ -151,7 +158,14 @@ func main() {
 		if parts["watch"] {
 			watchBench(dir, state, *writes, add)
 		}
+		if parts["stdio"] {
+			stdioBench(name, dir, tmp, add)
+		}
+		if parts["http"] && name == "gesetze" { // HTTP load: 8 clients, 30 s (bench/http.go)
+			httpBench(*corpora, name, tmp, add)
+		}
 	}
+	fmt.Println("command: go run ./bench " + strings.Join(os.Args[1:], " "))
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "corpus\tmetric\tmedian\ttarget")
 	fmt.Fprintln(tw, "------\t------\t------\t------")
@@ -159,6 +173,9 @@ func main() {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	tw.Flush()
+	if stdioCommand != "" {
+		fmt.Println(stdioCommand)
+	}
 }
 
 // prepare copies or unpacks a corpus into tmp and returns its folder.

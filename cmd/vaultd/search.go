@@ -80,7 +80,9 @@ by itself.`,
 			}
 			defer v.Close()
 			start := time.Now()
-			idx, err := index.Open(v, index.Options{Logger: a.quietLogger()})
+			// A running vaultd on this vault keeps the index; then this
+			// waits for it instead of opening the index a second time.
+			idx, err := index.OpenShared(v, index.Options{Logger: a.quietLogger()})
 			if err != nil {
 				return err
 			}
@@ -96,13 +98,15 @@ by itself.`,
 }
 
 // callWithIndex is call with the search index opened (and caught up) first.
+// The index is shared: when another vaultd process on the vault (a running
+// serve) keeps it, the search runs there.
 func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpserver.Caller) *mcpserver.Result) error {
 	v, err := a.openVault()
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	idx, err := index.Open(v, index.Options{Logger: a.quietLogger()})
+	idx, err := index.OpenShared(v, index.Options{Logger: a.quietLogger()})
 	if err != nil {
 		return err
 	}
@@ -120,7 +124,10 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpse
 // waitWithProgress waits until the index has caught up with the files. It
 // shows progress on w after a second (always when verbose): a bar on a
 // terminal, a line every few seconds otherwise.
-func waitWithProgress(ctx context.Context, idx *index.Index, w io.Writer, verbose bool) error {
+func waitWithProgress(ctx context.Context, idx interface {
+	WaitReady(context.Context) error
+	Status() index.Status
+}, w io.Writer, verbose bool) error {
 	done := make(chan error, 1)
 	go func() { done <- idx.WaitReady(ctx) }()
 	tty := isTerminalWriter(w)

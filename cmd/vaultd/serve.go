@@ -22,13 +22,15 @@ type serveFlags struct {
 	logFile          string
 	writesPerMinute  int
 	deletesPerMinute int
+	http             string // --http ADDR: serve over streamable HTTP instead of stdio
+	noAuth           bool   // --no-auth: HTTP without access keys (loopback only)
 }
 
 func (a *app) serveCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the vault to an AI agent over MCP (stdio)",
+		Short: "Serve the vault to AI agents over MCP (stdio, or HTTP with access keys)",
 		Long: `Serve the vault over the Model Context Protocol on stdin/stdout, for a
 client that starts vaultd itself (Claude Code, Cursor, …):
 
@@ -37,10 +39,26 @@ client that starts vaultd itself (Claude Code, Cursor, …):
 The agent may read and write by default; --read-only takes writing away,
 --allow read,write,delete names the rights explicitly (deleting, which
 moves notes to the trash, is off unless named). Writes are rate-limited.
-stdout carries protocol messages only; logs go to stderr and --log-file.`,
+With --git-commit every change becomes a git commit of just the files it
+touched, the change summary as message and the agent as author; while the
+repository is mid-merge or mid-rebase nothing is committed and the history
+says so.
+stdout carries protocol messages only; logs go to stderr and --log-file.
+
+With --http ADDR vaultd serves MCP over streamable HTTP at
+http://ADDR/mcp to many clients at once, each with an access key
+(vaultd keys create NAME --allow read,write) that sets its rights, rate
+limits and name in the history. Without keys the server does not start;
+--no-auth (loopback addresses only) serves without keys. On a loopback
+address requests from web pages and foreign host names are refused.
+SIGINT or SIGTERM stop it after the requests in flight are answered.
+
+Several vaultd processes on one vault share one search index: the first
+owns it, the others ask it, and when it exits the next one takes over.`,
 		Example: `  vaultd serve --vault ~/notes
   vaultd serve --vault ~/notes --allow read,write,delete
-  vaultd serve --vault ~/notes --read-only`,
+  vaultd serve --vault ~/notes --read-only
+  vaultd serve --vault ~/notes --http 127.0.0.1:8765`,
 		Args: args(0, false, "no arguments", "vaultd serve --vault DIR"),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			return a.serve(cmd, f)
@@ -52,6 +70,9 @@ stdout carries protocol messages only; logs go to stderr and --log-file.`,
 	fl.StringVar(&f.logFile, "log-file", "", "also append logs to this file")
 	fl.IntVar(&f.writesPerMinute, "writes-per-minute", 60, "rate limit on writes")
 	fl.IntVar(&f.deletesPerMinute, "deletes-per-minute", 10, "rate limit on deletes")
+	fl.StringVar(&f.http, "http", "", "serve over streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	fl.BoolVar(&f.noAuth, "no-auth", false, "with --http on a loopback address: serve without access keys (local experiments, tests)")
+	fl.BoolVar(&a.gitCommit, "git-commit", false, "make every change a git commit of the files it touched (summary as message, actor as author); never while a merge or rebase is in progress")
 	return cmd
 }
 
@@ -94,6 +115,14 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	var at httpAddr
+	if f.http != "" {
+		if at, err = checkHTTPFlags(cmd, f); err != nil {
+			return err
+		}
+	} else if f.noAuth {
+		return usagef(withGlobals(cmd, "vaultd serve --http 127.0.0.1:8765 --no-auth"), "--no-auth applies to --http only")
+	}
 	var logw io.Writer = a.err
 	if f.logFile != "" {
 		lf, err := os.OpenFile(f.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -113,24 +142,41 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	defer v.Close()
+	if f.http != "" {
+		if err := openKeys(cmd, f, &at, v.StateDir()); err != nil {
+			return err
+		}
+	}
 	if rep, err := v.Recover(); err != nil {
 		logger.Warn("recovery at start failed", "error", err)
-	} else if len(rep.RemovedTemps)+len(rep.External) > 0 {
-		logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External))
+	} else {
+		if len(rep.RemovedTemps)+len(rep.External) > 0 {
+			logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External))
+		}
+		for _, in := range rep.Interrupted { // a move cut short by a crash
+			logger.Warn(in.Text, "change", in.ID)
+		}
 	}
-	idx, err := index.Open(v, index.Options{Watch: true, Logger: logger})
+	// The index is shared with the other vaultd processes on this vault
+	// (another serve, a CLI search): owned here or asked of the owner.
+	idx, err := index.OpenShared(v, index.Options{Watch: true, Logger: logger})
 	var busy error
 	if err != nil {
 		if !errors.Is(err, index.ErrBusy) {
 			return err
 		}
-		// Another vaultd process owns the index: serve everything but
-		// search and backlinks, which say why.
+		// Another vaultd process owns the index but does not answer:
+		// serve everything but search and backlinks, which say why.
 		logger.Warn("search disabled", "reason", err.Error())
 		busy = err
 		idx = nil
 	} else {
 		defer idx.Close()
+		if idx.Owner() {
+			logger.Info("search index: this process keeps it and shares it with other vaultd processes on the vault")
+		} else {
+			logger.Info("search index: shared with the vaultd process that keeps it", "pid", idx.OwnerPID())
+		}
 	}
 	o := mcpserver.CoreOptions{Logger: logger, IndexUnavailable: busy}
 	if idx != nil {
@@ -139,6 +185,9 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	c, err := mcpserver.NewCore(v, o)
 	if err != nil {
 		return err
+	}
+	if f.http != "" {
+		return a.serveHTTP(cmd.Context(), f, at, c, perms, logger)
 	}
 	conn := mcpserver.NewConnection(a.actor, perms, mcpserver.Limits{
 		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,

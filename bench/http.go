@@ -1,0 +1,482 @@
+package main
+
+// The http section (-only http): `vaultd serve --http` under load. The real
+// binary serves a fresh copy of the corpus on loopback; 8 clients (lean
+// JSON-RPC over streamable HTTP, one access key each, so one rate limit and one
+// actor each) call a mix of read_note, search_notes and append_to_note for
+// 30 s. Appends go to a few shared notes, so that writers collide. Then the
+// server is stopped with SIGTERM (graceful shutdown) and the notes are
+// checked on disk: every acknowledged append is present exactly once, in
+// one piece, and the text before the appends is intact.
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+var (
+	httpClients  = flag.Int("http-clients", 8, "http: concurrent clients")
+	httpDuration = flag.Duration("http-duration", 30*time.Second, "http: how long the load runs")
+	httpMixFlag  = flag.String("http-mix", "read_note=70,search_notes=20,append_to_note=10", "http: share of each tool in percent")
+)
+
+// httpMix is the share of each tool in the load, in percent.
+var httpMix []httpShare
+
+type httpShare struct {
+	tool  string
+	share int
+}
+
+// parseMix reads -http-mix.
+func parseMix(s string) []httpShare {
+	var mix []httpShare
+	sum := 0
+	for _, part := range strings.Split(s, ",") {
+		tool, n, ok := strings.Cut(strings.TrimSpace(part), "=")
+		var share int
+		if _, err := fmt.Sscan(n, &share); !ok || err != nil || share < 0 {
+			check(fmt.Errorf("-http-mix: %q is not TOOL=PERCENT", part))
+		}
+		switch tool {
+		case "read_note", "search_notes", "append_to_note":
+		default:
+			check(fmt.Errorf("-http-mix: unknown tool %q (read_note, search_notes, append_to_note)", tool))
+		}
+		mix = append(mix, httpShare{tool, share})
+		sum += share
+	}
+	if sum != 100 {
+		check(fmt.Errorf("-http-mix: the shares add up to %d, want 100", sum))
+	}
+	return mix
+}
+
+// httpSharedNotes is how many notes all clients append to.
+const httpSharedNotes = 4
+
+// httpQueries are searches an agent would send over the laws.
+var httpQueries = []string{
+	"Krankenhaus", "Krankenhäuser", "Kündigungsfrist", "Mietvertrag", "Arbeitnehmer Urlaub", "Datenschutz",
+	"Schadensersatz Verjährung", "Tierschutz", "Fahrerlaubnis", `"elterliche Sorge"`, "Bußgeld", "Einkommensteuer",
+	"Bebauungsplan", "Gebühren*", "Zoll -Tabak", "Verordnung",
+}
+
+func httpBench(corpora, name, tmp string, add func(metric, value, target string)) {
+	if *httpDuration <= 0 || *httpClients <= 0 {
+		return
+	}
+	httpMix = parseMix(*httpMixFlag)
+	// A copy of its own: the appends must not change what other sections
+	// measure, and no other section's writes may count here.
+	root := filepath.Join(tmp, "http")
+	check(os.MkdirAll(root, 0o755))
+	dir, err := prepare(corpora, name, root)
+	check(err)
+	state := filepath.Join(root, name+".state")
+	bin := httpBuild(tmp)
+
+	notes := httpNotes(dir)
+	if len(notes) < httpSharedNotes+1 {
+		fmt.Fprintf(os.Stderr, "  http: %s has too few notes\n", name)
+		return
+	}
+	shared := notes[:httpSharedNotes]
+	before := map[string][]byte{}
+	for _, p := range shared {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		check(err)
+		before[p] = b
+	}
+
+	secrets := make([]string, *httpClients)
+	run := time.Now().Format("150405") // -tmp reuses the state dir and its keys
+	for i := range secrets {
+		out, err := exec.Command(bin, "keys", "create", fmt.Sprintf("bench-%s-%d", run, i), "--allow", "read,write",
+			"--vault", dir, "--state-dir", state, "--json").Output()
+		check(err)
+		var k struct{ Secret string }
+		check(json.Unmarshal(out, &k))
+		secrets[i] = k.Secret
+	}
+	// Writes are rate-limited per key (60 a minute by default); the load
+	// measures the server, not the limiter.
+	args := []string{"serve", "--http", "127.0.0.1:0", "--vault", dir, "--state-dir", state, "--writes-per-minute", "1000000"}
+	srv := exec.Command(bin, args...)
+	var logBuf lockedBuf
+	srv.Stderr = &logBuf
+	check(srv.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		if srv.ProcessState == nil {
+			_ = srv.Process.Kill()
+		}
+	}()
+	url := ""
+	re := regexp.MustCompile(`msg="serving over http" url=(http://\S+)`)
+	for deadline := time.Now().Add(60 * time.Second); url == ""; time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(logBuf.String()); m != nil {
+			url = m[1]
+		}
+		if time.Now().After(deadline) {
+			check(fmt.Errorf("vaultd serve --http did not start:\n%s", logBuf.String()))
+		}
+	}
+
+	clients := make([]*rawClient, *httpClients)
+	for i := range clients {
+		clients[i] = httpConnect(url, secrets[i])
+	}
+	// The first build of the index runs in the server; wait for it so that
+	// the load measures searches on a complete index.
+	start := time.Now()
+	for {
+		r, err := clients[0].call("search_notes", map[string]any{"query": "Krankenhaus"})
+		check(err)
+		if !r.IsError && !strings.HasPrefix(r.Text, "index building") {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			check(fmt.Errorf("index not ready after 5 minutes"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	fmt.Fprintf(os.Stderr, "  http: index ready after %.1f s; %d clients for %s\n", time.Since(start).Seconds(), *httpClients, *httpDuration)
+
+	type sample struct {
+		tool string
+		d    time.Duration
+		err  bool
+	}
+	var mu sync.Mutex
+	var samples []sample
+	acked := map[string]string{} // line → note
+	var wg sync.WaitGroup
+	stop := time.Now().Add(*httpDuration)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(c), uint64(time.Now().UnixNano())))
+			var local []sample
+			for n := 0; time.Now().Before(stop); n++ {
+				tool, args, line, note := httpPick(rng, c, n, notes, shared)
+				t0 := time.Now()
+				r, err := clients[c].call(tool, args)
+				d := time.Since(t0)
+				failed := err != nil || r.IsError
+				local = append(local, sample{tool, d, failed})
+				if failed {
+					msg := fmt.Sprint(err)
+					if err == nil {
+						msg = r.Text
+					}
+					fmt.Fprintf(os.Stderr, "  http: %s failed: %s\n", tool, firstLines(msg, 3))
+					continue
+				}
+				if line != "" {
+					mu.Lock()
+					acked[line] = note
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			samples = append(samples, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := *httpDuration
+
+	// Graceful stop, then look at the files.
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "  http: vaultd exited with %v\n", err)
+		}
+	case <-time.After(60 * time.Second):
+		_ = srv.Process.Kill()
+		fmt.Fprintln(os.Stderr, "  http: vaultd did not stop within 60 s of SIGTERM")
+	}
+
+	byTool := map[string][]time.Duration{}
+	errs := map[string]int{}
+	for _, s := range samples {
+		byTool[s.tool] = append(byTool[s.tool], s.d)
+		if s.err {
+			errs[s.tool]++
+		}
+	}
+	total := len(samples)
+	add(fmt.Sprintf("http: calls/s (%d clients, %s, mix %s)", *httpClients, elapsed, *httpMixFlag), fmt.Sprintf("%.0f", float64(total)/elapsed.Seconds()), "")
+	for _, m := range httpMix {
+		lat := byTool[m.tool]
+		target, rateTarget := "", ""
+		switch m.tool {
+		case "read_note":
+			rateTarget = "≥ 500/s"
+		case "search_notes":
+			target = "p99 ≤ 100 ms"
+		}
+		add(fmt.Sprintf("http: %s per second", m.tool), fmt.Sprintf("%.0f", float64(len(lat))/elapsed.Seconds()), rateTarget)
+		add(fmt.Sprintf("http: %s p50 / p95 / p99", m.tool),
+			fmt.Sprintf("%s / %s / %s", ms(percentile(lat, 50)), ms(percentile(lat, 95)), ms(percentile(lat, 99))), target)
+		if errs[m.tool] > 0 {
+			add(fmt.Sprintf("http: %s failed calls", m.tool), fmt.Sprint(errs[m.tool]), "0")
+		}
+	}
+
+	lost, dup, torn := httpVerify(dir, shared, before, acked)
+	add("http: appends acknowledged", fmt.Sprint(len(acked)), "")
+	add("http: acknowledged appends lost / duplicated", fmt.Sprintf("%d / %d", lost, dup), "0 / 0")
+	add("http: notes torn", fmt.Sprint(torn), "0")
+	if strings.Contains(logBuf.String(), "level=ERROR") {
+		fmt.Fprintf(os.Stderr, "  http: the server logged errors:\n%s\n", grepLines(logBuf.String(), "level=ERROR", 10))
+	}
+	fmt.Fprintf(os.Stderr, "  http: server: vaultd %s\n", strings.Join(args, " "))
+}
+
+// httpPick chooses the next call of client c.
+func httpPick(rng *rand.Rand, c, n int, notes, shared []string) (tool string, args map[string]any, line, note string) {
+	x := rng.IntN(100)
+	for _, m := range httpMix {
+		if x < m.share {
+			tool = m.tool
+			break
+		}
+		x -= m.share
+	}
+	switch tool {
+	case "read_note":
+		args = map[string]any{"path": notes[rng.IntN(len(notes))]}
+	case "search_notes":
+		args = map[string]any{"query": httpQueries[rng.IntN(len(httpQueries))]}
+	default:
+		note = shared[rng.IntN(len(shared))]
+		line = fmt.Sprintf("- bench-http c%d n%d %08x", c, n, rng.Uint32()) // unique: seeded by client and start time
+		args = map[string]any{"path": note, "content": line, "change_summary": "bench: append " + line}
+	}
+	return tool, args, line, note
+}
+
+// httpVerify checks the shared notes after the run: each acknowledged line
+// present exactly once (lost, dup count the others), every bench line whole
+// and the text from before the run still its start (torn counts notes that
+// are not).
+func httpVerify(dir string, shared []string, before map[string][]byte, acked map[string]string) (lost, dup, torn int) {
+	whole := regexp.MustCompile(`^- bench-http c\d+ n\d+ [0-9a-f]{8}$`)
+	text := map[string]string{}
+	for _, p := range shared {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		check(err)
+		text[p] = string(b)
+		ok := bytes.HasPrefix(b, bytes.TrimRight(before[p], " \t\r\n"))
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "bench-http") && !whole.MatchString(l) {
+				ok = false
+			}
+		}
+		if !ok {
+			torn++
+			fmt.Fprintf(os.Stderr, "  http: %s is torn\n", p)
+		}
+	}
+	for line, p := range acked {
+		switch n := strings.Count(text[p], line+"\n"); {
+		case n == 0:
+			lost++
+		case n > 1:
+			dup++
+		}
+	}
+	return lost, dup, torn
+}
+
+// httpNotes lists the corpus's notes, spread: every k-th of the sorted
+// paths, about 500 in all.
+func httpNotes(dir string) []string {
+	var all []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") {
+			rel, _ := filepath.Rel(dir, p)
+			all = append(all, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(all)
+	step := max(1, len(all)/500)
+	var out []string
+	for i := 0; i < len(all); i += step {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// rawClient is a lean MCP client over streamable HTTP: plain JSON-RPC
+// POSTs on a kept-alive connection, answers decoded into just the text and
+// the error flag. The clients share the machine with the server; mcp-go's
+// client decodes every answer twice (about a quarter of the CPU in a
+// profile), which would leave less for the server being measured.
+type rawClient struct {
+	url, secret, session string
+	hc                   *http.Client
+	id                   int
+}
+
+type rawResult struct {
+	Text    string
+	IsError bool
+}
+
+// httpConnect opens a session: initialize, then notifications/initialized.
+func httpConnect(url, secret string) *rawClient {
+	c := &rawClient{url: url, secret: secret, hc: &http.Client{
+		Timeout:   60 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute},
+	}}
+	_, hdr, err := c.post(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "vaultd-bench", "version": "0"}}})
+	check(err)
+	c.session = hdr.Get("Mcp-Session-Id")
+	_, _, err = c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	check(err)
+	return c
+}
+
+func (c *rawClient) post(msg any) ([]byte, http.Header, error) {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := http.NewRequest("POST", c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+c.secret)
+	req.Header.Set("MCP-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.StatusCode/100 != 2 {
+		return nil, nil, fmt.Errorf("HTTP %d: %s", res.StatusCode, firstLines(string(b), 2))
+	}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		// Upgraded to SSE (only when notifications are sent): the last
+		// data line carries the response.
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if d, ok := strings.CutPrefix(lines[i], "data: "); ok {
+				b = []byte(d)
+				break
+			}
+		}
+	}
+	return b, res.Header, nil
+}
+
+// call calls a tool; a JSON-RPC error is an error, a tool failure a result
+// with IsError.
+func (c *rawClient) call(tool string, args map[string]any) (rawResult, error) {
+	c.id++
+	b, _, err := c.post(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	if err != nil {
+		return rawResult{}, err
+	}
+	var resp struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+		Error *struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(b, &resp); err != nil {
+		return rawResult{}, err
+	}
+	if resp.Error != nil {
+		return rawResult{}, fmt.Errorf("JSON-RPC error: %s", resp.Error.Message)
+	}
+	var r rawResult
+	for _, ct := range resp.Result.Content {
+		r.Text += ct.Text
+	}
+	r.IsError = resp.Result.IsError
+	return r, nil
+}
+
+// httpBuild builds ./cmd/vaultd into tmp (go build caches, so a second
+// build in one run is quick).
+func httpBuild(tmp string) string {
+	bin := filepath.Join(tmp, "vaultd-http-bench")
+	if exists(bin) {
+		return bin
+	}
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/vaultd")
+	cmd.Stderr = os.Stderr
+	check(cmd.Run())
+	return bin
+}
+
+// lockedBuf collects a child's stderr.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], " | ")
+}
+
+func grepLines(s, sub string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) && len(out) < n {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vaultd/vaultd/keys"
+	"github.com/vaultd/vaultd/mcpserver"
+)
+
+// shutdownGrace is how long a stopping HTTP server waits for requests in
+// flight (a write is milliseconds; a search on a large vault well below a
+// second) before it closes what is left.
+const shutdownGrace = 30 * time.Second
+
+// httpAddr is the checked --http address, and the key store once opened.
+type httpAddr struct {
+	addr     string
+	loopback bool
+	keys     *keys.Store // nil with --no-auth
+	nkeys    int
+}
+
+// checkHTTPFlags checks --http and --no-auth before anything is opened.
+func checkHTTPFlags(cmd *cobra.Command, f serveFlags) (httpAddr, error) {
+	host, port, err := net.SplitHostPort(f.http)
+	if err != nil || port == "" {
+		return httpAddr{}, usagef(withGlobals(cmd, "vaultd serve --http 127.0.0.1:8765"),
+			"--http %s is not an address; give HOST:PORT, e.g. 127.0.0.1:8765 (this machine only) or 0.0.0.0:8765 (the network, with access keys)", shellQuote(f.http))
+	}
+	loopback := host != "" && mcpserver.IsLoopbackHost(host)
+	if f.noAuth && !loopback {
+		return httpAddr{}, usagef(withGlobals(cmd, "vaultd serve --http 127.0.0.1:"+port+" --no-auth"),
+			"--no-auth would let anyone who can reach %s read and change the vault; it is allowed only on a loopback address (127.0.0.1, localhost, [::1])", f.http)
+	}
+	if !f.noAuth && (cmd.Flags().Changed("allow") || cmd.Flags().Changed("read-only")) {
+		return httpAddr{}, usagef(withGlobals(cmd, "vaultd keys create laptop --allow read,write"),
+			"over HTTP every access key carries its own rights; --allow and --read-only apply to stdio and to --no-auth")
+	}
+	return httpAddr{addr: f.http, loopback: loopback}, nil
+}
+
+// openKeys opens the vault's access keys for --http; without any, the
+// server would refuse every client, so it does not start (unless
+// --no-auth). It runs before the index is opened, so that the refusal is
+// immediate.
+func openKeys(cmd *cobra.Command, f serveFlags, at *httpAddr, stateDir string) error {
+	if f.noAuth {
+		return nil
+	}
+	store := keys.Open(stateDir)
+	n, err := store.Len()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		msg := fmt.Sprintf("vaultd serve --http %s needs an access key for each client, and this vault has none yet; create one (its secret is shown once) and start again", at.addr)
+		if at.loopback {
+			msg += ", or add --no-auth for a local experiment"
+		}
+		return &failure{code: exitUsage, msg: msg, try: withGlobals(cmd, "vaultd keys create laptop --allow read,write")}
+	}
+	at.keys, at.nkeys = store, n
+	return nil
+}
+
+// serveHTTP serves the core over streamable HTTP until ctx ends (SIGINT,
+// SIGTERM), then shuts down gracefully: requests in flight finish and are
+// answered before the caller closes the index and the vault.
+func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *mcpserver.Core, perms mcpserver.Perms, logger *slog.Logger) error {
+	limits := mcpserver.Limits{WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute}
+	o := mcpserver.HTTPOptions{Loopback: at.loopback, Limits: limits, Logger: logger, Keys: at.keys}
+	if f.noAuth {
+		o.Open = mcpserver.NewConnection(a.actor, perms, limits)
+	}
+	ln, err := net.Listen("tcp", at.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", at.addr, err)
+	}
+	srv := mcpserver.NewHTTPServer(c, o)
+	url := "http://" + ln.Addr().String() + mcpserver.HTTPPath
+	if f.noAuth {
+		logger.Info("serving over http", "url", url, "auth", "none (--no-auth)", "rights", rightsText(perms))
+	} else {
+		logger.Info("serving over http", "url", url, "auth", "access keys", "keys", at.nkeys)
+	}
+	if !at.loopback {
+		logger.Warn("serving the network without TLS: put a TLS proxy in front, or use a VPN; keys and notes travel in clear text otherwise")
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing the requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-served; serr != nil {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		logger.Warn("shutdown", "error", err)
+	}
+	logger.Info("stopped serving over http")
+	return nil
+}

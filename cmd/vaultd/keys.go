@@ -1,0 +1,234 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vaultd/vaultd/keys"
+)
+
+// defaultHTTPURL is the URL of `vaultd serve --http 127.0.0.1:8765`, used
+// in the connection snippets `keys create` prints.
+const defaultHTTPURL = "http://127.0.0.1:8765/mcp"
+
+func (a *app) keysCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "Manage the access keys of the HTTP server",
+		Long: `Access keys let clients connect to vaultd serve --http, each with its own
+rights (read, write, delete), its own rate limits and its own name in the
+history ("key:NAME"). The secret is shown once, when the key is created;
+vaultd keeps only its SHA-256 hash, in the state dir (never among the
+notes). A revoked key is refused from its next request on, also by a
+server that is running.`,
+		Example: `  vaultd keys create laptop --allow read,write
+  vaultd keys list
+  vaultd keys revoke laptop`,
+		Args: args(0, false, "a subcommand: create, list or revoke", "vaultd keys list"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.keysCreateCmd(), a.keysListCmd(), a.keysRevokeCmd())
+	return cmd
+}
+
+// keyStore opens the vault's key store (in its state dir).
+func (a *app) keyStore() (*keys.Store, error) {
+	v, err := a.openVault()
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	return keys.Open(v.StateDir()), nil
+}
+
+// createdKey is what `keys create --json` prints.
+type createdKey struct {
+	Name    string    `json:"name"`
+	Rights  string    `json:"rights"`
+	Created time.Time `json:"created"`
+	Secret  string    `json:"secret"`
+}
+
+func (a *app) keysCreateCmd() *cobra.Command {
+	var allow, secretFile, url string
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create an access key and print its secret (once)",
+		Long: `Create an access key named NAME with the rights of --allow and print its
+secret — only now; vaultd keeps only a hash. Clients send it as the header
+"Authorization: Bearer SECRET". NAME (letters, digits, '.', '_', '-')
+appears in the history as "key:NAME" for every change made with the key.
+
+--secret-file also writes the secret to a file readable only by you, for
+scripts.`,
+		Example: `  vaultd keys create laptop --allow read,write
+  vaultd keys create ci-bot --allow read
+  vaultd keys create anna --allow read,write,delete --secret-file ~/.vaultd-anna`,
+		Args: args(1, false, "the key's name", "vaultd keys create laptop --allow read"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			rights, err := keys.ParseRights(allow)
+			if err != nil {
+				return usagef(withGlobals(cmd, "vaultd keys create "+shellQuote(args[0])+" --allow read,write"), "%s", strings.TrimPrefix(err.Error(), keys.ErrInvalid.Error()+": "))
+			}
+			s, err := a.keyStore()
+			if err != nil {
+				return err
+			}
+			secret, k, err := s.Create(args[0], rights, time.Now())
+			if err != nil {
+				return keyFailure(cmd, err)
+			}
+			if secretFile != "" {
+				if err := writeSecretFile(secretFile, secret); err != nil {
+					return fmt.Errorf("the key %q was created, but its secret could not be written to %s (%v); revoke it and create it again: vaultd keys revoke %s", k.Name, secretFile, err, k.Name)
+				}
+			}
+			if a.json {
+				return writeJSON(a.out, createdKey{Name: k.Name, Rights: k.Rights.String(), Created: k.Created, Secret: secret})
+			}
+			fmt.Fprintf(a.out, "created access key %q (%s)\n", k.Name, k.Rights)
+			fmt.Fprintf(a.out, "secret — shown only now; vaultd keeps just its hash:\n\n  %s\n\n", secret)
+			fmt.Fprint(a.out, connectHelp(url, secret))
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&allow, "allow", "read", "the key's rights: read, read,write or read,write,delete")
+	cmd.Flags().StringVar(&secretFile, "secret-file", "", "also write the secret to this file (mode 0600)")
+	cmd.Flags().StringVar(&url, "url", defaultHTTPURL, "the server's MCP URL, for the connection examples")
+	return cmd
+}
+
+// connectHelp tells how to connect Claude Code and Cursor with a key: one
+// line to paste for each.
+func connectHelp(url, secret string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Clients send it as the header  Authorization: Bearer %s\n\n", secret)
+	fmt.Fprintf(&b, "Claude Code:\n  claude mcp add --transport http notes %s --header \"Authorization: Bearer %s\"\n\n", url, secret)
+	fmt.Fprintf(&b, "Cursor (~/.cursor/mcp.json):\n  {\"mcpServers\": {\"notes\": {\"url\": \"%s\", \"headers\": {\"Authorization\": \"Bearer %s\"}}}}\n", url, secret)
+	return b.String()
+}
+
+// writeSecretFile writes the secret readable by its owner only.
+func writeSecretFile(name, secret string) error {
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil { // an existing file keeps its mode on open
+		f.Close()
+		return err
+	}
+	if _, err := f.WriteString(secret + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// listedKey is one key as `keys list --json` prints it.
+type listedKey struct {
+	Name     string     `json:"name"`
+	Rights   string     `json:"rights"`
+	Created  time.Time  `json:"created"`
+	LastUsed *time.Time `json:"last_used"` // null: never
+}
+
+func (a *app) keysListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the access keys (never their secrets)",
+		Long: `List the access keys: name, rights, when each was created and last used
+(to the minute; a running server records uses about once a minute).`,
+		Example: `  vaultd keys list`,
+		Args:    args(0, false, "no arguments", "vaultd keys list"),
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			s, err := a.keyStore()
+			if err != nil {
+				return err
+			}
+			ks, err := s.List()
+			if err != nil {
+				return err
+			}
+			if a.json {
+				out := []listedKey{}
+				for _, k := range ks {
+					lk := listedKey{Name: k.Name, Rights: k.Rights.String(), Created: k.Created}
+					if !k.LastUsed.IsZero() {
+						t := k.LastUsed
+						lk.LastUsed = &t
+					}
+					out = append(out, lk)
+				}
+				return writeJSON(a.out, out)
+			}
+			if len(ks) == 0 {
+				fmt.Fprintln(a.out, "no access keys yet; create one with: vaultd keys create laptop --allow read,write")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tRIGHTS\tCREATED\tLAST USED")
+			for _, k := range ks {
+				used := "never"
+				if !k.LastUsed.IsZero() {
+					used = k.LastUsed.Local().Format("2006-01-02 15:04")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Name, k.Rights, k.Created.Local().Format("2006-01-02 15:04"), used)
+			}
+			return tw.Flush()
+		}),
+	}
+}
+
+func (a *app) keysRevokeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke NAME",
+		Short: "Revoke an access key; servers refuse it from its next request",
+		Long: `Revoke the access key NAME. Every server on this vault refuses it from its
+next request on, also one that is running and a client that is connected.`,
+		Example: `  vaultd keys revoke laptop`,
+		Args:    args(1, false, "the key's name", "vaultd keys list"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			s, err := a.keyStore()
+			if err != nil {
+				return err
+			}
+			k, err := s.Revoke(args[0])
+			if err != nil {
+				return keyFailure(cmd, err)
+			}
+			if a.json {
+				return writeJSON(a.out, map[string]string{"revoked": k.Name, "rights": k.Rights.String()})
+			}
+			fmt.Fprintf(a.out, "revoked access key %q (%s); servers refuse it from its next request\n", k.Name, k.Rights)
+			return nil
+		}),
+	}
+}
+
+// keyFailure turns a key store error into the CLI's failure.
+func keyFailure(cmd *cobra.Command, err error) error {
+	var ne *keys.NameError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	switch {
+	case errors.Is(err, keys.ErrExists):
+		return &failure{code: exitConflict, err: err, msg: ne.Msg + "; revoke it first or choose another name",
+			try: withGlobals(cmd, "vaultd keys list")}
+	case errors.Is(err, keys.ErrNotFound):
+		try := "vaultd keys create " + shellQuote(ne.Name) + " --allow read"
+		if len(ne.Existing) > 0 {
+			try = "vaultd keys list"
+		}
+		return &failure{code: exitNotFound, err: err, msg: ne.Msg, try: withGlobals(cmd, try)}
+	default:
+		return &failure{code: exitInvalid, err: err, msg: ne.Msg}
+	}
+}

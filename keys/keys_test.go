@@ -1,0 +1,264 @@
+package keys
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
+
+func TestParseRights(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		err      bool
+	}{
+		{"read", "read", false},
+		{"read,write", "read,write", false},
+		{"write", "read,write", false},
+		{" Read , WRITE ,delete", "read,write,delete", false},
+		{"read,delete", "", true},
+		{"", "", true},
+		{"admin", "", true},
+	} {
+		r, err := ParseRights(tc.in)
+		if tc.err {
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("ParseRights(%q): got %v, %v; want ErrInvalid", tc.in, r, err)
+			}
+			continue
+		}
+		if err != nil || r.String() != tc.want {
+			t.Errorf("ParseRights(%q): got %q, %v; want %q", tc.in, r, err, tc.want)
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for _, ok := range []string{"laptop", "ci-bot", "a", "Team.Anna_2"} {
+		if err := ValidName(ok); err != nil {
+			t.Errorf("ValidName(%q): got %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "-x", "a b", "ä", "a/b", strings.Repeat("x", 41), "key:x"} {
+		if err := ValidName(bad); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("ValidName(%q): got %v, want ErrInvalidName", bad, err)
+		}
+	}
+}
+
+func TestStore_CreateListRevoke(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	if ks, err := s.List(); err != nil || len(ks) != 0 {
+		t.Fatalf("empty store: got %v, %v; want no keys", ks, err)
+	}
+	secret, k, err := s.Create("laptop", Rights{Read: true, Write: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(secret, SecretPrefix) || len(secret) != len(SecretPrefix)+43 {
+		t.Errorf("secret %q: want %s and 43 base64url characters", secret, SecretPrefix)
+	}
+	if k.Hash != HashSecret(secret) || !k.Created.Equal(t0) {
+		t.Errorf("key %+v: want the secret's hash and created %s", k, t0)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), secret) || strings.Contains(string(raw), strings.TrimPrefix(secret, SecretPrefix)) {
+		t.Fatalf("the store holds the secret:\n%s", raw)
+	}
+	if !strings.Contains(string(raw), `"rights": [`) || !strings.Contains(string(raw), k.Hash) {
+		t.Errorf("store file:\n%s\nwant rights as a list and the hash", raw)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, FileName)); fi.Mode().Perm() != 0o600 {
+		t.Errorf("store mode: got %v, want 0600", fi.Mode().Perm())
+	}
+
+	if _, _, err := s.Create("LAPTOP", Rights{Read: true}, t0); !errors.Is(err, ErrExists) {
+		t.Errorf("Create of an existing name (other case): got %v, want ErrExists", err)
+	}
+	if _, _, err := s.Create("bad name", Rights{Read: true}, t0); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("Create(\"bad name\"): got %v, want ErrInvalidName", err)
+	}
+	if _, _, err := s.Create("ci", Rights{}, t0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Create without rights: got %v, want ErrInvalid", err)
+	}
+
+	got, ok, err := s.Lookup(secret)
+	if err != nil || !ok || got.Name != "laptop" || got.Rights.String() != "read,write" {
+		t.Fatalf("Lookup: got %+v, %v, %v; want laptop with read,write", got, ok, err)
+	}
+	for _, wrong := range []string{"", secret + "x", strings.TrimPrefix(secret, SecretPrefix), k.Hash} {
+		if _, ok, _ := s.Lookup(wrong); ok {
+			t.Errorf("Lookup(%q): got a key, want none", wrong)
+		}
+	}
+
+	if _, err := s.Revoke("nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "the keys are laptop") {
+		t.Errorf("Revoke(nope): got %v, want ErrNotFound listing laptop", err)
+	}
+	if _, err := s.Revoke("Laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.Lookup(secret); ok {
+		t.Error("Lookup after Revoke: got the key, want none")
+	}
+	if _, err := s.Revoke("laptop"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no access keys") {
+		t.Errorf("Revoke on an empty store: got %v, want ErrNotFound saying there are none", err)
+	}
+}
+
+// A server's store sees a key revoked through another store (another
+// process) on its next lookup.
+func TestStore_LookupSeesOtherWriters(t *testing.T) {
+	dir := t.TempDir()
+	server, cli := Open(dir), Open(dir)
+	secret, _, err := cli.Create("anna", Rights{Read: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := server.Lookup(secret); !ok {
+		t.Fatal("Lookup of a key created by another store: got none")
+	}
+	secret2, _, err := cli.Create("ben", Rights{Read: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := server.Lookup(secret2); !ok {
+		t.Fatal("Lookup of a second key created by another store: got none")
+	}
+	if _, err := cli.Revoke("anna"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := server.Lookup(secret); ok {
+		t.Fatal("Lookup of a key revoked by another store: still accepted")
+	}
+	if _, ok, _ := server.Lookup(secret2); !ok {
+		t.Fatal("the other key stopped working")
+	}
+}
+
+func TestStore_UsedAndFlush(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	secret, k, err := s.Create("anna", Rights{Read: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gone, err := s.Create("ben", Rights{Read: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := t0.Add(time.Hour)
+	s.Used(k, used)
+	s.Used(gone, used)
+	// The first use is written at once (in the background); wait for it.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ks, _ := s.List()
+		if len(ks) == 2 && ks[0].LastUsed.Equal(used) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("last used not written: %+v", ks)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := Open(dir).Revoke("ben"); err != nil {
+		t.Fatal(err)
+	}
+	// A later use within the granularity waits for Flush.
+	s.Used(k, used.Add(10*time.Second))
+	s.Used(gone, used.Add(10*time.Second))
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ks, _ := s.List()
+	if len(ks) != 1 || ks[0].Name != "anna" || !ks[0].LastUsed.Equal(used.Add(10*time.Second)) {
+		t.Fatalf("after Flush: got %+v, want anna alone, last used %s (ben stays revoked)", ks, used.Add(10*time.Second))
+	}
+	if _, ok, _ := s.Lookup(secret); !ok {
+		t.Fatal("Lookup after Flush: key gone")
+	}
+}
+
+func TestStore_DamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(dir)
+	if _, ok, err := s.Lookup("vdk_x"); err == nil || ok {
+		t.Fatalf("Lookup on a damaged store: got ok=%v err=%v, want an error (refuse, never allow)", ok, err)
+	}
+	if _, _, err := s.Create("anna", Rights{Read: true}, t0); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("Create on a damaged store: got %v, want it refused as damaged", err)
+	}
+}
+
+// Many writers at once — goroutines with their own stores, and other
+// processes — lose no key.
+func TestStore_ConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	const procs, perProc, goroutines = 2, 10, 4
+	var cmds []*exec.Cmd
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCreateKeys$")
+		cmd.Env = append(os.Environ(), "KEYS_HELPER_DIR="+dir, fmt.Sprintf("KEYS_HELPER_PREFIX=p%d", p), fmt.Sprint("KEYS_HELPER_N=", perProc))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := Open(dir)
+			for i := range perProc {
+				if _, _, err := s.Create(fmt.Sprintf("g%d-%d", g, i), Rights{Read: true}, t0); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("helper process: %v", err)
+		}
+	}
+	ks, err := Open(dir).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (procs + goroutines) * perProc; len(ks) != want {
+		t.Fatalf("got %d keys, want %d", len(ks), want)
+	}
+}
+
+// TestHelperCreateKeys is the other process of TestStore_ConcurrentWriters.
+func TestHelperCreateKeys(t *testing.T) {
+	dir := os.Getenv("KEYS_HELPER_DIR")
+	if dir == "" {
+		t.Skip("helper process only")
+	}
+	var n int
+	fmt.Sscan(os.Getenv("KEYS_HELPER_N"), &n)
+	s := Open(dir)
+	for i := range n {
+		if _, _, err := s.Create(fmt.Sprintf("%s-%d", os.Getenv("KEYS_HELPER_PREFIX"), i), Rights{Read: true}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultd/vaultd/keys"
+	"github.com/vaultd/vaultd/vault"
+)
+
+// httpFixture is an HTTP server over a copy of the example vault with a
+// key store in a temp dir.
+type httpFixture struct {
+	url   string
+	keys  *keys.Store
+	core  *Core
+	srv   *HTTPServer
+	token map[string]string // key name → secret
+}
+
+func newHTTPFixture(t *testing.T, o HTTPOptions, keyRights map[string]string) *httpFixture {
+	t.Helper()
+	c := newTestCore(t, copyExampleVault(t))
+	f := &httpFixture{keys: keys.Open(t.TempDir()), core: c, token: map[string]string{}}
+	for name, rights := range keyRights {
+		r, err := keys.ParseRights(rights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, _, err := f.keys.Create(name, r, fixedNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.token[name] = secret
+	}
+	if o.Open == nil {
+		o.Keys = f.keys
+	}
+	o.Loopback = true
+	f.srv = NewHTTPServer(c, o)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go f.srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		f.srv.Shutdown(ctx)
+	})
+	f.url = "http://" + ln.Addr().String() + HTTPPath
+	return f
+}
+
+// client connects an mcp-go streamable HTTP client with the key's secret
+// (no header for "").
+func (f *httpFixture) client(t *testing.T, secret string) (*client.Client, error) {
+	t.Helper()
+	var opts []transport.StreamableHTTPCOption
+	if secret != "" {
+		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + secret}))
+	}
+	cl, err := client.NewStreamableHttpClient(f.url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.Start(ctx); err != nil {
+		return nil, err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}
+	_, err = cl.Initialize(ctx, init)
+	return cl, err
+}
+
+func (f *httpFixture) mustClient(t *testing.T, name string) *client.Client {
+	t.Helper()
+	cl, err := f.client(t, f.token[name])
+	if err != nil {
+		t.Fatalf("connect as %s: %v", name, err)
+	}
+	return cl
+}
+
+// raw sends an initialize request with the given headers and returns the
+// status, the WWW-Authenticate header and the body.
+func (f *httpFixture) raw(t *testing.T, path string, header map[string]string) (int, string, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	req, err := http.NewRequest("POST", strings.TrimSuffix(f.url, HTTPPath)+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := res.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return res.StatusCode, res.Header.Get("WWW-Authenticate"), b.String()
+}
+
+func TestHTTP_Refusals(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"reader": "read"})
+	for _, tc := range []struct {
+		name      string
+		path      string
+		header    map[string]string
+		status    int
+		challenge string
+		body      string
+	}{
+		{"no key", HTTPPath, nil, 401, `Bearer realm="vaultd"`, "needs an access key"},
+		{"wrong key", HTTPPath, map[string]string{"Authorization": "Bearer vdk_wrong"}, 401, `Bearer realm="vaultd", error="invalid_token"`, "unknown or was revoked"},
+		{"basic auth", HTTPPath, map[string]string{"Authorization": "Basic dXNlcjpwdw=="}, 401, `Bearer realm="vaultd", error="invalid_token"`, "needs an access key"},
+		{"foreign host", HTTPPath, map[string]string{"Host": "evil.example:8765", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "Host header"},
+		{"foreign host, no key", HTTPPath, map[string]string{"Host": "evil.example"}, 403, "", "Host header"},
+		{"foreign origin", HTTPPath, map[string]string{"Origin": "https://evil.example", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "web page"},
+		{"null origin", HTTPPath, map[string]string{"Origin": "null", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "web page"},
+		{"local origin, no key", HTTPPath, map[string]string{"Origin": "http://localhost:3000"}, 401, `Bearer realm="vaultd"`, "needs an access key"},
+		{"other path", "/", nil, 404, "", "serves MCP at /mcp"},
+		{"ok", HTTPPath, map[string]string{"Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
+		{"ok via localhost", HTTPPath, map[string]string{"Host": "localhost:1234", "Origin": "http://127.0.0.1:5173", "Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
+		{"ok via [::1]", HTTPPath, map[string]string{"Host": "[::1]:1234", "Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, challenge, body := f.raw(t, tc.path, tc.header)
+			if status != tc.status || challenge != tc.challenge || !strings.Contains(body, tc.body) {
+				t.Errorf("headers %v: got %d, WWW-Authenticate %q, body %q; want %d, %q, body with %q",
+					tc.header, status, challenge, body, tc.status, tc.challenge, tc.body)
+			}
+			if strings.Contains(body, f.token["reader"]) {
+				t.Errorf("the body echoes the secret: %s", body)
+			}
+		})
+	}
+}
+
+// Two keys at once: each sees its own tools, gets its own permission
+// errors and rate limit, and is its own actor in the history.
+func TestHTTP_KeysAreConnections(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{Limits: Limits{WritesPerMinute: 1, WriteBurst: 1}},
+		map[string]string{"reader": "read", "anna": "read,write", "ben": "read,write"})
+	reader, anna, ben := f.mustClient(t, "reader"), f.mustClient(t, "anna"), f.mustClient(t, "ben")
+
+	list := func(cl *client.Client) []string {
+		res, err := cl.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	if got, want := list(reader), ToolNames(Perms{Read: true}); !slices.Equal(got, want) {
+		t.Errorf("reader's tools:\n got %v\nwant %v", got, want)
+	}
+	if got, want := list(anna), ToolNames(Perms{Read: true, Write: true}); !slices.Equal(got, want) {
+		t.Errorf("anna's tools:\n got %v\nwant %v", got, want)
+	}
+
+	appendArgs := func(line string) map[string]any {
+		return map[string]any{"path": "0_Inbox/Buchtipps.md", "content": line, "change_summary": "test " + line}
+	}
+	res := callTool(t, reader, "append_to_note", appendArgs("vom Leser"))
+	if text := resultText(res); !res.IsError || !strings.Contains(text, "permission denied: append_to_note needs the write permission") ||
+		!strings.Contains(text, "vaultd keys create NAME --allow read,write") {
+		t.Errorf("reader appends: got isError=%v\n%s\nwant the permission error naming the key command", res.IsError, text)
+	}
+	if res := callTool(t, anna, "append_to_note", appendArgs("von Anna")); res.IsError {
+		t.Fatalf("anna appends: %s", resultText(res))
+	}
+	if res := callTool(t, anna, "append_to_note", appendArgs("von Anna, zu schnell")); !res.IsError || !strings.Contains(resultText(res), "rate limited") {
+		t.Errorf("anna's second append within her limit of 1/min: got isError=%v\n%s\nwant rate limited", res.IsError, resultText(res))
+	}
+	// Ben's limit is his own.
+	if res := callTool(t, ben, "append_to_note", appendArgs("von Ben")); res.IsError {
+		t.Fatalf("ben appends after anna was limited: %s", resultText(res))
+	}
+	changes, err := f.core.Vault().History(vault.HistoryFilter{Path: "0_Inbox/Buchtipps.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actors []string
+	for _, ch := range changes {
+		actors = append(actors, ch.Actor)
+	}
+	if !slices.Equal(actors, []string{"key:ben", "key:anna"}) {
+		t.Errorf("history actors of 0_Inbox/Buchtipps.md, newest first: got %v, want [key:ben key:anna]", actors)
+	}
+	ks, _ := f.keys.List()
+	for _, k := range ks {
+		if k.LastUsed.IsZero() {
+			// Written in the background; Shutdown flushes, so wait a bit.
+			deadline := time.Now().Add(3 * time.Second)
+			for k.LastUsed.IsZero() && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+				all, _ := f.keys.List()
+				for _, k2 := range all {
+					if k2.Name == k.Name {
+						k = k2
+					}
+				}
+			}
+			if k.LastUsed.IsZero() {
+				t.Errorf("key %s: last used not recorded", k.Name)
+			}
+		}
+	}
+}
+
+// A key revoked while its client is connected is refused on its next
+// call; the other keys go on.
+func TestHTTP_RevokedWhileConnected(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read", "ben": "read"})
+	anna, ben := f.mustClient(t, "anna"), f.mustClient(t, "ben")
+	if res := callTool(t, anna, "vault_overview", nil); res.IsError {
+		t.Fatal(resultText(res))
+	}
+	// Another process (vaultd keys revoke) changes the store.
+	if _, err := keys.Open(strings.TrimSuffix(f.keys.Path(), "/"+keys.FileName)).Revoke("anna"); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "vault_overview"
+	_, err := anna.CallTool(context.Background(), req)
+	if err == nil || !errors.Is(err, transport.ErrAuthorizationRequired) {
+		t.Errorf("anna's call after the revocation: got %v, want a 401 refusal", err)
+	}
+	if res := callTool(t, ben, "vault_overview", nil); res.IsError {
+		t.Errorf("ben after anna's revocation: %s", resultText(res))
+	}
+	if _, err := f.client(t, f.token["anna"]); err == nil {
+		t.Error("a new connection with the revoked key: got none refused")
+	}
+}
+
+func TestHTTP_NoAuth(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{Open: NewConnection("mcp", Perms{Read: true}, Limits{})}, nil)
+	cl, err := f.client(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := callTool(t, cl, "vault_overview", nil); res.IsError {
+		t.Fatal(resultText(res))
+	}
+	if res := callTool(t, cl, "create_note", map[string]any{"path": "0_Inbox/X.md", "content": "x", "change_summary": "x"}); !res.IsError {
+		t.Error("create_note on a read-only --no-auth server: got success")
+	}
+	if status, _, _ := f.raw(t, HTTPPath, map[string]string{"Host": "evil.example"}); status != 403 {
+		t.Errorf("foreign Host without auth: got %d, want 403", status)
+	}
+}
+
+func TestIsLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST:80": true, "127.0.0.1": true, "127.1.2.3:8765": true, "[::1]:8765": true, "::1": true,
+		"": false, "evil.example": false, "localhost.evil.example": false, "10.0.0.1": false, "[::2]:80": false, "0.0.0.0": false,
+	} {
+		if got := IsLoopbackHost(host); got != want {
+			t.Errorf("IsLoopbackHost(%q): got %v, want %v", host, got, want)
+		}
+	}
+}
+
+var _ http.Handler = (*HTTPServer)(nil)
