@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestTypeScriptSDK runs ts/session.mjs: the official MCP TypeScript SDK
@@ -23,22 +22,8 @@ func TestTypeScriptSDK(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node not found on PATH (%v): the TypeScript SDK test needs Node ≥ 20 and npm", err)
 	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Fatalf("npm not found on PATH (%v): the TypeScript SDK test needs Node ≥ 20 and npm", err)
-	}
 	dir := filepath.Join(repoRoot, "e2e", "ts")
-
-	if stale, why := nodeModulesStale(dir); stale {
-		t.Logf("npm ci (%s)", why)
-		start := time.Now()
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in e2e/ts: %v\n%s", err, out)
-		}
-		t.Logf("npm ci took %s", time.Since(start).Round(time.Millisecond))
-	}
+	npmCI(t, dir) // shared with the other TypeScript tests: one install at a time
 
 	cmd := exec.Command(node, "session.mjs")
 	cmd.Dir = dir

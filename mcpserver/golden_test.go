@@ -282,18 +282,9 @@ func checkContract(t *testing.T, caller Caller, failed step, r *Result, dir stri
 			t.Errorf("structured value %q does not appear in the text:\n%s", v, text)
 		}
 	}
-	// Rule 2: every note mentioned carries path, title, version and space.
-	lines := strings.Split(outside, "\n")
-	for i, l := range lines {
-		l = strings.TrimSpace(l)
-		if !strings.HasPrefix(l, "path: ") {
-			continue
-		}
-		if i+3 >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[i+1]), "title: ") ||
-			!strings.HasPrefix(strings.TrimSpace(lines[i+2]), "version: ") || !strings.HasPrefix(strings.TrimSpace(lines[i+3]), "space: ") {
-			t.Errorf("note %q is not followed by title, version and space lines:\n%s", l, text)
-		}
-	}
+	// Rule 2: every note mentioned carries path, title, version and space,
+	// in the structured content and in the text.
+	checkNoteRefs(t, r, outside)
 	// Rule 10: an error never suggests the call that failed.
 	if r.IsError() {
 		var failedArgs map[string]any
@@ -319,6 +310,151 @@ func checkContract(t *testing.T, caller Caller, failed step, r *Result, dir stri
 			t.Errorf("suggested call names unknown tool %q", m[1])
 		}
 	}
+}
+
+// pathExceptions are the keys of structured content whose values may name
+// a note path (ending in .md) without being a full note reference — each with the
+// reason. Every other .md value must be the "path" of an object that also
+// has "title", "version" and "space" (AGENT-CONTRACT rule 2).
+var pathExceptions = map[string]string{
+	// Paths where no note is (any more, or yet).
+	"from":          "a moved note's or file's origin: no note is there any more",
+	"previous_path": "where a note was before a move or restore: no note is there now",
+	"path_then":     "where a note was when a change was made, before it moved",
+	"original_path": "where a note now in the trash was; it is not in the vault",
+	"trash_path":    "a file in the trash, not a note of the vault; restore_note takes it",
+	"free_name":     "a suggested name that no note has yet",
+	"to":            "a move's target as the call named it; the moved note's block is under \"note\"",
+	// Choices an error or a move offers, by path only (rules 9 and 11).
+	"closest":     "an error's candidates (rule 9): at most 5 paths, nearest first, to choose from",
+	"candidates":  "ambiguity candidates (rule 11): every one, listed in full, to choose from",
+	"rule_source": "the rules note a denial cites; the error's next call reads it",
+	"pending":     "files a failed move left as they were, for the owner to check by hand",
+	// Prose and the vault's own text: sentences that may end in a path.
+	"detail": "prose: what a change did", "note_detail": "prose: what a change did",
+	"summary": "prose: the caller's change summary", "change_summary": "prose: the caller's change summary",
+	"context": "the vault's text: the line of a link", "snippet": "the vault's text", "content": "the vault's text",
+	"text": "the vault's text: a card", "card": "the vault's text: a card", "column_now": "the vault's text: cards",
+	"link": "the vault's text: a link as written", "reason": "prose: why a link was left", "message": "prose",
+	"value": "the vault's text: a property", "old": "the vault's text: a property", "new": "the vault's text: a property",
+	"query": "the caller's search words", "rules": "the vault's rules, summarised",
+	"folder_from": "prose: where the attachment folder setting comes from",
+}
+
+// textPathKeys are the "… path:" lines of a text that name a path where
+// no note is, for the reasons of the matching pathExceptions.
+var textPathKeys = map[string]bool{"previous path": true, "path then": true, "original path": true, "trash path": true}
+
+// noteKeys are the "key: value" lines that would name notes in passing.
+var noteKeys = map[string]bool{"note": true, "notes": true, "file": true, "files": true}
+
+var (
+	// keyLine is a "key: value" line (after its indent and list marker).
+	keyLine = regexp.MustCompile(`^([a-z][a-z ]*): (.*)$`)
+	// barePath is a list item that starts with a note path.
+	barePath = regexp.MustCompile(`^([^:{}"()*]*?\.md)(?:$|[ :,→])`)
+	mdPath   = regexp.MustCompile(`\.md(?:$|[ :,)→])`)
+)
+
+// checkNoteRefs checks AGENT-CONTRACT rule 2 on one result:
+//   - in the structured content, every object whose "path" names a note has
+//     "title", "version" and "space", and every other string naming a note
+//     sits under a key of pathExceptions;
+//   - in the text, each such note's four lines appear together, one per
+//     line; every "path:" line is followed by title, version and space; no
+//     "note:" line names a note without its block; and, outside errors
+//     (rule 9 lists candidates by path), no list item is a bare note path.
+func checkNoteRefs(t *testing.T, r *Result, outside string) {
+	t.Helper()
+	for _, p := range noteRefProblems(r, outside) {
+		t.Errorf("%s\n%s", p, r.Text)
+	}
+}
+
+// noteRefProblems lists the violations of rule 2 that checkNoteRefs reports.
+func noteRefProblems(r *Result, outside string) []string {
+	var problems []string
+	errorf := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	b, _ := json.Marshal(r.Data)
+	var x any
+	_ = json.Unmarshal(b, &x)
+	var refs []map[string]any
+	var walk func(key string, x any)
+	walk = func(key string, x any) {
+		switch v := x.(type) {
+		case map[string]any:
+			if p, ok := v["path"].(string); ok && isNotePath(p) && pathExceptions[key] == "" {
+				missing := []string{}
+				for _, k := range []string{"title", "version", "space"} {
+					if _, ok := v[k]; !ok {
+						missing = append(missing, k)
+					}
+				}
+				if len(missing) > 0 {
+					errorf("structured note %q (under %q) has no %s", p, key, strings.Join(missing, ", "))
+				} else {
+					refs = append(refs, v)
+				}
+			}
+			for _, k := range sortedKeys(v) {
+				if k == "path" {
+					continue
+				}
+				walk(k, v[k])
+			}
+		case []any:
+			for _, e := range v {
+				walk(key, e)
+			}
+		case string:
+			if isNotePath(v) && pathExceptions[key] == "" {
+				errorf("structured value %q under %q names a note without its path, title, version and space (or add the key to pathExceptions, with the reason)", v, key)
+			}
+		}
+	}
+	walk("", x)
+
+	// The text: one "key: value" per line, list markers and indents aside.
+	var lines []string
+	for _, l := range strings.Split(outside, "\n") {
+		lines = append(lines, strings.TrimPrefix(strings.TrimSpace(l), "- "))
+	}
+	norm := "\n" + strings.Join(lines, "\n") + "\n"
+	for _, ref := range refs {
+		space, _ := ref["space"].(string)
+		if space == "" {
+			space = spaceText("")
+		}
+		block := fmt.Sprintf("\npath: %v\ntitle: %v\nversion: %v\nspace: %v\n", ref["path"], ref["title"], ref["version"], space)
+		if !strings.Contains(norm, block) {
+			errorf("the text lacks the block of structured note %q:%s", ref["path"], block)
+		}
+	}
+	raw := strings.Split(outside, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "path: ") {
+			if i+3 >= len(lines) || !strings.HasPrefix(lines[i+1], "title: ") ||
+				!strings.HasPrefix(lines[i+2], "version: ") || !strings.HasPrefix(lines[i+3], "space: ") {
+				errorf("note %q is not followed by title, version and space lines", l)
+			}
+			continue
+		}
+		if m := keyLine.FindStringSubmatch(l); m != nil {
+			if (noteKeys[m[1]] || strings.HasSuffix(m[1], "path") && !textPathKeys[m[1]]) && mdPath.MatchString(m[2]) {
+				errorf("line %q names a note without its block (path, title, version, space lines)", l)
+			}
+			continue
+		}
+		if !r.IsError() && strings.HasPrefix(strings.TrimSpace(raw[i]), "- ") && barePath.MatchString(l) {
+			errorf("list item %q is a bare note path; give each note its block", l)
+		}
+	}
+	return problems
+}
+
+// isNotePath reports whether a structured value names a note.
+func isNotePath(s string) bool {
+	return strings.HasSuffix(strings.ToLower(s), ".md") && !strings.Contains(s, "\n")
 }
 
 // futureTools are tools suggested by the text that other issues add.
@@ -381,4 +517,43 @@ func groupedNumber(s string) string {
 		return groupDigits(n)
 	}
 	return s
+}
+
+// TestContract_NoteRefs checks the rule-2 checker itself: each defect it
+// must catch, and the exceptions it must let pass.
+func TestContract_NoteRefs(t *testing.T) {
+	ref := NoteRef{Path: "1_Projekte/A.md", Title: "A", Version: "0123456789ab", Space: "1_Projekte"}
+	block := "path: 1_Projekte/A.md\ntitle: A\nversion: 0123456789ab\nspace: 1_Projekte\n"
+	for _, tc := range []struct {
+		name string
+		r    Result
+		want string // part of a problem expected; "" for none
+	}{
+		{"block", Result{Text: block, Data: map[string]any{"note": ref}}, ""},
+		{"listed block", Result{Text: "moved:\n- " + strings.ReplaceAll(block, "\n", "\n  "), Data: map[string]any{"moved": []any{ref}}}, ""},
+		{"structured path without title", Result{Text: "path: 1_Projekte/A.md\n", Data: map[string]any{"path": "1_Projekte/A.md", "version": "x"}}, "has no title, space"},
+		{"structured bare note", Result{Text: "note: 1_Projekte/A.md", Data: map[string]any{"note": "1_Projekte/A.md"}}, `under "note"`},
+		{"structured exception", Result{Text: "previous path: 1_Projekte/A.md", Data: map[string]any{"previous_path": "1_Projekte/A.md"}}, ""},
+		{"text lacks the block", Result{Text: "path: 1_Projekte/A.md\ntitle: A\nversion: 0123456789ab\nspace: 2_Bereiche\n", Data: map[string]any{"note": ref}}, "lacks the block"},
+		{"path line without block", Result{Text: "path: 1_Projekte/A.md\nversion: 1\n"}, "not followed by title"},
+		{"note line", Result{Text: "note: 1_Projekte/A.md (gone)\n"}, "names a note without its block"},
+		{"files line", Result{Text: "files: 1_Projekte/A.md, 1_Projekte/B.md\n"}, "names a note without its block"},
+		{"bare list item", Result{Text: "links updated in 1 note:\n- 1_Projekte/A.md: 1 link\n"}, "bare note path"},
+		{"error candidates", Result{Text: "error: no such note\nclosest notes:\n- 1_Projekte/A.md\n", Err: vault.ErrNotFound}, ""},
+		{"prose bullet", Result{Text: "rules:\n- Keine Tabellen (read 9_System/Regeln.md for the rest)\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := noteRefProblems(&tc.r, stripFences(tc.r.Text))
+			found := false
+			for _, p := range got {
+				found = found || strings.Contains(p, tc.want)
+			}
+			switch {
+			case tc.want == "" && len(got) > 0:
+				t.Errorf("text %q, data %v: got problems %q, want none", tc.r.Text, tc.r.Data, got)
+			case tc.want != "" && !found:
+				t.Errorf("text %q, data %v: got problems %q, want one with %q", tc.r.Text, tc.r.Data, got, tc.want)
+			}
+		})
+	}
 }

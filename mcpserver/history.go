@@ -10,8 +10,8 @@ import (
 
 // ListTrashArgs are the arguments of list_trash.
 type ListTrashArgs struct {
-	Limit  int `json:"limit,omitempty" jsonschema:"entries per page (default 30)"`
-	Offset int `json:"offset,omitempty" jsonschema:"entries to skip, for the next page"`
+	Limit  int `json:"limit,omitempty"`
+	Offset int `json:"offset,omitempty"`
 }
 
 // TrashItem is one note in the trash.

@@ -127,11 +127,11 @@ func (c *Core) failApp(caller Caller, f failure, notePath string, err error) *Re
 
 // SetPropertiesArgs are the arguments of set_properties.
 type SetPropertiesArgs struct {
-	Path            string         `json:"path" jsonschema:"note path"`
-	Properties      map[string]any `json:"properties,omitempty" jsonschema:"properties to set, e.g. {\"status\": \"aktiv\", \"due\": \"2026-12-01\", \"prio\": 2, \"done\": false, \"tags\": [\"a\", \"b\"]}; null removes one"`
-	Remove          StringList     `json:"remove,omitempty" jsonschema:"names of properties to remove"`
-	ChangeSummary   string         `json:"change_summary" jsonschema:"one line: what you changed and why"`
-	ExpectedVersion string         `json:"expected_version,omitempty" jsonschema:"optional: the version you read; applies if the properties you change are unchanged since"`
+	Path            string         `json:"path"`
+	Properties      map[string]any `json:"properties,omitempty" jsonschema:"e.g. {\"status\": \"aktiv\", \"prio\": 2, \"due\": \"2026-12-01\"}; null removes"`
+	Remove          StringList     `json:"remove,omitempty" jsonschema:"property names"`
+	ChangeSummary   string         `json:"change_summary"`
+	ExpectedVersion string         `json:"expected_version,omitempty" jsonschema:"optional: the version you read"`
 }
 
 // PropertyData is one property as read_note and set_properties show it.
@@ -236,9 +236,9 @@ func shown(s string) string {
 
 // TagsArgs are the arguments of add_tags and remove_tags.
 type TagsArgs struct {
-	Path          string     `json:"path" jsonschema:"note path"`
-	Tags          StringList `json:"tags" jsonschema:"tags with or without #, e.g. [\"projekt\", \"kunde/klinikverbund\"]"`
-	ChangeSummary string     `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	Path          string     `json:"path"`
+	Tags          StringList `json:"tags"`
+	ChangeSummary string     `json:"change_summary"`
 }
 
 // InlineTagData is a #tag in a note's text.
@@ -327,9 +327,9 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 
 // ListTagsArgs are the arguments of list_tags.
 type ListTagsArgs struct {
-	Tag    string `json:"tag,omitempty" jsonschema:"only this tag and the tags nested below it, e.g. projekt"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"lines per page (default 100, max 500)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"lines to skip, for the next page"`
+	Tag    string `json:"tag,omitempty" jsonschema:"with its nested tags"`
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
 }
 
 // TagTreeEntry is one tag of list_tags.

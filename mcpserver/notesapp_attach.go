@@ -11,11 +11,11 @@ import (
 
 // UploadAttachmentArgs are the arguments of upload_attachment.
 type UploadAttachmentArgs struct {
-	Name          string `json:"name" jsonschema:"file name with extension, e.g. Grundriss.png; the folder comes from the vault's attachment settings"`
-	ContentBase64 string `json:"content_base64" jsonschema:"the file's bytes, base64-encoded (at most 10 MB decoded)"`
-	Note          string `json:"note,omitempty" jsonschema:"optional: note path to embed the file in (![[…]] is appended)"`
-	Heading       string `json:"heading,omitempty" jsonschema:"optional: append the embed at the end of this section of the note"`
-	ChangeSummary string `json:"change_summary" jsonschema:"one line: what the file is and why it is added"`
+	Name          string `json:"name"`
+	ContentBase64 string `json:"content_base64"`
+	Note          string `json:"note,omitempty" jsonschema:"note to embed it in"`
+	Heading       string `json:"heading,omitempty" jsonschema:"section for the embed"`
+	ChangeSummary string `json:"change_summary"`
 }
 
 // UploadData is upload_attachment's structured answer.
@@ -149,10 +149,10 @@ func dropNext(s string) string {
 
 // ListAttachmentsArgs are the arguments of list_attachments.
 type ListAttachmentsArgs struct {
-	Folder string `json:"folder,omitempty" jsonschema:"only attachments below this folder"`
-	Unused bool   `json:"unused,omitempty" jsonschema:"only attachments no note embeds or links to"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"attachments per page (default 20, max 100)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"attachments to skip, for the next page"`
+	Folder string `json:"folder,omitempty"`
+	Unused bool   `json:"unused,omitempty" jsonschema:"only those no note uses"`
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
 }
 
 // AttachmentData is one attachment in a listing.

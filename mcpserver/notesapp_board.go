@@ -11,10 +11,10 @@ import (
 
 // ReadBoardArgs are the arguments of read_board.
 type ReadBoardArgs struct {
-	Path   string `json:"path" jsonschema:"board note path, title or [[wikilink]]"`
+	Path   string `json:"path" jsonschema:"path, title or [[link]]"`
 	Column string `json:"column,omitempty" jsonschema:"only this column"`
-	Offset int    `json:"offset,omitempty" jsonschema:"cards to skip in each column shown, for the next page"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"cards per column (default 50, max 200)"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"cards per column, default 50"`
 }
 
 // BoardCardData is one card.
@@ -176,22 +176,22 @@ func withOpPath(err error, op, p string) error {
 
 // MoveCardArgs are the arguments of move_card.
 type MoveCardArgs struct {
-	Path            string `json:"path" jsonschema:"board note path"`
-	Card            string `json:"card" jsonschema:"the card's text, or a distinctive part of it"`
-	ToColumn        string `json:"to_column,omitempty" jsonschema:"column to move it to; empty: stay in its column (give position)"`
-	FromColumn      string `json:"from_column,omitempty" jsonschema:"optional: look for the card only in this column"`
-	Position        int    `json:"position,omitempty" jsonschema:"1-based place in the target column (1 = top); default: at the end"`
-	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	Path            string `json:"path"`
+	Card            string `json:"card" jsonschema:"its text, or a distinctive part"`
+	ToColumn        string `json:"to_column,omitempty" jsonschema:"empty: same column (give position)"`
+	FromColumn      string `json:"from_column,omitempty" jsonschema:"only look in this column"`
+	Position        int    `json:"position,omitempty" jsonschema:"1 = top; default: end"`
+	ChangeSummary   string `json:"change_summary"`
 	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional: the version you read"`
 }
 
 // AddCardArgs are the arguments of add_card.
 type AddCardArgs struct {
-	Path          string `json:"path" jsonschema:"board note path"`
-	Column        string `json:"column" jsonschema:"the column to add the card to"`
-	Text          string `json:"text" jsonschema:"the card's text, one line; may hold [[links]], #tags and @{2026-12-01} dates"`
-	Position      int    `json:"position,omitempty" jsonschema:"1-based place in the column (1 = top); default: at the end"`
-	ChangeSummary string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	Path          string `json:"path"`
+	Column        string `json:"column"`
+	Text          string `json:"text" jsonschema:"one line; [[links]], #tags, @{2026-12-01} ok"`
+	Position      int    `json:"position,omitempty" jsonschema:"1 = top; default: end"`
+	ChangeSummary string `json:"change_summary"`
 }
 
 // CardWriteData is the structured answer of move_card and add_card.

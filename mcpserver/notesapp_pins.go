@@ -10,19 +10,19 @@ import (
 
 // PinArgs are the arguments of pin_note and unpin_note.
 type PinArgs struct {
-	Path          string `json:"path" jsonschema:"note path"`
-	ChangeSummary string `json:"change_summary" jsonschema:"one line: why it is (un)pinned"`
+	Path          string `json:"path"`
+	ChangeSummary string `json:"change_summary"`
 }
 
-// PinData is the structured answer of pin_note and unpin_note.
+// PinData is the structured answer of pin_note and unpin_note. Note is the
+// note as it is now; for a dangling bookmark's note, with goneVersion.
 type PinData struct {
-	Note          *NoteRef `json:"note,omitempty"`
-	Path          string   `json:"path"`
-	Operation     string   `json:"operation"`
-	Detail        string   `json:"detail"`
-	ChangeID      string   `json:"change_id,omitempty"`
-	ChangeSummary string   `json:"change_summary,omitempty"`
-	Pinned        int      `json:"pinned_files"`
+	Note          NoteRef `json:"note"`
+	Operation     string  `json:"operation"`
+	Detail        string  `json:"detail"`
+	ChangeID      string  `json:"change_id,omitempty"`
+	ChangeSummary string  `json:"change_summary,omitempty"`
+	Pinned        int     `json:"pinned_files"`
 }
 
 // PinNote bookmarks a note in Obsidian (.obsidian/bookmarks.json).
@@ -53,18 +53,20 @@ func (c *Core) pin(caller Caller, tool, op string, a PinArgs) *Result {
 	if err != nil {
 		return c.failApp(caller, f, a.Path, err)
 	}
-	data := PinData{Path: res.Path, Operation: op, Detail: res.Detail, Pinned: len(res.Pins)}
+	data := PinData{Operation: op, Detail: res.Detail, Pinned: len(res.Pins)}
 	var b strings.Builder
 	if !res.Changed {
 		data.Detail = "nothing changed: " + res.Detail
 	}
 	b.WriteString(data.Detail + " (operation: " + op + ")\n")
 	if res.Note != nil {
-		ref := refOf(res.Note)
-		data.Note = &ref
-		writeRef(&b, ref, "")
+		data.Note = refOf(res.Note)
 	} else {
-		b.WriteString("note: " + res.Path + " (it no longer exists; its bookmark was dangling)\n")
+		data.Note = c.noteRefs().at(res.Path)
+	}
+	writeRef(&b, data.Note, "")
+	if res.Note == nil {
+		b.WriteString("The note no longer exists; its bookmark was dangling.\n")
 	}
 	if res.Changed {
 		data.ChangeID, data.ChangeSummary = res.ChangeID, a.ChangeSummary

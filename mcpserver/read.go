@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -18,9 +19,9 @@ const maxNoteChars = 12000
 
 // ReadNoteArgs are the arguments of read_note.
 type ReadNoteArgs struct {
-	Path    string `json:"path" jsonschema:"note path, title, alias or [[wikilink]]"`
-	Heading string `json:"heading,omitempty" jsonschema:"section to read: 'Ziele', '## Ziele' or 'Projekte > Ziele'"`
-	Offset  int    `json:"offset,omitempty" jsonschema:"character offset to continue a long section or note"`
+	Path    string `json:"path" jsonschema:"path, title, alias or [[wikilink]]"`
+	Heading string `json:"heading,omitempty" jsonschema:"'Ziele', '## Ziele' or 'Projekte > Ziele'"`
+	Offset  int    `json:"offset,omitempty"`
 }
 
 // ReadNoteData is read_note's structured answer.
@@ -90,7 +91,9 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
 	}
 
-	text := string(d.Src)
+	// Not copied to a string: notes run to megabytes, a page is 12,000
+	// characters.
+	text := d.Src
 	var sub []vault.Heading // sub-sections of what is shown, for the outline
 	if heading != "" {
 		h, err := d.Section(heading)
@@ -102,7 +105,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			return c.fail(caller, f, err)
 		}
 		data.Section = h.PathString()
-		text = string(d.Src[h.Start:h.End])
+		text = d.Src[h.Start:h.End]
 		for _, s := range d.Headings {
 			if s.Start > h.Start && s.Start < h.End {
 				sub = append(sub, s)
@@ -112,7 +115,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	} else {
 		sub = d.Headings
 	}
-	data.Total = utf8.RuneCountInString(text)
+	data.Total = utf8.RuneCount(text)
 
 	// Long: outline plus one page, and the exact call for the rest.
 	long := data.Total > maxNoteChars
@@ -203,30 +206,57 @@ func stripOutline(s string) string {
 
 // pageOf returns up to max runes of s from rune offset off, cut at a line
 // end when one is near, and the offset of the next page (0 if none).
-func pageOf(s string, off, max int) (string, int) {
-	r := []rune(s)
-	if off < 0 || off > len(r) {
+// Offsets count runes as a conversion to []rune does (an invalid byte is one
+// rune, shown as U+FFFD), without converting the whole note: a read of the
+// first page of a 2 MB law should cost its page, not the law.
+func pageOf(s []byte, off, max int) (string, int) {
+	total := utf8.RuneCount(s)
+	if off < 0 || off > total {
 		off = 0
 	}
+	from := skipRunes(s, 0, off)
 	end := off + max
-	if end >= len(r) {
-		return string(r[off:]), 0
+	if end >= total {
+		return runeString(s[from:]), 0
 	}
-	for i := end; i > off+max/2; i-- {
-		if r[i-1] == '\n' {
-			end = i
-			break
+	half := skipRunes(s, from, max/2) // rune off+max/2
+	to := skipRunes(s, half, end-(off+max/2))
+	// The last line end among runes off+max/2 … end-1 ends the page there
+	// ('\n' is a rune of its own, also among invalid bytes).
+	if nl := bytes.LastIndexByte(s[half:to], '\n'); nl >= 0 {
+		to = half + nl + 1
+		end = off + max/2 + utf8.RuneCount(s[half:to])
+	}
+	return runeString(s[from:to]), end
+}
+
+// skipRunes returns the byte offset n runes after byte offset i.
+func skipRunes(s []byte, i, n int) int {
+	for ; n > 0 && i < len(s); n-- {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
 		}
+		_, w := utf8.DecodeRune(s[i:])
+		i += w
 	}
-	return string(r[off:end]), end
+	return i
+}
+
+// runeString is string([]rune(string(b))): invalid bytes become U+FFFD.
+func runeString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string([]rune(string(b)))
 }
 
 // ListNotesArgs are the arguments of list_notes.
 type ListNotesArgs struct {
-	Folder string `json:"folder,omitempty" jsonschema:"folder to list, e.g. 1_Projekte; empty for the vault root"`
-	Sort   string `json:"sort,omitempty" jsonschema:"name (default) or changed (newest first, all sub-folders)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"notes per page (default 30, max 100)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"notes to skip, for the next page"`
+	Folder string `json:"folder,omitempty" jsonschema:"empty: the vault root"`
+	Sort   string `json:"sort,omitempty" jsonschema:"name or changed"`
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
 }
 
 // FolderInfo is a sub-folder in a listing.

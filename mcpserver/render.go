@@ -40,6 +40,66 @@ func writeRef(b *strings.Builder, r NoteRef, indent string) {
 	fmt.Fprintf(b, "%sspace: %s\n", indent, spaceText(r.Space))
 }
 
+// goneVersion is the version of a note path where no note is now (deleted
+// or moved away since): there is no version to pass as expected_version.
+const goneVersion = "(none: not in the vault now)"
+
+// noteRefs names notes as they are now, from the vault's cached snapshot,
+// read once per answer (not per note) on first use.
+type noteRefs struct {
+	c     *Core
+	notes map[string]*vault.Note
+}
+
+func (c *Core) noteRefs() *noteRefs { return &noteRefs{c: c} }
+
+// at names the note at p: its path, title, current version and space; or,
+// where no note is now, its path, the title its file name gives,
+// goneVersion and its space.
+func (r *noteRefs) at(p string) NoteRef {
+	if r.notes == nil {
+		r.notes = map[string]*vault.Note{}
+		if notes, err := r.c.v.Notes(); err == nil {
+			for _, n := range notes {
+				r.notes[n.Path] = n
+			}
+		}
+	}
+	if n := r.notes[p]; n != nil {
+		return refOf(n)
+	}
+	return NoteRef{Path: p, Title: vault.NoteTitle(p, nil), Version: goneVersion, Space: vault.SpaceOf(p)}
+}
+
+// FileRef names a file an answer lists: a note by its block (path, title,
+// version, space), an attachment by its path alone.
+type FileRef struct {
+	*NoteRef
+	File string `json:"file,omitempty"`
+}
+
+// fileRef names the file at p: a note by its block, anything else by path.
+func (r *noteRefs) fileRef(p string) FileRef {
+	if vault.IsNote(p) {
+		ref := r.at(p)
+		return FileRef{NoteRef: &ref}
+	}
+	return FileRef{File: p}
+}
+
+// write writes a listed file: a note's block as a list item, or
+// "- file: PATH"; extra lines follow, indented under it.
+func (f FileRef) write(b *strings.Builder, extra ...string) {
+	if f.NoteRef != nil {
+		fmt.Fprintf(b, "- path: %s\n  title: %s\n  version: %s\n  space: %s\n", f.Path, f.Title, f.Version, spaceText(f.Space))
+	} else {
+		fmt.Fprintf(b, "- file: %s\n", f.File)
+	}
+	for _, e := range extra {
+		b.WriteString("  " + e + "\n")
+	}
+}
+
 // arg is one argument of a suggested call, in the order shown.
 type arg struct {
 	name  string

@@ -11,28 +11,29 @@ import (
 
 // MoveNoteArgs are the arguments of move_note.
 type MoveNoteArgs struct {
-	Path            string `json:"path" jsonschema:"the note (or a folder) to move, e.g. 1_Projekte/Alt.md or 1_Projekte/Alt/"`
-	To              string `json:"to" jsonschema:"the new path (e.g. 4_Archiv/Alt.md), or a folder to move it into (ending in /)"`
-	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"the note's version you read (from read_note); not needed for a folder"`
+	Path            string `json:"path" jsonschema:"a note, or a folder ending in /"`
+	To              string `json:"to" jsonschema:"new path, or a folder ending in /"`
+	ChangeSummary   string `json:"change_summary"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"from read_note; not for a folder"`
 }
 
-// MovedNote is one file a move took along.
+// MovedNote is one file a move took along: a note by its block at its new
+// place, an attachment by its new path; From is where it was.
 type MovedNote struct {
+	FileRef
 	From string `json:"from"`
-	To   string `json:"to"`
 }
 
-// RelinkedNote is a note whose links a move updated.
+// RelinkedNote is a note whose links a move updated, as it is now.
 type RelinkedNote struct {
-	Path    string `json:"path"`
-	Links   int    `json:"links"`
-	Version string `json:"version"`
+	NoteRef
+	Links int `json:"links"`
 }
 
-// LinkProblem is a link a move left as written.
+// LinkProblem is a link a move left as written, in the note (as it is now)
+// that holds it.
 type LinkProblem struct {
-	Path       string   `json:"path"`
+	NoteRef
 	Line       int      `json:"line,omitempty"`
 	Link       string   `json:"link,omitempty"`
 	Reason     string   `json:"reason"`
@@ -149,7 +150,9 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 			fmt.Fprintf(&b, "previous version: %s (its own links were updated)\n", data.Previous)
 		}
 	}
-	// The files that moved along, beyond the note itself.
+	// The files that moved along, beyond the note itself; each note, and
+	// each note whose links were updated or left, with its block (rule 2).
+	refs := c.noteRefs()
 	var along []vault.MovedFile
 	for _, m := range res.Moved {
 		if res.Folder || m.From != res.From {
@@ -163,23 +166,26 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 		}
 		fmt.Fprintf(&b, "%s (%s; sub-notes: %d):\n", title, plural(len(along), "file", "files"), res.SubNotes)
 		for _, m := range along[:min(len(along), maxListed)] {
-			data.Moved = append(data.Moved, MovedNote{From: m.From, To: m.To})
-			fmt.Fprintf(&b, "- %s → %s\n", m.From, m.To)
+			mn := MovedNote{FileRef: refs.fileRef(m.To), From: m.From}
+			data.Moved = append(data.Moved, mn)
+			mn.write(&b, "previous path: "+mn.From)
 		}
 		if n := len(along) - maxListed; n > 0 {
-			fmt.Fprintf(&b, "(%d more, all below %s)\n", n, orDir(res.SubFolder, res.To))
+			dir := strings.TrimSuffix(orDir(res.SubFolder, res.To), "/")
+			fmt.Fprintf(&b, "(%d more: %s lists them)\n", n, call{"list_notes", []arg{{"folder", dir}}}.render(caller.Door))
 		}
 	}
 	fmt.Fprintf(&b, "files moved in all: %d\n", data.MovedTotal)
 	if len(res.Relinked) > 0 {
 		fmt.Fprintf(&b, "links updated in %s (notes relinked: %d):\n", plural(len(res.Relinked), "note", "notes"), data.RelinkedTotal)
 		for _, r := range res.Relinked[:min(len(res.Relinked), maxListed)] {
-			rn := RelinkedNote{Path: r.Path, Links: r.Links, Version: vault.ShortVersion(r.After)}
+			rn := RelinkedNote{NoteRef: refs.at(r.Path), Links: r.Links}
+			rn.Version = vault.ShortVersion(r.After) // what the relink wrote, not a cache's view
 			data.Relinked = append(data.Relinked, rn)
-			fmt.Fprintf(&b, "- %s: %s, now version %s\n", rn.Path, plural(rn.Links, "link", "links"), rn.Version)
+			FileRef{NoteRef: &rn.NoteRef}.write(&b, "links updated: "+fmt.Sprint(rn.Links))
 		}
 		if n := len(res.Relinked) - maxListed; n > 0 {
-			fmt.Fprintf(&b, "(%d more; recent_changes lists them all)\n", n)
+			fmt.Fprintf(&b, "(%d more not listed; get_backlinks on a moved note lists the notes that link to it)\n", n)
 		}
 	} else {
 		fmt.Fprintf(&b, "notes relinked: %d (every link still leads to the same note)\n", data.RelinkedTotal)
@@ -187,19 +193,20 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 	if len(res.Issues) > 0 {
 		fmt.Fprintf(&b, "links left as written (links_left_total: %d) — check them:\n", data.ProblemsTotal)
 		for _, is := range res.Issues[:min(len(res.Issues), maxListed)] {
-			p := LinkProblem{Path: is.Path, Line: is.Line, Link: is.Link, Reason: is.Reason, Candidates: is.Candidates}
+			p := LinkProblem{NoteRef: refs.at(is.Path), Line: is.Line, Link: is.Link, Reason: is.Reason, Candidates: is.Candidates}
 			data.Problems = append(data.Problems, p)
-			where := p.Path
+			where := "link"
 			if p.Line > 0 {
-				where = fmt.Sprintf("%s line %d", p.Path, p.Line)
+				where = fmt.Sprintf("line %d", p.Line)
 			}
 			if p.Link != "" {
 				where += " " + p.Link
 			}
-			fmt.Fprintf(&b, "- %s: %s\n", where, p.Reason)
+			extra := []string{where + ": " + p.Reason}
 			if len(p.Candidates) > 0 {
-				fmt.Fprintf(&b, "  candidates: %s\n", strings.Join(p.Candidates, ", "))
+				extra = append(extra, "candidates: "+strings.Join(p.Candidates, ", "))
 			}
+			FileRef{NoteRef: &p.NoteRef}.write(&b, extra...)
 		}
 		if n := len(res.Issues) - maxListed; n > 0 {
 			fmt.Fprintf(&b, "(%d more)\n", n)

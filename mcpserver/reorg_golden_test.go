@@ -80,6 +80,9 @@ var reorgCases = []goldenCase{
 			{"append_to_note", `{"path":"0_Inbox/Buchtipps.md","content":"- drei","change_summary":"drei"}`},
 		},
 		call: step{"note_history", `{"path":"0_Inbox/Buchtipps.md","limit":2}`}},
+	{name: "note_history/deleted", caller: readOnly, versionOf: notiz,
+		before: []step{{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION"}`}},
+		call:   step{"note_history", `{"path":"0_Inbox/Notiz 2026-11-18.md"}`}},
 	{name: "note_history/err_missing", caller: readOnly, call: step{"note_history", `{"path":"0_Inbox/Buchtip.md"}`}},
 
 	// recent_changes
@@ -89,6 +92,14 @@ var reorgCases = []goldenCase{
 			{"move_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","to":"3_Ressourcen/","change_summary":"einsortiert","expected_version":"$VERSION"}`},
 		},
 		call: step{"recent_changes", `{"limit":4}`}},
+	// A folder's move names the folder and lists the notes it took, each
+	// with its block; a deleted note's block says it is not in the vault.
+	{name: "recent_changes/folder_move_and_delete", caller: readOnly, versionOf: notiz,
+		before: []step{
+			{"move_note", `{"path":"2_Bereiche/Team","to":"3_Ressourcen/","change_summary":"Team ist kein Bereich mehr"}`},
+			{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION"}`},
+		},
+		call: step{"recent_changes", `{"limit":2}`}},
 	{name: "recent_changes/filters", caller: readOnly,
 		before: []step{
 			{"append_to_note", `{"path":"0_Inbox/Buchtipps.md","content":"- Deep Work","change_summary":"Buchtipp"}`},

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,48 +15,60 @@ import (
 
 // NoteHistoryArgs are the arguments of note_history.
 type NoteHistoryArgs struct {
-	Path   string `json:"path" jsonschema:"the note, e.g. 1_Projekte/Website-Relaunch.md"`
-	Actor  string `json:"actor,omitempty" jsonschema:"only changes by this actor; 'outside vaultd' for changes made in Obsidian, git or an editor"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"changes per page (default 10, at most 50)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"changes to skip, for the next page"`
+	Path   string `json:"path"`
+	Actor  string `json:"actor,omitempty" jsonschema:"e.g. 'outside vaultd' (Obsidian, git)"`
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
 }
 
 // RecentChangesArgs are the arguments of recent_changes.
 type RecentChangesArgs struct {
-	Space  string `json:"space,omitempty" jsonschema:"only changes in this space (top-level folder)"`
-	Folder string `json:"folder,omitempty" jsonschema:"only changes at or below this folder"`
-	Actor  string `json:"actor,omitempty" jsonschema:"only changes by this actor; 'outside vaultd' for changes made in Obsidian, git or an editor"`
-	Since  string `json:"since,omitempty" jsonschema:"from this time on: 2026-11-20, 2026-11-20T09:00:00Z, or 7d / 24h / 2w ago"`
-	Until  string `json:"until,omitempty" jsonschema:"before this time; a date counts to its end"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"changes per page (default 20, at most 100)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"changes to skip, for the next page"`
+	Space  string `json:"space,omitempty" jsonschema:"top-level folder"`
+	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders"`
+	Actor  string `json:"actor,omitempty" jsonschema:"e.g. 'outside vaultd' (Obsidian, git)"`
+	Since  string `json:"since,omitempty" jsonschema:"2026-11-20, 2026-11-20T09:00 or 7d, 24h, 2w"`
+	Until  string `json:"until,omitempty" jsonschema:"a date counts to its end"`
+	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
 }
 
-// ChangeItem is one change in an answer.
+// ChangeItem is one change in an answer. What it changed is named as it is
+// now (AGENT-CONTRACT rule 2): a note by its block — path, title, current
+// version (goneVersion where no note is now: deleted or moved away since;
+// Before and After are the change's own versions) and space — or a folder
+// or another file by its path.
 type ChangeItem struct {
-	ID       string   `json:"id,omitempty"`
-	Time     string   `json:"time"`
-	Actor    string   `json:"actor"`
-	Op       string   `json:"operation"`
-	Path     string   `json:"note"`
-	OldPath  string   `json:"previous_path,omitempty"`
-	Summary  string   `json:"summary,omitempty"`
-	Before   string   `json:"before,omitempty"`
-	After    string   `json:"after,omitempty"`
-	External bool     `json:"external,omitempty"`
-	Files    []string `json:"files,omitempty"`
-	FilesN   int      `json:"files_total,omitempty"`
-	Detail   string   `json:"detail,omitempty"`
-	Git      string   `json:"git,omitempty"`
-	Diff     string   `json:"diff,omitempty"`
-	DiffStat string   `json:"diff_stat,omitempty"`
-	DiffNote string   `json:"diff_note,omitempty"`
+	ID     string   `json:"id,omitempty"`
+	Time   string   `json:"time"`
+	Actor  string   `json:"actor"`
+	Op     string   `json:"operation"`
+	Note   *NoteRef `json:"note,omitempty"`
+	Folder string   `json:"folder,omitempty"`
+	File   string   `json:"file,omitempty"`
+	// PathThen is, in note_history, where the note was when the change was
+	// made, if it has moved since; the answer's note block names it now.
+	PathThen string    `json:"path_then,omitempty"`
+	OldPath  string    `json:"previous_path,omitempty"`
+	Summary  string    `json:"summary,omitempty"`
+	Before   string    `json:"before,omitempty"`
+	After    string    `json:"after,omitempty"`
+	External bool      `json:"external,omitempty"`
+	Files    []FileRef `json:"files,omitempty"`
+	FilesN   int       `json:"files_total,omitempty"`
+	Detail   string    `json:"detail,omitempty"`
+	Git      string    `json:"git,omitempty"`
+	Diff     string    `json:"diff,omitempty"`
+	DiffStat string    `json:"diff_stat,omitempty"`
+	DiffNote string    `json:"diff_note,omitempty"`
+
+	moreFiles int  // files of FilesN neither the entry's own nor listed
+	inFolder  bool // Folder exists now: list_notes lists the files not listed
 }
 
-// NoteHistoryData is note_history's structured answer.
+// NoteHistoryData is note_history's structured answer. Note is the note as
+// it is now, or (deleted) with goneVersion.
 type NoteHistoryData struct {
-	Note    *NoteRef     `json:"note,omitempty"`
-	Path    string       `json:"path"`
+	Note    NoteRef      `json:"note"`
 	Changes []ChangeItem `json:"changes"`
 	Total   int          `json:"total"`
 	Offset  int          `json:"offset"`
@@ -68,20 +82,49 @@ type RecentChangesData struct {
 	Offset  int          `json:"offset"`
 }
 
-// diffLines bounds each diff in note_history; maxFiles the files listed
-// for one multi-file change.
+// diffLines bounds each diff in note_history; maxFiles the other files
+// listed (each a note block) for one multi-file change.
 const (
 	diffLines = 12
-	maxFiles  = 5
+	maxFiles  = 3
 )
 
-func itemOf(e vault.ChangeEntry) ChangeItem {
-	it := ChangeItem{ID: e.ID, Time: when(e.Time), Actor: e.Actor, Op: e.Op, Path: e.Path, OldPath: e.OldPath,
+// itemOf renders a change entry; refs names the notes it changed as they
+// are now. In note_history (history set) the answer's block names the note,
+// so an entry names only where the note was then, if elsewhere.
+func (c *Core) itemOf(e vault.ChangeEntry, refs *noteRefs, history *NoteRef) ChangeItem {
+	it := ChangeItem{ID: e.ID, Time: when(e.Time), Actor: e.Actor, Op: e.Op, OldPath: e.OldPath,
 		Summary: e.Summary, Before: vault.ShortVersion(e.Before), After: vault.ShortVersion(e.After),
 		External: e.External, Detail: e.Detail, Git: e.Git}
+	switch {
+	case history != nil:
+		if e.Path != history.Path {
+			it.PathThen = e.Path
+		}
+	case vault.IsNote(e.Path):
+		ref := refs.at(e.Path)
+		it.Note = &ref
+	default:
+		// A folder (a folder's move) or another file: by its path. A path
+		// where nothing is now is a folder if it has no file extension.
+		fi, err := fs.Stat(c.v.FS(), e.Path)
+		if err == nil && fi.IsDir() || err != nil && path.Ext(e.Path) == "" {
+			it.Folder, it.inFolder = e.Path, err == nil
+		} else {
+			it.File = e.Path
+		}
+	}
 	if len(e.Files) > 1 {
 		it.FilesN = len(e.Files)
-		it.Files = limit(e.Files, maxFiles)
+		for _, f := range e.Files {
+			switch {
+			case f == e.Path: // named above
+			case len(it.Files) == maxFiles:
+				it.moreFiles++
+			default:
+				it.Files = append(it.Files, refs.fileRef(f))
+			}
+		}
 	}
 	return it
 }
@@ -93,7 +136,18 @@ func writeChange(b *strings.Builder, it ChangeItem, door Door) {
 	} else {
 		b.WriteString("change: not recorded by vaultd, found in the files\n")
 	}
-	fmt.Fprintf(b, "time: %s\nactor: %s\noperation: %s\nnote: %s\n", it.Time, it.Actor, it.Op, it.Path)
+	fmt.Fprintf(b, "time: %s\nactor: %s\noperation: %s\n", it.Time, it.Actor, it.Op)
+	switch {
+	case it.Note != nil:
+		writeRef(b, *it.Note, "")
+	case it.Folder != "":
+		fmt.Fprintf(b, "folder: %s\n", it.Folder)
+	case it.File != "":
+		fmt.Fprintf(b, "file: %s\n", it.File)
+	}
+	if it.PathThen != "" {
+		fmt.Fprintf(b, "path then: %s\n", it.PathThen)
+	}
 	if it.OldPath != "" {
 		fmt.Fprintf(b, "previous path: %s\n", it.OldPath)
 	}
@@ -104,11 +158,20 @@ func writeChange(b *strings.Builder, it ChangeItem, door Door) {
 		fmt.Fprintf(b, "versions: %s → %s\n", orNone(it.Before), orNone(it.After))
 	}
 	if it.FilesN > 0 {
-		fmt.Fprintf(b, "files: %d (files_total: %d): %s", len(it.Files), it.FilesN, strings.Join(it.Files, ", "))
-		if it.FilesN > len(it.Files) {
-			fmt.Fprintf(b, ", … %d more", it.FilesN-len(it.Files))
+		fmt.Fprintf(b, "files changed in all (files_total): %d", it.FilesN)
+		if it.moreFiles > 0 && len(it.Files) > 0 {
+			fmt.Fprintf(b, "; the first %d:", len(it.Files))
 		}
 		b.WriteString("\n")
+		for _, f := range it.Files {
+			f.write(b)
+		}
+		switch {
+		case it.moreFiles > 0 && it.inFolder:
+			fmt.Fprintf(b, "(%d more: %s lists the folder)\n", it.moreFiles, call{"list_notes", []arg{{"folder", it.Folder}}}.render(door))
+		case it.moreFiles > 0:
+			fmt.Fprintf(b, "(%d more not listed)\n", it.moreFiles)
+		}
 	}
 	if it.Detail != "" {
 		fmt.Fprintf(b, "detail: %s\n", it.Detail)
@@ -167,14 +230,9 @@ func (c *Core) NoteHistory(ctx context.Context, caller Caller, a NoteHistoryArgs
 	if err != nil {
 		return c.fail(caller, f, err)
 	}
-	data := NoteHistoryData{Path: h.Path, Total: h.Total, Offset: a.Offset, Changes: []ChangeItem{}}
+	refs := c.noteRefs()
+	data := NoteHistoryData{Note: refs.at(h.Path), Total: h.Total, Offset: a.Offset, Changes: []ChangeItem{}}
 	var b strings.Builder
-	if h.Exists {
-		if n, err := c.v.Read(h.Path); err == nil {
-			ref := refOf(n)
-			data.Note = &ref
-		}
-	}
 	by := ""
 	if a.Actor != "" {
 		by = " by " + a.Actor
@@ -189,13 +247,12 @@ func (c *Core) NoteHistory(ctx context.Context, caller Caller, a NoteHistoryArgs
 	default:
 		fmt.Fprintf(&b, "history of %s: %s%s, newest first\n", h.Path, plural(h.Total, "change", "changes"), by)
 	}
-	if data.Note != nil {
-		writeRef(&b, *data.Note, "")
-	} else {
+	writeRef(&b, data.Note, "")
+	if !h.Exists {
 		b.WriteString("The note does not exist any more; these are the changes recorded for it.\n")
 	}
 	for _, e := range h.Entries {
-		it := itemOf(e.ChangeEntry)
+		it := c.itemOf(e.ChangeEntry, refs, &data.Note)
 		it.Diff, it.DiffNote = e.Diff.Text, e.DiffNote
 		if it.Diff != "" {
 			it.DiffStat = fmt.Sprintf("+%d -%d lines", e.Diff.Added, e.Diff.Removed)
@@ -277,8 +334,9 @@ func (c *Core) RecentChanges(ctx context.Context, caller Caller, a RecentChanges
 		return &Result{Text: b.String(), Data: data}
 	}
 	fmt.Fprintf(&b, "changes in %s, newest first: showing %d–%d of %d\n", where, a.Offset+1, a.Offset+len(page), total)
+	refs := c.noteRefs()
 	for _, e := range page {
-		it := itemOf(e)
+		it := c.itemOf(e, refs, nil)
 		data.Changes = append(data.Changes, it)
 		b.WriteString("\n")
 		writeChange(&b, it, caller.Door)

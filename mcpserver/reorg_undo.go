@@ -28,7 +28,8 @@ type UndoData struct {
 	Operation     string   `json:"operation"`
 	Detail        string   `json:"detail"`
 	Note          *NoteRef `json:"note,omitempty"`
-	Path          string   `json:"path,omitempty"`
+	TrashPath     string   `json:"trash_path,omitempty"` // an undone restore put the note back in the trash
+	Folder        string   `json:"folder,omitempty"`     // an undone folder move
 	ChangeID      string   `json:"change_id"`
 	ChangeSummary string   `json:"change_summary"`
 }
@@ -47,10 +48,12 @@ func (c *Core) Undo(ctx context.Context, caller Caller, a UndoArgs) *Result {
 	var b strings.Builder
 	switch {
 	case res.Move != nil:
-		data.Detail, data.ChangeID, data.Path = res.Move.Detail, res.Move.ChangeID, res.Move.To
+		data.Detail, data.ChangeID = res.Move.Detail, res.Move.ChangeID
 		if res.Move.Note != nil {
 			ref := refOf(res.Move.Note)
 			data.Note = &ref
+		} else {
+			data.Folder = res.Move.To
 		}
 	case res.Result != nil:
 		data.Detail, data.ChangeID = res.Result.Detail, res.Result.ChangeID
@@ -58,21 +61,18 @@ func (c *Core) Undo(ctx context.Context, caller Caller, a UndoArgs) *Result {
 			ref := refOf(res.Result.Note)
 			data.Note = &ref
 		}
-		if res.Result.TrashPath != "" {
-			data.Path = res.Result.TrashPath
-		}
+		data.TrashPath = res.Result.TrashPath
 	}
 	data.ChangeSummary = res.Summary
 	fmt.Fprintf(&b, "undone: change %s (%s) — %s (operation: %s)\n", data.Undone, data.UndoneOp, data.Detail, data.Operation)
 	if data.Note != nil {
 		writeRef(&b, *data.Note, "")
 	}
-	if data.Path != "" {
-		if res.Result != nil && res.Result.TrashPath != "" {
-			fmt.Fprintf(&b, "trash path: %s\n", data.Path)
-		} else if data.Note == nil {
-			fmt.Fprintf(&b, "folder: %s\n", data.Path)
-		}
+	if data.TrashPath != "" {
+		fmt.Fprintf(&b, "trash path: %s\n", data.TrashPath)
+	}
+	if data.Folder != "" {
+		fmt.Fprintf(&b, "folder: %s\n", data.Folder)
 	}
 	fmt.Fprintf(&b, "recorded in history as change %s: %s\n", data.ChangeID, data.ChangeSummary)
 	b.WriteString("undo this too: vaultd undo " + data.ChangeID)

@@ -10,49 +10,49 @@ import (
 
 // CreateNoteArgs are the arguments of create_note.
 type CreateNoteArgs struct {
-	Path          string `json:"path" jsonschema:"new note path, e.g. 1_Projekte/Neue Idee.md; without a folder it goes to the inbox"`
-	Content       string `json:"content" jsonschema:"the whole note in markdown, frontmatter included"`
-	ChangeSummary string `json:"change_summary" jsonschema:"one line: what you changed and why"`
+	Path          string `json:"path"`
+	Content       string `json:"content" jsonschema:"whole note, frontmatter included"`
+	ChangeSummary string `json:"change_summary" jsonschema:"what and why"`
 }
 
 // AppendArgs are the arguments of append_to_note.
 type AppendArgs struct {
-	Path            string `json:"path" jsonschema:"note path"`
-	Heading         string `json:"heading,omitempty" jsonschema:"append at the end of this section ('Zeitleiste', 'Projekte > Ziele'); empty: end of the note"`
-	Content         string `json:"content" jsonschema:"markdown to append"`
-	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional; appends commute with other edits"`
+	Path            string `json:"path"`
+	Heading         string `json:"heading,omitempty" jsonschema:"section; empty: the end"`
+	Content         string `json:"content"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional; appends commute"`
 }
 
 // UpdateSectionArgs are the arguments of update_section.
 type UpdateSectionArgs struct {
-	Path            string `json:"path" jsonschema:"note path"`
-	Heading         string `json:"heading" jsonschema:"section to replace: 'Ziele', '## Ziele' or 'Projekte > Ziele'"`
-	Content         string `json:"content" jsonschema:"new body of the section, without its heading line"`
-	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"version you read; applies if only other sections changed since"`
+	Path            string `json:"path"`
+	Heading         string `json:"heading" jsonschema:"'Ziele', '## Ziele' or 'Projekte > Ziele'"`
+	Content         string `json:"content" jsonschema:"new body, without the heading line"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"from read_note"`
 }
 
 // ReplaceArgs are the arguments of replace_note.
 type ReplaceArgs struct {
-	Path            string `json:"path" jsonschema:"note path"`
-	Content         string `json:"content" jsonschema:"the whole new note, frontmatter included"`
-	ChangeSummary   string `json:"change_summary" jsonschema:"one line: what you changed and why"`
-	ExpectedVersion string `json:"expected_version" jsonschema:"the version you read (from read_note)"`
+	Path            string `json:"path"`
+	Content         string `json:"content" jsonschema:"whole note, frontmatter included"`
+	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
+	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note"`
 }
 
 // DeleteArgs are the arguments of delete_note.
 type DeleteArgs struct {
-	Path            string `json:"path" jsonschema:"note path"`
-	ChangeSummary   string `json:"change_summary" jsonschema:"one line: why the note goes"`
-	ExpectedVersion string `json:"expected_version" jsonschema:"the version you read (from read_note)"`
+	Path            string `json:"path"`
+	ChangeSummary   string `json:"change_summary"`
+	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note"`
 }
 
 // RestoreArgs are the arguments of restore_note.
 type RestoreArgs struct {
-	TrashPath     string `json:"trash_path" jsonschema:"as listed by list_trash, e.g. .trash/1_Projekte/Alt.md"`
-	To            string `json:"to,omitempty" jsonschema:"where to restore; default: where it was"`
-	ChangeSummary string `json:"change_summary" jsonschema:"one line: why it comes back"`
+	TrashPath     string `json:"trash_path" jsonschema:"from list_trash"`
+	To            string `json:"to,omitempty" jsonschema:"default: where it was"`
+	ChangeSummary string `json:"change_summary"`
 }
 
 // WriteData is the structured answer of every write.
