@@ -241,40 +241,24 @@ func (r *Rules) requires(name string) bool {
 // setInbox takes the inbox a note declares. The first note in path order
 // wins; a different inbox in a later note is reported.
 func (r *Rules) setInbox(note string, v *yaml.Node) {
-	if isNull(v) {
-		return
-	}
-	if v.Kind != yaml.ScalarNode {
-		r.problemf(note, "inbox must be one folder name, not %s, so it is ignored", kindName(v))
-		return
-	}
-	raw := strings.TrimSpace(v.Value)
-	dir := strings.Trim(strings.ReplaceAll(raw, `\`, "/"), "/")
-	if dir != "" {
-		dir = path.Clean(dir)
-	}
-	if dir == "" || dir == "." || !fs.ValidPath(dir) {
-		r.problemf(note, "inbox %q is not a folder inside the vault, so it is ignored", raw)
-		return
-	}
-	switch {
-	case r.Inbox == "":
-		r.Inbox, r.InboxSource = dir, note
-	case fold(dir) != fold(r.Inbox):
-		r.problemf(note, "inbox %q conflicts with inbox %q from %s, so %q is used",
-			raw, r.Inbox, r.InboxSource, r.Inbox)
-	}
+	r.setFolder(note, "inbox", v, &r.Inbox, &r.InboxSource)
 }
 
 // setAttachments takes the attachment folder a note declares, like the
 // inbox: the first note in path order wins; a different folder in a later
 // note is reported.
 func (r *Rules) setAttachments(note string, v *yaml.Node) {
+	r.setFolder(note, "attachments", v, &r.Attachments, &r.AttachmentsSource)
+}
+
+// setFolder reads a one-folder setting (inbox, attachments) into *dst and
+// its declaring note into *src, unless an earlier note set it already.
+func (r *Rules) setFolder(note, key string, v *yaml.Node, dst, src *string) {
 	if isNull(v) {
 		return
 	}
 	if v.Kind != yaml.ScalarNode {
-		r.problemf(note, "attachments must be one folder name, not %s, so it is ignored", kindName(v))
+		r.problemf(note, "%s must be one folder name, not %s, so it is ignored", key, kindName(v))
 		return
 	}
 	raw := strings.TrimSpace(v.Value)
@@ -283,15 +267,14 @@ func (r *Rules) setAttachments(note string, v *yaml.Node) {
 		dir = path.Clean(dir)
 	}
 	if dir == "" || dir == "." || !fs.ValidPath(dir) {
-		r.problemf(note, "attachments %q is not a folder inside the vault, so it is ignored", raw)
+		r.problemf(note, "%s %q is not a folder inside the vault, so it is ignored", key, raw)
 		return
 	}
 	switch {
-	case r.Attachments == "":
-		r.Attachments, r.AttachmentsSource = dir, note
-	case fold(dir) != fold(r.Attachments):
-		r.problemf(note, "attachments %q conflicts with attachments %q from %s, so %q is used",
-			raw, r.Attachments, r.AttachmentsSource, r.Attachments)
+	case *dst == "":
+		*dst, *src = dir, note
+	case fold(dir) != fold(*dst):
+		r.problemf(note, "%s %q conflicts with %s %q from %s, so %q is used", key, raw, key, *dst, *src, *dst)
 	}
 }
 

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,27 +9,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// Other test files of this package may declare the -update flag too;
-// package-level variables are initialised before any init runs, so this
-// defines it only when nobody else did, and goldenUpdate reads it by name.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata/")
-	}
-}
-
-func goldenUpdate() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
+// goldenUpdate reports whether -update (declared in sections_test.go) asks
+// for the golden files to be rewritten.
+func goldenUpdate() bool { return *update }
 
 // writeLinkVault builds a vault from a txtar archive in a fresh temporary
 // folder and opens it (state dir outside the vault, no fsync).

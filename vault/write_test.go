@@ -3,7 +3,6 @@ package vault
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,18 +15,9 @@ import (
 	"testing"
 )
 
-// The -update flag may be declared by another test file of this package;
-// declare it only if nobody has (package-level flag vars run before init).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata/")
-	}
-}
-
-func wUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// wUpdating reports whether -update (declared in sections_test.go) asks
+// for the golden files to be rewritten.
+func wUpdating() bool { return *update }
 
 // wGolden compares got with testdata/write/name, or rewrites it with -update.
 func wGolden(t *testing.T, name string, got []byte) {
