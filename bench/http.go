@@ -35,6 +35,8 @@ var (
 	httpClients  = flag.Int("http-clients", 8, "http: concurrent clients")
 	httpDuration = flag.Duration("http-duration", 30*time.Second, "http: how long the load runs")
 	httpMixFlag  = flag.String("http-mix", "read_note=70,search_notes=20,append_to_note=10", "http: share of each tool in percent")
+	httpCPUProf  = flag.String("http-cpuprofile", "", "http: write a CPU profile of the server during the load to this file")
+	httpMemProf  = flag.String("http-memprofile", "", "http: write the server's allocation profile after the load to this file")
 )
 
 // httpMix is the share of each tool in the load, in percent.
@@ -91,7 +93,7 @@ func httpBench(corpora, name, tmp string, add func(metric, value, target string)
 	dir, err := prepare(corpora, name, root)
 	check(err)
 	state := filepath.Join(root, name+".state")
-	bin := httpBuild(tmp)
+	bin := httpBuild(tmp, *httpCPUProf != "" || *httpMemProf != "")
 
 	notes := httpNotes(dir)
 	if len(notes) < httpSharedNotes+1 {
@@ -160,6 +162,7 @@ func httpBench(corpora, name, tmp string, add func(metric, value, target string)
 		time.Sleep(200 * time.Millisecond)
 	}
 	fmt.Fprintf(os.Stderr, "  http: index ready after %.1f s; %d clients for %s\n", time.Since(start).Seconds(), *httpClients, *httpDuration)
+	profiled := httpProfile(logBuf.String(), "profile?seconds="+fmt.Sprint(int(httpDuration.Seconds())), *httpCPUProf)
 
 	type sample struct {
 		tool string
@@ -205,6 +208,12 @@ func httpBench(corpora, name, tmp string, add func(metric, value, target string)
 	}
 	wg.Wait()
 	elapsed := *httpDuration
+	if err := <-profiled; err != nil {
+		fmt.Fprintf(os.Stderr, "  http: CPU profile: %v\n", err)
+	}
+	if err := <-httpProfile(logBuf.String(), "allocs", *httpMemProf); err != nil {
+		fmt.Fprintf(os.Stderr, "  http: allocation profile: %v\n", err)
+	}
 
 	// Graceful stop, then look at the files.
 	_ = srv.Process.Signal(syscall.SIGTERM)
@@ -436,16 +445,87 @@ func (c *rawClient) call(tool string, args map[string]any) (rawResult, error) {
 }
 
 // httpBuild builds ./cmd/vaultd into tmp (go build caches, so a second
-// build in one run is quick).
-func httpBuild(tmp string) string {
+// build in one run is quick). With profiling, the build gets one more file
+// through -overlay (the repository stays untouched): it serves
+// net/http/pprof on a loopback port of its own and logs its address.
+func httpBuild(tmp string, profiling bool) string {
 	bin := filepath.Join(tmp, "vaultd-http-bench")
-	if exists(bin) {
-		return bin
+	args := []string{"build", "-o", bin}
+	if profiling {
+		bin += "-pprof"
+		src := filepath.Join(tmp, "vaultd_bench_pprof.go")
+		check(os.WriteFile(src, []byte(pprofOverlay), 0o644))
+		abs, err := filepath.Abs(filepath.Join("cmd", "vaultd", "zz_bench_pprof.go"))
+		check(err)
+		ov, err := json.Marshal(map[string]any{"Replace": map[string]string{abs: src}})
+		check(err)
+		overlay := filepath.Join(tmp, "vaultd_bench_overlay.json")
+		check(os.WriteFile(overlay, ov, 0o644))
+		args = []string{"build", "-overlay", overlay, "-o", bin}
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/vaultd")
+	// Always build: the binary of an earlier run in a reused -tmp would
+	// measure old code (go build's cache makes this quick).
+	cmd := exec.Command("go", append(args, "./cmd/vaultd")...)
 	cmd.Stderr = os.Stderr
 	check(cmd.Run())
 	return bin
+}
+
+// pprofOverlay is the file added to the profiled server.
+const pprofOverlay = `package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+)
+
+func init() {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	fmt.Fprintf(os.Stderr, "vaultd-bench-pprof=http://%s\n", l.Addr())
+	go http.Serve(l, mux)
+}
+`
+
+// httpProfile fetches a profile of the server (what: the part of the URL
+// after /debug/pprof/) into file, nothing when file is ""; the channel gets
+// the outcome when it is written.
+func httpProfile(log, what, file string) <-chan error {
+	done := make(chan error, 1)
+	if file == "" {
+		done <- nil
+		return done
+	}
+	m := regexp.MustCompile(`vaultd-bench-pprof=(http://\S+)`).FindStringSubmatch(log)
+	if m == nil {
+		done <- fmt.Errorf("the server did not log its pprof address")
+		return done
+	}
+	go func() {
+		res, err := http.Get(m[1] + "/debug/pprof/" + what)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err == nil && res.StatusCode != http.StatusOK {
+			err = fmt.Errorf("HTTP %d: %s", res.StatusCode, firstLines(string(b), 2))
+		}
+		if err == nil {
+			err = os.WriteFile(file, b, 0o644)
+		}
+		done <- err
+	}()
+	return done
 }
 
 // lockedBuf collects a child's stderr.

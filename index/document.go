@@ -57,7 +57,7 @@ type LinkRef struct {
 // its links, by Obsidian's rules and then by the notes' aliases (nil: no
 // link resolves).
 func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document {
-	d := vault.Parse(src)
+	d := vault.ParseCached(src) // a note vaultd just wrote was parsed by the write
 	doc := &Document{
 		Path:       p,
 		Title:      vault.NoteTitle(p, d),

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -669,7 +671,7 @@ const (
 // match, the hit points at the start of the note. The snippet is the window
 // of snippetLen bytes in the section holding the most distinct terms.
 func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher) {
-	m := decodeMeta(fieldString(d, fMeta))
+	m := metaOf(hit.Version, fieldString(d, fMeta))
 	hs := m.headings
 	nw := len(qm)
 
@@ -763,7 +765,7 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher) {
 		// A heading made of query words is a better match than one that
 		// merely mentions one: "Diagramme" over "Dateien in einem Diagramm
 		// verknüpfen" for the query Diagramme.
-		n := max(len(analyzeQuery(lastHeading(hs[k-1].Path))), len(pos))
+		n := max(headingWords(lastHeading(hs[k-1].Path)), len(pos))
 		c := coverText + (coverHeading-coverText)*float64(len(pos))/float64(n)
 		for w := range nw {
 			own[k*nw+w] = max(own[k*nw+w], c*head[k*nw+w])
@@ -826,23 +828,40 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher) {
 		hit.Heading = hs[best-1].Path
 	}
 
-	src, err := ix.v.ReadFile(hit.Path)
+	// Only the file's head up to the section's end is read (and the byte
+	// after it, which snippet looks at): the lines before the snippet are
+	// counted, the rest of a 2 MB law is not needed.
+	f, err := ix.v.FS().Open(hit.Path)
 	if err != nil {
 		return
 	}
-	if int64(len(src)) != m.size {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	size := int(fi.Size())
+	if int64(size) != m.size {
 		spans = nil // changed since indexed: offsets are not to be trusted
 	}
-	secStart, secEnd := m.bodyStart, len(src)
+	secStart, secEnd := m.bodyStart, size
 	if best > 0 {
 		secStart = hs[best-1].Start
 	}
 	if best < len(hs) {
 		secEnd = hs[best].Start
 	}
-	secStart, secEnd = min(max(secStart, 0), len(src)), min(max(secEnd, 0), len(src))
+	secStart, secEnd = min(max(secStart, 0), size), min(max(secEnd, 0), size)
 	if secEnd < secStart {
 		secEnd = secStart
+	}
+	buf := headBufs.get(min(size, secEnd+1))
+	defer headBufs.put(buf)
+	n, _ := io.ReadFull(f, *buf)
+	src := (*buf)[:n]
+	if n < len(*buf) { // shrunk since the stat
+		spans = nil
+		secStart, secEnd = min(secStart, n), min(secEnd, n)
 	}
 	var in []span
 	for _, s := range spans {
@@ -851,6 +870,94 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher) {
 		}
 	}
 	hit.Snippet, hit.Line = snippet(src, secStart, secEnd, in)
+}
+
+// headingWords returns len(analyzeQuery(h)), remembered: locate asks it for
+// every heading with a match in every hit, and the same headings come up
+// search after search (analysis is a tenth of a search's CPU otherwise).
+func headingWords(h string) int {
+	wordCounts.Lock()
+	n, ok := wordCounts.m[h]
+	wordCounts.Unlock()
+	if ok {
+		return n
+	}
+	n = len(analyzeQuery(h))
+	wordCounts.Lock()
+	if len(wordCounts.m) >= maxWordCounts || wordCounts.m == nil {
+		wordCounts.m = make(map[string]int) // start over rather than track use
+	}
+	wordCounts.m[h] = n
+	wordCounts.Unlock()
+	return n
+}
+
+// maxWordCounts bounds the headings headingWords remembers (about 1 MB).
+const maxWordCounts = 16384
+
+var wordCounts struct {
+	sync.Mutex
+	m map[string]int
+}
+
+// metaOf returns decodeMeta(enc), remembered by the note's version: the
+// heading table of a law runs to thousands of entries, and decoding it for
+// every hit was a fifth of locate's time. The table is derived from the
+// note's bytes alone, so their hash names it.
+func metaOf(version, enc string) meta {
+	if version == "" {
+		return decodeMeta(enc)
+	}
+	metas.Lock()
+	m, ok := metas.m[version]
+	metas.Unlock()
+	if ok {
+		return m
+	}
+	m = decodeMeta(enc)
+	metas.Lock()
+	if metas.m == nil || metas.bytes+len(enc) > maxMetaBytes {
+		metas.m, metas.bytes = make(map[string]meta), 0 // start over rather than track use
+	}
+	metas.m[version] = m
+	metas.bytes += len(enc)
+	metas.Unlock()
+	return m
+}
+
+// maxMetaBytes bounds metaOf's memory, counted as the encoded tables' size.
+const maxMetaBytes = 16 << 20
+
+var metas struct {
+	sync.Mutex
+	m     map[string]meta
+	bytes int
+}
+
+// headBufs holds the buffers locate reads file heads into: a search reads
+// up to megabytes for its 10 snippets, and under load allocating them anew
+// kept the garbage collector busy.
+var headBufs bufPool
+
+type bufPool struct{ p sync.Pool }
+
+// maxPooledBuf is the largest buffer kept for reuse.
+const maxPooledBuf = 4 << 20
+
+// get returns a buffer of length n.
+func (b *bufPool) get(n int) *[]byte {
+	if p, ok := b.p.Get().(*[]byte); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]byte, n)
+	return &s
+}
+
+func (b *bufPool) put(p *[]byte) {
+	if cap(*p) <= maxPooledBuf {
+		b.p.Put(p)
+	}
 }
 
 // snippet cuts about snippetLen bytes of src[secStart:secEnd] around the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -85,7 +86,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if len(n.Aliases) > 0 {
 		b.WriteString("aliases: " + strings.Join(n.Aliases, ", ") + "\n")
 	}
-	data.Properties = propertiesData(d)
+	data.Properties = readProperties(d)
 	writeProperties(&b, data.Properties, "properties")
 	if d.FrontmatterErr != nil {
 		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
@@ -186,15 +187,46 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 
 // outline lists sections as "Path > To > Heading: N chars", at most 40.
 func outline(d *vault.Doc, hs []vault.Heading) []string {
+	// Sections nest (a title's section holds the whole note), so counting
+	// each one's runes anew counted a long note many times over; the
+	// counts are taken once, between the sorted section bounds.
+	runesAt := runeOffsets(d.Src, hs[:min(len(hs), 40)])
 	var out []string
 	for i, h := range hs {
 		if i == 40 {
 			out = append(out, fmt.Sprintf("… %d more sections", len(hs)-40))
 			break
 		}
-		out = append(out, fmt.Sprintf("%s: %s", h.PathString(), groupDigits(utf8.RuneCount(d.Src[h.Start:h.End]))))
+		n, ok := runesAt[h.End]-runesAt[h.Start], runesAt != nil
+		if !ok {
+			n = utf8.RuneCount(d.Src[h.Start:h.End])
+		}
+		out = append(out, fmt.Sprintf("%s: %s", h.PathString(), groupDigits(n)))
 	}
 	return out
+}
+
+// runeOffsets maps each section bound of hs to its rune offset in src. A
+// bound starts a line, so no rune (nor invalid byte) straddles it and the
+// counts between bounds add up to the count of a whole section. nil if a
+// bound is not at a line start (then count each section).
+func runeOffsets(src []byte, hs []vault.Heading) map[int]int {
+	var bounds []int
+	for _, h := range hs {
+		bounds = append(bounds, h.Start, h.End)
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	at := make(map[int]int, len(bounds))
+	prev, n := 0, 0
+	for _, b := range bounds {
+		if b < prev || b > len(src) || (b > 0 && b < len(src) && src[b-1] != '\n' && src[b-1] != '\r') {
+			return nil
+		}
+		n += utf8.RuneCount(src[prev:b])
+		at[b], prev = n, b
+	}
+	return at
 }
 
 func stripOutline(s string) string {
@@ -210,17 +242,19 @@ func stripOutline(s string) string {
 // rune, shown as U+FFFD), without converting the whole note: a read of the
 // first page of a 2 MB law should cost its page, not the law.
 func pageOf(s []byte, off, max int) (string, int) {
-	total := utf8.RuneCount(s)
-	if off < 0 || off > total {
-		off = 0
+	from := 0
+	if off > 0 {
+		from = skipRunes(s, 0, off)
 	}
-	from := skipRunes(s, 0, off)
-	end := off + max
-	if end >= total {
-		return runeString(s[from:]), 0
+	if off < 0 || (from == len(s) && utf8.RuneCount(s) < off) {
+		off, from = 0, 0 // past the end: from the start
 	}
 	half := skipRunes(s, from, max/2) // rune off+max/2
-	to := skipRunes(s, half, end-(off+max/2))
+	to := skipRunes(s, half, max-max/2)
+	if to == len(s) { // the rest fits
+		return runeString(s[from:]), 0
+	}
+	end := off + max
 	// The last line end among runes off+max/2 … end-1 ends the page there
 	// ('\n' is a rune of its own, also among invalid bytes).
 	if nl := bytes.LastIndexByte(s[half:to], '\n'); nl >= 0 {
@@ -228,6 +262,22 @@ func pageOf(s []byte, off, max int) (string, int) {
 		end = off + max/2 + utf8.RuneCount(s[half:to])
 	}
 	return runeString(s[from:to]), end
+}
+
+// readProperties is propertiesData(d), remembered by the frontmatter's
+// bytes (on which alone it depends): the YAML parse was a sixth of a read's
+// CPU under load.
+func readProperties(d *vault.Doc) []PropertyData {
+	if !d.HasFrontmatter {
+		return nil
+	}
+	key := string(d.Src[:d.BodyStart])
+	if out, ok := readProps.get(key); ok {
+		return out
+	}
+	out := propertiesData(d)
+	readProps.put(key, out)
+	return out
 }
 
 // skipRunes returns the byte offset n runes after byte offset i.

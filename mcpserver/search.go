@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -339,8 +340,20 @@ func (c *Core) hitProperties(p string) []PropertyData {
 			src = buf[:n+m]
 		}
 	}
+	// The properties depend on the bytes up to the closing fence only;
+	// notes share their frontmatter often (templates) and are hit again
+	// and again, so the YAML parse (a third of a hit's cost) is remembered
+	// by those bytes.
+	_, _, end, ok := vault.SplitFrontmatter(src)
+	if !ok {
+		return nil
+	}
+	key := string(src[:end])
+	if out, ok := hitProps.get(key); ok {
+		return out
+	}
 	var out []PropertyData
-	for _, pr := range vault.FrontmatterProperties(src) {
+	for _, pr := range vault.FrontmatterProperties(src[:end]) {
 		if len(out) == hitProperties {
 			break
 		}
@@ -349,5 +362,6 @@ func (c *Core) hitProperties(p string) []PropertyData {
 		}
 		out = append(out, PropertyData{Key: pr.Key, Value: cut(oneLine(pr.Text()), maxPropertyChars)})
 	}
-	return out
+	hitProps.put(key, out)
+	return slices.Clip(out)
 }

@@ -112,7 +112,9 @@ func ensureFinalEOL(src []byte, eol string) []byte {
 // unclosed code fence); the errors of Doc.Section for a missing or
 // ambiguous heading.
 func appendText(src []byte, heading string, text []byte) (next []byte, detail string, err error) {
-	d := Parse(src)
+	// Cached parses: src is what the last write or read of the note parsed,
+	// mid is what the write's re-read and the index parse next.
+	d := ParseCached(src)
 	eol := eolOf(d)
 	block, n := normalizeBlock(text, eol)
 	if block == nil {
@@ -129,7 +131,7 @@ func appendText(src []byte, heading string, text []byte) (next []byte, detail st
 		where = fmt.Sprintf("to section %q", h.PathString())
 	}
 	mid := insertBlock(src, at, block, eol)
-	if err := keepsStructure(d, Parse(mid), at, at, len(mid)-len(src)); err != nil {
+	if err := keepsStructure(d, ParseCached(mid), at, at, len(mid)-len(src)); err != nil {
 		return nil, "", err
 	}
 	next = ensureFinalEOL(mid, eol)

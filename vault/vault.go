@@ -310,14 +310,18 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 	return NewNote(nfc(c), b, fi.ModTime(), fi.Size()), nil
 }
 
-// NewNote builds a Note from its path and bytes.
+// NewNote builds a Note from its path and bytes. Bytes parsed before are
+// not parsed again (parsecache.go): the Note's Doc may be shared with other
+// Notes of the same content, so it must not be modified, nor b after the
+// call.
 func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
-	d := Parse(b)
+	ver := Version(b)
+	d := docs.parse(ver, b)
 	return &Note{
 		Path:    p,
 		Title:   NoteTitle(p, d),
 		Space:   SpaceOf(p),
-		Version: Version(b),
+		Version: ver,
 		Aliases: d.Aliases,
 		Tags:    d.Tags,
 		ModTime: mod,
