@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,4 +210,17 @@ func TestServer_Instructions(t *testing.T) {
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "instructions.golden"), ins+"\n")
 	_ = time.Second
+}
+
+// TestReadme_NamesEveryTool keeps the README's tool list true.
+func TestReadme_NamesEveryTool(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range AllToolNames() {
+		if !strings.Contains(string(b), "`"+name+"`") {
+			t.Errorf("README.md does not name the tool %s", name)
+		}
+	}
 }
