@@ -51,21 +51,31 @@ func decodeArgs(raw map[string]any, into any) error {
 	if err := dec.Decode(into); err != nil {
 		var te *json.UnmarshalTypeError
 		if ok := asType(err, &te); ok {
-			want := te.Type.Kind().String()
-			if want == "int" {
-				want = "number"
-			}
-			if want == "map" {
-				want = "JSON object" // set_properties' properties: agents know objects, not Go maps
-			}
-			if want == "slice" {
-				want = "list"
-			}
-			return fmt.Errorf("argument %q must be a %s, not a %s", te.Field, want, te.Value)
+			return fmt.Errorf("argument %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), jsonKind(te.Value))
 		}
 		return fmt.Errorf("the arguments could not be read: %v", err)
 	}
 	return nil
+}
+
+// jsonKind names a Go or JSON kind the way an agent writing JSON knows it,
+// with its article: "a number", "a string", "an array", "true or false".
+func jsonKind(k string) string {
+	switch k {
+	case "int", "int64", "uint", "float64", "number":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "map", "object", "struct":
+		return "a JSON object"
+	case "slice", "array":
+		return "a list"
+	case "null":
+		return "null"
+	}
+	return "a " + k
 }
 
 func asType[T error](err error, target *T) bool {
