@@ -101,6 +101,19 @@ func TestGit_CommitsOnlyTouchedFiles(t *testing.T) {
 	}
 }
 
+// A pin changes .obsidian/bookmarks.json, not the note: that file is what
+// the commit holds.
+func TestGit_PinCommitsBookmarks(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"A.md": "a\n"})
+	v := gitOpen(t, dir)
+	if _, err := v.Pin("A.md", WriteOpts{Summary: "angeheftet"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitRun(t, dir, "show", "--name-only", "--format=%s", "HEAD"); got != "angeheftet\n\n.obsidian/bookmarks.json" {
+		t.Errorf("pin commit: %q", got)
+	}
+}
+
 func TestGit_NoCommitMidMerge(t *testing.T) {
 	for _, state := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD"} {
 		t.Run(state, func(t *testing.T) {

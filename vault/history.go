@@ -175,7 +175,11 @@ func (v *Vault) record(ch Change, contents ...[]byte) (Change, error) {
 	if ch.Group == "" && ch.Op != "external" && ch.Path != "" {
 		// A restore's OldPath is its trash path: the trash is not part of
 		// what git tracks for the user, the restored note is.
-		ch.Git = v.gitCommitFor([]string{ch.Path}, ch.Summary, ch.Actor)
+		touched := []string{ch.Path}
+		if ch.Op == "pin" || ch.Op == "unpin" {
+			touched = []string{BookmarksPath} // the note itself is unchanged
+		}
+		ch.Git = v.gitCommitFor(touched, ch.Summary, ch.Actor)
 	}
 	out, err := v.recordBatch([]Change{ch})
 	if err != nil {
