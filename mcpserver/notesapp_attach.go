@@ -185,13 +185,9 @@ func (c *Core) ListAttachments(ctx context.Context, caller Caller, a ListAttachm
 		return r
 	}
 	f := failure{tool: tool, path: a.Folder, args: []arg{{"folder", a.Folder}}}
-	folder := strings.Trim(strings.TrimSpace(a.Folder), "/")
-	if folder != "" {
-		cf, err := vault.CleanPath(folder)
-		if err != nil {
-			return c.fail(caller, f, err)
-		}
-		folder = cf
+	folder, err := cleanFolder(a.Folder)
+	if err != nil {
+		return c.fail(caller, f, err)
 	}
 	list, err := c.v.Attachments(folder)
 	if err != nil {

@@ -340,13 +340,9 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 		return r
 	}
 	f := failure{tool: tool, path: a.Folder, args: []arg{{"folder", a.Folder}}}
-	folder := strings.Trim(strings.TrimSpace(a.Folder), "/")
-	if folder != "" {
-		cf, err := vault.CleanPath(folder)
-		if err != nil {
-			return c.fail(caller, f, err)
-		}
-		folder = cf
+	folder, err := cleanFolder(a.Folder)
+	if err != nil {
+		return c.fail(caller, f, err)
 	}
 	sortBy := a.Sort
 	switch sortBy {
@@ -484,4 +480,14 @@ func looksLikePath(ref string) bool {
 		return false
 	}
 	return strings.Contains(ref, "/") || strings.Contains(ref, `\`) || strings.HasSuffix(strings.ToLower(ref), ".md")
+}
+
+// cleanFolder reads a folder argument: "" is the vault root; slashes around
+// it are dropped; anything else must be a valid vault path.
+func cleanFolder(folder string) (string, error) {
+	folder = strings.Trim(strings.TrimSpace(folder), "/")
+	if folder == "" {
+		return "", nil
+	}
+	return vault.CleanPath(folder)
 }

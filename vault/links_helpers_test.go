@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,21 +43,5 @@ func openLinkVault(t *testing.T, dir string) *Vault {
 // file with -update.
 func checkLinksGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "links", name)
-	if goldenUpdate() {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./vault -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\ngot:\n%s\nwant:\n%s", p, got, want)
-	}
+	checkGolden(t, filepath.Join("testdata", "links", name), got)
 }

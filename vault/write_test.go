@@ -22,7 +22,13 @@ func wUpdating() bool { return *update }
 // wGolden compares got with testdata/write/name, or rewrites it with -update.
 func wGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "write", name)
+	checkGolden(t, filepath.Join("testdata", "write", name), got)
+}
+
+// checkGolden compares got with the golden file p, or rewrites it with
+// -update. Every golden test of this package uses it.
+func checkGolden(t *testing.T, p string, got []byte) {
+	t.Helper()
 	if wUpdating() {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
