@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -183,12 +182,7 @@ func stripRecovered(s string) string {
 // allChanges reads every history record, oldest first.
 func (v *Vault) allChanges() ([]Change, error) {
 	var out []Change
-	err := v.readJournal(historyFile, func(line []byte) {
-		var ch Change
-		if json.Unmarshal(line, &ch) == nil && ch.ID != "" {
-			out = append(out, ch)
-		}
-	})
+	err := v.readChanges(func(ch Change) { out = append(out, ch) })
 	return out, err
 }
 

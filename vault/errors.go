@@ -15,6 +15,10 @@ var (
 	ErrInvalidPath = errors.New("invalid path")
 	ErrDenied      = errors.New("denied by vault rules")
 	ErrInvalid     = errors.New("invalid argument")
+	// ErrStateDir: the state dir (history, content store, index) cannot
+	// be written — full or read-only. Writes are refused with it before
+	// anything is published.
+	ErrStateDir = errors.New("state dir unavailable")
 )
 
 // Error is the one domain error type. It names the operation and the

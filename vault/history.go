@@ -50,11 +50,7 @@ func (v *Vault) History(f HistoryFilter) ([]Change, error) {
 		}
 	}
 	var out []Change
-	err := v.readJournal(historyFile, func(line []byte) {
-		var ch Change
-		if json.Unmarshal(line, &ch) != nil || ch.ID == "" {
-			return
-		}
+	err := v.readChanges(func(ch Change) {
 		if match != nil && !match(ch.Path) && !match(ch.OldPath) {
 			return
 		}
@@ -200,7 +196,9 @@ func (v *Vault) recordBatch(chs []Change) ([]Change, error) {
 	out := make([]Change, len(chs))
 	for i, ch := range chs {
 		ch.Time = now
-		ch.ID = newID(now)
+		if ch.ID == "" {
+			ch.ID = newID(now)
+		}
 		line, err := json.Marshal(ch)
 		if err != nil {
 			return nil, err
@@ -225,7 +223,9 @@ func newID(t time.Time) string {
 // appendJournal appends one JSON line to a log in the state dir, under the
 // journal lock (one writer at a time across processes, so lines never
 // interleave), and fsyncs it. A line left torn by a killed writer is ended
-// first, so that it spoils only itself, not the next record.
+// first, so that it spoils only itself, not the next record. A write that
+// fails part way (a full disk) is cut back off, so that no torn line stays
+// behind; readers skip and count any that does (readChanges).
 func (v *Vault) appendJournal(name string, line []byte) error {
 	unlock, err := v.lock(journalKey)
 	if err != nil {
@@ -241,10 +241,11 @@ func (v *Vault) appendJournal(name string, line []byte) error {
 	if err != nil {
 		return err
 	}
+	size := fi.Size()
 	buf := make([]byte, 0, len(line)+2)
-	if n := fi.Size(); n > 0 {
+	if size > 0 {
 		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, n-1); err != nil {
+		if _, err := f.ReadAt(last, size-1); err != nil {
 			return err
 		}
 		if last[0] != '\n' {
@@ -252,36 +253,123 @@ func (v *Vault) appendJournal(name string, line []byte) error {
 		}
 	}
 	buf = append(append(buf, line...), '\n')
+	if err := v.step("journal", name); err != nil {
+		return err
+	}
 	if _, err := f.Write(buf); err != nil {
+		_ = f.Truncate(size)
 		return err
 	}
 	if !v.opts.NoSync {
-		return f.Sync()
+		if err := f.Sync(); err != nil {
+			// The line may or may not be on disk; it is not trusted.
+			_ = f.Truncate(size)
+			return err
+		}
 	}
 	return nil
 }
 
 // readJournal calls fn for each complete line of a log in the state dir. A
-// missing log is empty.
-func (v *Vault) readJournal(name string, fn func(line []byte)) error {
+// missing log is empty. It returns how many lines were torn: a last line
+// without its line end (a writer killed mid-append) or a line that fn
+// reports as unreadable by returning false.
+func (v *Vault) readJournal(name string, fn func(line []byte) bool) (damaged int, err error) {
 	b, err := v.state.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s in the state dir: %w", name, err)
+		return 0, fmt.Errorf("read %s in the state dir: %s", name, errText(err))
 	}
 	for len(b) > 0 {
 		line, rest, ok := bytes.Cut(b, []byte("\n"))
 		if !ok {
-			break // torn last line: a writer was killed mid-append
+			if len(bytes.TrimSpace(line)) > 0 {
+				damaged++ // torn last line: a writer was killed mid-append
+			}
+			break
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			fn(line)
+		if len(bytes.TrimSpace(line)) > 0 && !fn(line) {
+			damaged++
 		}
 		b = rest
 	}
-	return nil
+	return damaged, nil
+}
+
+// readChanges calls fn for each record of the history, oldest first,
+// skipping intents (see Change.Intent) and torn lines; the number of torn
+// lines is kept for HistoryDamage.
+func (v *Vault) readChanges(fn func(Change)) error {
+	n, err := v.readJournal(historyFile, func(line []byte) bool {
+		var ch Change
+		if json.Unmarshal(line, &ch) != nil || ch.ID == "" {
+			return false
+		}
+		if !ch.Intent {
+			fn(ch)
+		}
+		return true
+	})
+	if err == nil {
+		v.w.damaged.Store(int64(n))
+	}
+	return err
+}
+
+// readIntents returns the intents of the history and the IDs of every
+// completed record.
+func (v *Vault) readIntents() (intents []Change, done map[string]bool, err error) {
+	done = map[string]bool{}
+	_, err = v.readJournal(historyFile, func(line []byte) bool {
+		var ch Change
+		if json.Unmarshal(line, &ch) != nil || ch.ID == "" {
+			return false
+		}
+		if ch.Intent {
+			intents = append(intents, ch)
+		} else {
+			done[ch.ID] = true
+		}
+		return true
+	})
+	return intents, done, err
+}
+
+// HistoryDamage returns how many lines of the history log were torn (cut
+// off by a crash or a full disk) and skipped at its last reading. Readers
+// of the history say so when it is not 0.
+func (v *Vault) HistoryDamage() int { return int(v.w.damaged.Load()) }
+
+// intend stores the texts a write is about to replace and publish and
+// appends its intent record, before anything is published: a write whose
+// texts cannot be kept (a full or read-only state dir) is refused and the
+// note stays as it was. before is nil for a new note. It returns the ID
+// the completed record will carry.
+func (v *Vault) intend(op, c, oldPath string, before, next []byte, o WriteOpts) (string, error) {
+	for _, b := range [][]byte{before, next} {
+		if b == nil {
+			continue
+		}
+		if err := v.storeContent(b); err != nil {
+			return "", keepErr(op, c, err)
+		}
+	}
+	ch := Change{Intent: true, Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next), Group: o.group}
+	if before != nil {
+		ch.Before = Version(before)
+	}
+	out, err := v.recordBatch([]Change{ch})
+	if err != nil {
+		return "", keepErr(op, c, err)
+	}
+	return out[0].ID, nil
+}
+
+func keepErr(op, c string, err error) error {
+	return &Error{Op: op, Path: c, Kind: ErrStateDir, Err: err,
+		Msg: "nothing was changed: vaultd keeps the note's text before and after every write in its state dir, and could not (" + errText(err) + "); the vault owner should free space there, then retry"}
 }
 
 // RecoverReport says what Recover found and did.
@@ -296,6 +384,10 @@ type RecoverReport struct {
 	// Interrupted lists the multi-file changes (moves, deletes with
 	// sub-notes) a crash cut short, with the files still pending.
 	Interrupted []Interrupted
+	// Completed lists the writes a crash cut off after their publish and
+	// before their record, now recorded from their intent (with the
+	// actor and summary they were made with).
+	Completed []Change
 }
 
 // Recover tidies up after writers that died: it removes vaultd's temp files
@@ -343,7 +435,12 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 		return nil
 	})
 
-	// Groups first: their late records explain moved notes, which the
+	// Writes cut off between their publish and their record first: they
+	// keep their actor and summary rather than pass for external changes.
+	if rep.Completed, err = v.completeIntents(); err != nil {
+		return rep, err
+	}
+	// Groups next: their late records explain moved notes, which the
 	// check below would otherwise take for notes deleted outside vaultd.
 	if rep.Interrupted, err = v.recoverGroups(); err != nil {
 		return rep, err
@@ -372,13 +469,73 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 	return rep, nil
 }
 
+// completeIntents records, from its intent, every write that was published
+// but not recorded (its process was killed in between): the note holds the
+// intent's text and history does not say so yet. Each note is checked
+// again under its lock, so a write still running in another process is
+// left to record itself.
+func (v *Vault) completeIntents() ([]Change, error) {
+	intents, done, err := v.readIntents()
+	if err != nil {
+		return nil, err
+	}
+	var open []Change
+	for _, in := range intents {
+		if !done[in.ID] {
+			open = append(open, in)
+		}
+	}
+	var out []Change
+	for i := len(open) - 1; i >= 0; i-- { // newest first: it explains the text now
+		in := open[i]
+		if in.Path == "" || v.currentVersion(in.Path) != in.After {
+			continue
+		}
+		ch, err := v.completeIntent(in)
+		if err != nil {
+			return out, err
+		}
+		if ch != nil {
+			out = append(out, *ch)
+		}
+	}
+	return out, nil
+}
+
+func (v *Vault) completeIntent(in Change) (*Change, error) {
+	real, _, err := v.resolveLink("recover", in.Path)
+	if err != nil || real == "" {
+		real = in.Path
+	}
+	unlock, err := v.lock(noteKey(real))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	_, done, err := v.readIntents()
+	if err != nil || done[in.ID] {
+		return nil, err
+	}
+	heads, err := v.historyHeads()
+	if err != nil || heads[in.Path] == in.After || v.currentVersion(in.Path) != in.After {
+		return nil, err
+	}
+	ch := in
+	ch.Intent = false
+	ch.Summary += " (recorded at recovery: the process was interrupted before it recorded the change)"
+	out, err := v.recordBatch([]Change{ch})
+	if err != nil {
+		return nil, err
+	}
+	return &out[0], nil
+}
+
 // historyHeads returns, for each note path in history, the version its last
 // record left ("" when that record deleted it).
 func (v *Vault) historyHeads() (map[string]string, error) {
 	heads := map[string]string{}
-	err := v.readJournal(historyFile, func(line []byte) {
-		var ch Change
-		if json.Unmarshal(line, &ch) == nil && ch.ID != "" && ch.Path != "" {
+	err := v.readChanges(func(ch Change) {
+		if ch.Path != "" {
 			if ch.Op == "move" && ch.OldPath != "" && ch.OldPath != ch.Path {
 				heads[ch.OldPath] = "" // nothing is there any more
 			}

@@ -79,10 +79,10 @@ func (v *Vault) writeGroup(r groupRecord) error {
 // groups reads groups.jsonl: every group by id, with its latest state.
 func (v *Vault) groups() (map[string]*Group, error) {
 	out := map[string]*Group{}
-	err := v.readJournal(groupsFile, func(line []byte) {
+	_, err := v.readJournal(groupsFile, func(line []byte) bool {
 		var r groupRecord
 		if json.Unmarshal(line, &r) != nil || r.ID == "" {
-			return
+			return false
 		}
 		g := out[r.ID]
 		if g == nil {
@@ -99,6 +99,7 @@ func (v *Vault) groups() (map[string]*Group, error) {
 			g.Done, g.Pending = true, r.Pending
 			g.Detail = interruptedText(g)
 		}
+		return true
 	})
 	return out, err
 }
@@ -173,9 +174,8 @@ func (v *Vault) recoverGroups() ([]Interrupted, error) {
 	}
 	sort.Slice(open, func(i, j int) bool { return open[i].ID < open[j].ID })
 	recorded := map[string]map[string]bool{} // group → "op old→new" keys
-	if err := v.readJournal(historyFile, func(line []byte) {
-		var ch Change
-		if json.Unmarshal(line, &ch) != nil || ch.Group == "" {
+	if err := v.readChanges(func(ch Change) {
+		if ch.Group == "" {
 			return
 		}
 		if recorded[ch.Group] == nil {

@@ -381,11 +381,13 @@ func (v *Vault) moveToTrash(c string) (string, error) {
 // with who, when and why, and those Obsidian or a person put there.
 func (v *Vault) Trash() ([]TrashEntry, error) {
 	last := map[string]trashRecord{} // trash path → its latest record
-	if err := v.readJournal(trashFile, func(line []byte) {
+	if _, err := v.readJournal(trashFile, func(line []byte) bool {
 		var r trashRecord
-		if json.Unmarshal(line, &r) == nil && r.TrashPath != "" {
-			last[r.TrashPath] = r
+		if json.Unmarshal(line, &r) != nil || r.TrashPath == "" {
+			return false
 		}
+		last[r.TrashPath] = r
+		return true
 	}); err != nil {
 		return nil, err
 	}
@@ -512,6 +514,10 @@ func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteO
 				Steps: []groupStep{{Op: "restore", From: tp, To: dest}, {Op: "restore", From: sub.dir, To: destSub, Notes: sub.notes}}})
 		}
 	}
+	intent, err := v.intend(op, dest, tp, nil, b, o)
+	if err != nil {
+		return nil, nil, err
+	}
 	// A hard link publishes without replacing; removing the trash name
 	// afterwards completes the move. Killed in between, the note is in
 	// both places — never in none.
@@ -530,7 +536,7 @@ func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteO
 	if err := errors.Join(v.syncDirOf(dest), v.syncDirOf(tp)); err != nil {
 		return nil, nil, ioErr(op, dest, "the note was restored, but the move could not be made durable", err)
 	}
-	res, err := v.finish(op, dest, dest, nil, b, "restored from "+tp, o, tp)
+	res, err := v.finish(op, dest, dest, nil, b, "restored from "+tp, o, tp, intent)
 	if res != nil && res.ChangeID != "" {
 		if rerr := v.recordTrash(trashRecord{Event: "restore", TrashPath: tp, RestoredTo: dest,
 			Actor: o.Actor, Summary: o.Summary, Version: res.After, ChangeID: res.ChangeID, Group: o.group}); rerr != nil && err == nil {
@@ -561,11 +567,13 @@ func (v *Vault) trashedSubNotes(tp string) *trashedSub {
 		return nil
 	}
 	last := map[string]trashRecord{}
-	_ = v.readJournal(trashFile, func(line []byte) {
+	_, _ = v.readJournal(trashFile, func(line []byte) bool {
 		var r trashRecord
-		if json.Unmarshal(line, &r) == nil && r.TrashPath != "" {
-			last[r.TrashPath] = r
+		if json.Unmarshal(line, &r) != nil || r.TrashPath == "" {
+			return false
 		}
+		last[r.TrashPath] = r
+		return true
 	})
 	group := last[tp].Group
 	if group == "" {

@@ -95,6 +95,12 @@ type Change struct {
 	// Git says what happened in git with Options.GitCommit: "committed as
 	// 1a2b3c4", or why nothing was committed. Empty without GitCommit.
 	Git string `json:"git,omitempty"`
+	// Intent marks the record a write appends before it publishes: what
+	// it is about to do, under the ID its completed record will carry. A
+	// write killed between the publish and its record is completed from
+	// it at the next start (Recover), keeping its actor and summary.
+	// Readers of the history skip intents (readChanges).
+	Intent bool `json:"intent,omitempty"`
 }
 
 // WriteCheck describes a write about to happen, for a Policy to judge.

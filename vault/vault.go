@@ -42,7 +42,7 @@ type Options struct {
 // or written, even through symlinks or under races.
 type Vault struct {
 	dir      string // host path, for people only; never shown to agents
-	root     *os.Root
+	root     *files // every path checked: no links into hidden folders or the state dir (files.go)
 	stateDir string
 	state    *os.Root
 	opts     Options
@@ -74,7 +74,7 @@ func Open(dir string, o Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
-	v := &Vault{dir: abs, root: root, opts: o, policy: o.Policy}
+	v := &Vault{dir: abs, root: &files{r: root}, opts: o, policy: o.Policy}
 	if v.opts.Now == nil {
 		v.opts.Now = time.Now
 	}
@@ -90,19 +90,26 @@ func Open(dir string, o Options) (*Vault, error) {
 
 func (v *Vault) openState() error {
 	if v.opts.StateDir == "" {
-		if err := v.root.Mkdir(StateDirName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("create the state dir %s inside the vault: %w (if the vault is read-only, pass --state-dir DIR)", StateDirName, err)
+		// The state dir holds access keys and history: it must be a real
+		// folder of this vault, never a link a shared vault could carry
+		// (".vaultd → Geteilt/", where agents would reach its files).
+		if fi, err := v.root.r.Lstat(StateDirName); err == nil && !fi.IsDir() {
+			return fmt.Errorf("the state dir %s inside the vault is not a folder (a link or a file); remove it, or pass --state-dir DIR", StateDirName)
 		}
-		if _, err := v.root.Stat(StateDirName + "/.gitignore"); errors.Is(err, fs.ErrNotExist) {
-			if err := v.root.WriteFile(StateDirName+"/.gitignore", []byte("*\n"), 0o644); err != nil {
-				return fmt.Errorf("write %s/.gitignore: %w", StateDirName, err)
+		if err := v.root.r.Mkdir(StateDirName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create the state dir %s inside the vault: %s (if the vault is read-only, pass --state-dir DIR)", StateDirName, errText(err))
+		}
+		if _, err := v.root.r.Lstat(StateDirName + "/.gitignore"); errors.Is(err, fs.ErrNotExist) {
+			if err := v.root.r.WriteFile(StateDirName+"/.gitignore", []byte("*\n"), 0o644); err != nil {
+				return fmt.Errorf("write %s/.gitignore: %s (if the vault is read-only, pass --state-dir DIR)", StateDirName, errText(err))
 			}
 		}
-		st, err := v.root.OpenRoot(StateDirName)
+		st, err := v.root.r.OpenRoot(StateDirName)
 		if err != nil {
-			return fmt.Errorf("open the state dir: %w", err)
+			return fmt.Errorf("open the state dir %s: %s", StateDirName, errText(err))
 		}
 		v.state, v.stateDir = st, filepath.Join(v.dir, StateDirName)
+		v.root.state = StateDirName
 		return nil
 	}
 	abs, err := filepath.Abs(v.opts.StateDir)
@@ -117,12 +124,32 @@ func (v *Vault) openState() error {
 		return fmt.Errorf("open the state dir: %w", err)
 	}
 	v.state, v.stateDir = st, abs
+	v.root.state = stateInside(v.dir, abs)
+	if v.root.state == "." {
+		st.Close()
+		return fmt.Errorf("the state dir cannot be the vault itself: give --state-dir a folder of its own")
+	}
 	return nil
+}
+
+// stateInside returns the state dir's vault-relative path when it lies
+// inside the vault (links resolved), else "".
+func stateInside(vaultDir, stateDir string) string {
+	vd, err1 := filepath.EvalSymlinks(vaultDir)
+	sd, err2 := filepath.EvalSymlinks(stateDir)
+	if err1 != nil || err2 != nil {
+		vd, sd = vaultDir, stateDir
+	}
+	rel, err := filepath.Rel(vd, sd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Close releases the vault's roots.
 func (v *Vault) Close() error {
-	return errors.Join(v.root.Close(), v.state.Close())
+	return errors.Join(v.root.r.Close(), v.state.Close())
 }
 
 // Dir returns the vault's host path (for people; never shown to agents).
@@ -236,7 +263,15 @@ func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
 		if !isNote && !IsAttachment(p) {
 			return nil
 		}
-		fi, err := fs.Stat(fsys, p) // follows symlinks inside the Root only
+		// WalkDir descends real folders only, so the folders above p hold
+		// no link; a link itself is followed under the vault's rules (no
+		// hidden folders, no state dir, nothing outside the vault).
+		var fi fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			fi, err = fs.Stat(fsys, p)
+		} else {
+			fi, err = d.Info()
+		}
 		if err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
@@ -278,6 +313,9 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 	}
 	f, err := v.root.Open(c)
 	if err != nil {
+		if e, ok := AsError(err); ok {
+			return nil, withOp(e, "read", c)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			if real, ok := v.findCaseInsensitive(c); ok && fallback && real != c {
 				return v.readAt(real, false)

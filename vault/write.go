@@ -10,15 +10,17 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // writeState is the write side's part of a Vault. Its zero value is ready.
 type writeState struct {
-	locks noteLocks
+	locks   noteLocks
+	seen    seenTexts    // the last complete text of each note (settle.go)
+	damaged atomic.Int64 // torn history lines at the last reading (HistoryDamage)
 
 	subsMu sync.Mutex
 	subs   []func(paths ...string)
@@ -34,8 +36,14 @@ type writeState struct {
 // maxRecompute bounds how often a write recomputes because the note changed
 // between its read and its publish. Only writers outside vaultd (Obsidian,
 // git, sync tools) can cause that — vaultd's own writers hold the note's
-// lock — so more than a few rounds means something keeps rewriting the note.
-const maxRecompute = 5
+// lock — so that many rounds means something keeps rewriting the note.
+// Each round waits a little longer (recomputeBackoff), to fall into a
+// pause of the other writer.
+const maxRecompute = 12
+
+func recomputeBackoff(attempt int) time.Duration {
+	return time.Duration(attempt+1) * time.Millisecond
+}
 
 // OnChange registers fn to be called after each write of this Vault has
 // been published and recorded in history, before the write returns, with
@@ -134,6 +142,10 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 			return nil, ioErr(op, c, "could not create the folder "+dir, err)
 		}
 	}
+	intent, err := v.intend(op, c, "", nil, content, o)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := v.writeTemp(c, content, 0o644, false)
 	if err != nil {
 		return nil, ioErr(op, c, "could not write the note", err)
@@ -150,7 +162,7 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 	if err := v.syncDirOf(c); err != nil {
 		return nil, ioErr(op, c, "the note was written but could not be made durable", err)
 	}
-	return v.finish(op, c, c, nil, content, "note created", o, "")
+	return v.finish(op, c, c, nil, content, "note created", o, "", intent)
 }
 
 // Append adds text to the note at p: at the end of the note when heading is
@@ -343,7 +355,16 @@ func (v *Vault) edit(op, p string, o WriteOpts, fn editFunc) (*Result, error) {
 func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Result, error) {
 	pol := v.Policy()
 	for attempt := 0; ; attempt++ {
-		cur, fi, err := v.readNote(op, c, real)
+		again := func(now []byte) error {
+			if attempt+1 < maxRecompute {
+				return nil
+			}
+			e := conflictError(Version(now), Version(now))
+			e.Op, e.Path, e.Kind = op, c, ErrBusy
+			e.Msg = "the note keeps being changed by another program while vaultd writes it; nothing was changed. Retry in a few seconds"
+			return e
+		}
+		cur, fi, err := v.readSettled(op, c, real)
 		if err != nil {
 			return nil, err
 		}
@@ -361,57 +382,84 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 				return nil, withOp(err, op, c)
 			}
 		}
+		// Both texts are kept, and the intent recorded, before anything is
+		// published: a write that cannot keep them changes nothing.
+		intent, err := v.intend(op, c, "", cur, next, o)
+		if err != nil {
+			return nil, err
+		}
 		tmp, err := v.writeTemp(real, next, fi.Mode().Perm(), true)
 		if err != nil {
 			return nil, ioErr(op, c, "could not write the note", err)
 		}
+		dir, err := v.root.Open(dirOrDot(path.Dir(real)))
+		if err != nil {
+			v.root.Remove(tmp)
+			return nil, ioErr(op, c, "could not open the note's folder", err)
+		}
 		// Re-check: never overwrite what was not read. The bytes are
-		// compared rather than size and mtime, which many file systems
-		// keep in coarse ticks (a same-size edit within one tick would
-		// pass unseen); notes are small, reading one again is cheap.
+		// compared, and the file's identity, size and mtime: a same-size
+		// edit within one mtime tick, or an in-place save that has only
+		// begun, must not pass unseen.
 		if err := v.step("recheck", c); err != nil {
+			dir.Close()
 			v.root.Remove(tmp)
 			return nil, ioErr(op, c, "could not check the note again", err)
 		}
-		now, _, err := v.readNote(op, c, real)
-		if err != nil || !bytes.Equal(now, cur) {
+		now, nowFi, err := v.readNote(op, c, real)
+		if err != nil || !bytes.Equal(now, cur) || !sameFile(fi, nowFi) {
+			dir.Close()
 			v.root.Remove(tmp)
 			if err != nil {
 				return nil, err
 			}
-			if attempt+1 >= maxRecompute {
-				e := conflictError(Version(cur), Version(now))
-				e.Op, e.Path = op, c
-				e.Msg = "the note keeps being changed by another program while vaultd writes it; try again later"
-				return nil, e
+			if err := again(now); err != nil {
+				return nil, err
 			}
+			time.Sleep(recomputeBackoff(attempt))
 			continue // recompute on what is there now
 		}
-		if err := v.step("rename", c); err != nil {
-			v.root.Remove(tmp)
-			return nil, ioErr(op, c, "could not publish the note", err)
+		kept, err := v.publishOver(dir, tmp, real, cur, fi, next)
+		dir.Close()
+		if errors.Is(err, errDisplaced) {
+			if err := again(cur); err != nil {
+				return nil, err
+			}
+			time.Sleep(recomputeBackoff(attempt))
+			continue
 		}
-		if err := v.root.Rename(tmp, real); err != nil {
-			v.root.Remove(tmp)
+		if err != nil {
 			return nil, ioErr(op, c, "could not publish the note", err)
 		}
 		if err := v.syncDirOf(real); err != nil {
 			return nil, ioErr(op, c, "the note was written but could not be made durable", err)
 		}
-		return v.finish(op, c, real, cur, next, detail, o, "")
+		if kept != nil {
+			// No atomic exchange here: another program's save was
+			// displaced at the last moment. Its text is kept; say so.
+			if _, err := v.record(Change{Op: "external", Path: c, Actor: "external", Before: Version(cur), After: Version(kept),
+				Summary: "saved by another program at the moment of a vaultd write, which replaced it; its text is kept here"}, kept); err == nil {
+				cur = kept
+				detail += fmt.Sprintf("; another program saved the note at the same moment: its text is kept in the history as version %s", ShortVersion(Version(kept)))
+			}
+		}
+		return v.finish(op, c, real, cur, next, detail, o, "", intent)
 	}
 }
 
-// finish re-reads what was published, records the change in history and
-// builds the Result. before is nil for a new note. Contents are stored
-// before the record is written, so that a record never names a version
-// whose text is missing.
-func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o WriteOpts, oldPath string) (*Result, error) {
+// finish re-reads what was published, records the change in history (under
+// the ID of its intent) and builds the Result. before is nil for a new
+// note. The texts were stored by intend before the publish.
+func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o WriteOpts, oldPath, intent string) (*Result, error) {
 	after, fi, err := v.readNote(op, c, real)
 	if err != nil {
 		return nil, ioErr(op, c, "the note was written but could not be read back", err)
 	}
-	ch := Change{Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next), Group: o.group}
+	if bytes.Equal(after, next) {
+		// (A text another program wrote right after is not known complete.)
+		v.w.seen.put(real, after, fi)
+	}
+	ch := Change{ID: intent, Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next), Group: o.group}
 	if before != nil {
 		ch.Before = Version(before)
 	}
@@ -502,35 +550,24 @@ func (v *Vault) existing(op, c string) (string, string, error) {
 // the vault, folders and special files (FIFOs, sockets, devices) are refused
 // with ErrInvalidPath.
 func (v *Vault) resolveLink(op, c string) (string, fs.FileInfo, error) {
-	cur := c
-	for range 40 {
-		fi, err := v.root.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			return cur, nil, nil
-		}
-		if err != nil {
-			return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
-		}
-		switch m := fi.Mode(); {
-		case m.IsRegular():
-			return cur, fi, nil
-		case m.IsDir():
-			return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is a folder, not a note"}
-		case m&fs.ModeSymlink == 0:
-			return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file (a pipe, socket or device); vaultd only writes regular files"}
-		}
-		l, err := v.root.Readlink(cur)
-		if err != nil {
-			return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is a symbolic link that cannot be read", Err: err}
-		}
-		l = filepath.ToSlash(l)
-		next := path.Join(path.Dir(cur), l)
-		if path.IsAbs(l) || filepath.IsAbs(l) || next == ".." || strings.HasPrefix(next, "../") {
-			return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is a symbolic link that leaves the vault; vaultd does not write outside the vault"}
-		}
-		cur = next
+	real, err := v.root.reach(c, followLast)
+	if err != nil {
+		return "", nil, withOp(err, op, c)
 	}
-	return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is a symbolic link that loops"}
+	fi, err := v.root.r.Lstat(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return real, nil, nil
+	}
+	if err != nil {
+		return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return real, fi, nil
+	case m.IsDir():
+		return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is a folder, not a note"}
+	}
+	return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file (a pipe, socket or device); vaultd only writes regular files"}
 }
 
 // readNote reads the real file of note c and its info. A missing file is
@@ -637,7 +674,12 @@ func (v *Vault) syncDirOf(p string) error {
 	return v.syncDirIn(v.root, path.Dir(p))
 }
 
-func (v *Vault) syncDirIn(r *os.Root, dir string) error {
+// dirOpener is a root folders can be opened in: the vault's or the state dir's.
+type dirOpener interface {
+	Open(name string) (*os.File, error)
+}
+
+func (v *Vault) syncDirIn(r dirOpener, dir string) error {
 	if v.opts.NoSync {
 		return nil
 	}
@@ -756,7 +798,7 @@ func withOp(err error, op, c string) error {
 // vault path and the cause without host paths.
 func ioErr(op, c, what string, err error) error {
 	if e, ok := AsError(err); ok {
-		return e
+		return withOp(e, op, c)
 	}
 	if escapes(err) {
 		return &Error{Op: op, Path: c, Kind: ErrInvalidPath, Err: err,
