@@ -61,74 +61,86 @@ const (
 // dir, outside the vault or in circles; a path that does not exist (yet)
 // resolves as far as it exists and keeps the rest as given.
 func (f *files) reach(p string, fl follow) (string, error) {
-	p = path.Clean(filepath.ToSlash(p))
+	p = filepath.ToSlash(p)
 	if p == "." || p == "" {
 		return ".", nil
 	}
-	if path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
-		return "", &Error{Path: p, Kind: ErrInvalidPath, Msg: "leads outside the vault", Err: fs.ErrPermission}
+	if path.IsAbs(p) {
+		return "", f.refuse(p, "leads outside the vault")
 	}
 	hops := 0
-	return f.resolve(p, p, fl, &hops)
+	stack, err := f.walk(p, nil, strings.Split(p, "/"), fl, false, &hops)
+	if err != nil {
+		return "", err
+	}
+	if len(stack) == 0 {
+		return ".", nil
+	}
+	return strings.Join(stack, "/"), nil
 }
 
-func (f *files) resolve(given, p string, fl follow, hops *int) (string, error) {
-	parts := strings.Split(p, "/")
-	cur := ""
+// walk resolves parts one by one on top of stack, the components of a
+// folder already resolved (no links in it), the way the kernel does: ".."
+// goes up from where a link led, not from the link's name. fromLink says
+// the parts come from a link's target, whose names may not be hidden.
+func (f *files) walk(given string, stack, parts []string, fl follow, fromLink bool, hops *int) ([]string, error) {
 	for i, name := range parts {
 		last := i == len(parts)-1
-		next := join(cur, name)
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if len(stack) == 0 {
+				return nil, f.refuse(given, "is a symbolic link that leaves the vault")
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if fromLink && strings.HasPrefix(name, ".") {
+			return nil, f.refuse(given, fmt.Sprintf("is a symbolic link into the hidden folder %q; vaultd never reaches hidden folders (.git, .obsidian, .trash) or its state dir, by name or through a link", name))
+		}
+		next := join(strings.Join(stack, "/"), name)
 		if f.inState(next) {
-			return "", f.refuse(given, "is inside vaultd's state dir, which holds vaultd's own files, never notes")
+			return nil, f.refuse(given, "is inside vaultd's state dir, which holds vaultd's own files, never notes")
 		}
 		if last && fl == keepLast {
-			return next, nil
+			return append(stack, name), nil
 		}
 		fi, err := f.r.Lstat(next)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				// The rest does not exist (yet): creating it is fine,
-				// and its names are the ones given.
-				return join(next, strings.Join(parts[i+1:], "/")), nil
+				// The rest does not exist (yet): creating it is fine, under
+				// the names given (none hidden, if they come from a link).
+				for _, rest := range parts[i+1:] {
+					if fromLink && strings.HasPrefix(rest, ".") && rest != "." {
+						return nil, f.refuse(given, "is a symbolic link into a hidden folder or out of the vault")
+					}
+				}
+				return append(append(stack, name), parts[i+1:]...), nil
 			}
-			return "", &Error{Path: given, Kind: ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
+			return nil, &Error{Path: given, Kind: ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
+			stack = append(stack, name)
 			continue
 		}
 		if *hops++; *hops > maxLinkHops {
-			return "", f.refuse(given, "is a symbolic link that loops")
+			return nil, f.refuse(given, "is a symbolic link that loops")
 		}
 		target, err := f.r.Readlink(next)
 		if err != nil {
-			return "", &Error{Path: given, Kind: ErrInvalidPath, Msg: "is a symbolic link that cannot be read", Err: err}
+			return nil, &Error{Path: given, Kind: ErrInvalidPath, Msg: "is a symbolic link that cannot be read", Err: err}
 		}
 		target = filepath.ToSlash(target)
 		if path.IsAbs(target) || filepath.IsAbs(target) {
-			return "", f.refuse(given, "is a symbolic link that leaves the vault")
+			return nil, f.refuse(given, "is a symbolic link that leaves the vault")
 		}
-		joined := path.Join(path.Dir(next), target)
-		if joined == ".." || strings.HasPrefix(joined, "../") {
-			return "", f.refuse(given, "is a symbolic link that leaves the vault")
-		}
-		if joined == "." {
-			cur = ""
-			continue
-		}
-		if h := hiddenPart(joined); h != "" {
-			return "", f.refuse(given, fmt.Sprintf("is a symbolic link into the hidden folder %q; vaultd never reaches hidden folders (.git, .obsidian, .trash) or its state dir, by name or through a link", h))
-		}
-		real, err := f.resolve(given, joined, followLast, hops)
+		stack, err = f.walk(given, append([]string(nil), stack...), strings.Split(target, "/"), followLast, true, hops)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		cur = real
 	}
-	if cur == "" {
-		return ".", nil
-	}
-	return cur, nil
+	return stack, nil
 }
 
 func (f *files) refuse(p, msg string) error {
@@ -138,16 +150,6 @@ func (f *files) refuse(p, msg string) error {
 // inState reports whether the vault path p is the state dir or inside it.
 func (f *files) inState(p string) bool {
 	return f.state != "" && (p == f.state || strings.HasPrefix(p, f.state+"/"))
-}
-
-// hiddenPart returns the first hidden component of a clean path, or "".
-func hiddenPart(p string) string {
-	for _, s := range strings.Split(p, "/") {
-		if strings.HasPrefix(s, ".") && s != "." {
-			return s
-		}
-	}
-	return ""
 }
 
 func join(dir, name string) string {
