@@ -31,7 +31,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 	if !ok {
 		// Not a domain error: an I/O failure. Say so plainly; host paths
 		// must not leak, so only the kind of failure is shown.
-		b.WriteString("error: " + f.tool + " failed: " + scrubHostPaths(err.Error(), c.v.Dir()) + "\nerror code: failed\n")
+		b.WriteString("error: " + f.tool + " failed: " + scrubHostPaths(scrubHostPaths(err.Error(), c.v.Dir()), c.v.StateDir()) + "\nerror code: failed\n")
 		b.WriteString("The vault was not changed by this call. Try again once; if it fails again, tell the user.")
 		return &Result{Text: b.String(), Data: data, Err: err}
 	}
@@ -118,6 +118,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			fmt.Fprintf(&b, "free name: %s\n", ve.Alternatives[0])
 		}
 		next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+	case errors.Is(err, vault.ErrBusy):
+		data["retry_after_seconds"] = 3
+		b.WriteString("retry after: 3 seconds\nNothing was changed. Another program (an editor, git, a sync tool) is saving this note right now; wait 3 seconds, then send the same call again.\n")
+	case errors.Is(err, vault.ErrStateDir):
+		b.WriteString("Retrying will not help yet. Tell the user: vaultd's state dir (history and index) is full or not writable; the vault owner must free space there or fix it. Reading still works.\n")
 	case errors.Is(err, vault.ErrInvalidPath):
 		b.WriteString("Paths are relative to the vault and use \"/\", e.g. 1_Projekte/Website-Relaunch.md.\n")
 		if spaces := c.v.Spaces(); len(spaces) > 0 {
@@ -224,11 +229,16 @@ func kindName(err error) string {
 		return "denied"
 	case vault.ErrInvalid:
 		return "invalid_argument"
+	case vault.ErrBusy:
+		return "busy"
+	case vault.ErrStateDir:
+		return "state_dir_unavailable"
 	}
 	return "failed"
 }
 
-// scrubHostPaths removes the vault's host path from an error text.
+// scrubHostPaths removes a host path (the vault's, the state dir's) from an
+// error text.
 func scrubHostPaths(s, dir string) string {
 	if dir != "" {
 		s = strings.ReplaceAll(s, dir+"/", "")

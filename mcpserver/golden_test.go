@@ -557,3 +557,42 @@ func TestContract_NoteRefs(t *testing.T) {
 		})
 	}
 }
+
+// TestGolden_StateDirUnavailable: a write that cannot keep the note's texts
+// (the state dir is full or broken) changes nothing and says so.
+func TestGolden_StateDirUnavailable(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	objects := filepath.Join(c.v.StateDir(), "objects")
+	if err := os.RemoveAll(objects); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(objects, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "0_Inbox/Notiz 2026-11-18.md"))
+	call := step{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Noch ein Gedanke.","change_summary":"Gedanke ergänzt"}`}
+	r, shown := runStep(t, c, readWrite, call, dir, "")
+	if !r.IsError() {
+		t.Fatalf("the write succeeded:\n%s", r.Text)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "0_Inbox/Notiz 2026-11-18.md")); string(after) != string(before) {
+		t.Errorf("the refused write changed the note")
+	}
+	checkContract(t, readWrite, call, r, dir)
+	compareGolden(t, filepath.Join("testdata", "golden", "errors", "state_dir_unavailable.golden"), renderGolden(shown, r, dir))
+}
+
+// TestGolden_Busy: the answer to a write refused because another program is
+// saving the note.
+func TestGolden_Busy(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	p := "0_Inbox/Notiz 2026-11-18.md"
+	err := &vault.Error{Op: "append", Path: p, Kind: vault.ErrBusy,
+		Msg: "the note is being saved by another program right now (it kept changing for 3 seconds); nothing was changed. Retry in a few seconds"}
+	r := c.fail(readWrite, failure{tool: "append_to_note", path: p, args: []arg{{"path", p}}}, err)
+	call := step{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"x","change_summary":"x"}`}
+	checkContract(t, readWrite, call, r, dir)
+	compareGolden(t, filepath.Join("testdata", "golden", "errors", "busy.golden"), renderGolden("append_to_note (while an editor saves)", r, dir))
+}

@@ -72,6 +72,9 @@ type NoteHistoryData struct {
 	Changes []ChangeItem `json:"changes"`
 	Total   int          `json:"total"`
 	Offset  int          `json:"offset"`
+	// Damaged counts history lines cut off by a crash or a full disk,
+	// skipped (the changes they recorded cannot be shown).
+	Damaged int `json:"damaged_history_lines,omitempty"`
 }
 
 // RecentChangesData is recent_changes' structured answer.
@@ -80,6 +83,14 @@ type RecentChangesData struct {
 	Changes []ChangeItem `json:"changes"`
 	Total   int          `json:"total"`
 	Offset  int          `json:"offset"`
+	Damaged int          `json:"damaged_history_lines,omitempty"` // as in NoteHistoryData
+}
+
+// writeDamage says that damaged history lines were skipped, if any.
+func writeDamage(b *strings.Builder, n int) {
+	if n > 0 {
+		fmt.Fprintf(b, "\nnote: %d damaged_history_lines of vaultd's history were skipped: cut off by a crash or a full disk, their changes cannot be shown. The notes themselves are whole.\n", n)
+	}
 }
 
 // diffLines bounds each diff in note_history; maxFiles the other files
@@ -271,6 +282,8 @@ func (c *Core) NoteHistory(ctx context.Context, caller Caller, a NoteHistoryArgs
 		}
 		b.WriteString("\nnext page: " + call{tool, append(args, arg{"offset", next})}.render(caller.Door) + "\n")
 	}
+	data.Damaged = c.v.HistoryDamage()
+	writeDamage(&b, data.Damaged)
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
 }
 
@@ -354,6 +367,8 @@ func (c *Core) RecentChanges(ctx context.Context, caller Caller, a RecentChanges
 			break
 		}
 	}
+	data.Damaged = c.v.HistoryDamage()
+	writeDamage(&b, data.Damaged)
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
 }
 

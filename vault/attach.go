@@ -322,7 +322,8 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 	if folder != "" {
 		target = folder + "/" + c
 	}
-	if err := v.checkFolderCase(op, target); err != nil {
+	target, err = v.checkFolderCase(op, target)
+	if err != nil {
 		return nil, err
 	}
 

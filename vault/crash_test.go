@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -156,5 +157,73 @@ func TestCrash_KilledWriter(t *testing.T) {
 	b, _ := os.ReadFile(dir + "/" + crashNotes[0])
 	if _, err := v.Replace(crashNotes[0], []byte("after\n"), WriteOpts{Summary: "s", ExpectedVersion: Version(b)}); err != nil {
 		t.Errorf("replace after the kills: %v", err)
+	}
+}
+
+const intentHelperEnv = "VAULTD_TEST_INTENT_HELPER"
+
+// TestIntentHelper appends to a note and is killed by SIGKILL between the
+// publish and the history record (at the second journal write: the first
+// is the intent).
+func TestIntentHelper(t *testing.T) {
+	dir := os.Getenv(intentHelperEnv)
+	if dir == "" {
+		t.Skip("helper process only")
+	}
+	v, err := Open(dir, Options{Actor: "mcp:claude-code"})
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	journals := 0
+	v.w.hook = func(step, name string) error {
+		if step == "journal" && name == historyFile {
+			if journals++; journals == 2 {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {}
+			}
+		}
+		return nil
+	}
+	_, err = v.Append("Notiz.md", "", []byte("- vom Agenten"), WriteOpts{Summary: "Entscheidung notiert"})
+	fmt.Println("not killed:", err)
+	os.Exit(2)
+}
+
+// A write killed after its publish, before its history record, is
+// recorded at the next start with the actor and summary it was made with,
+// not as a change outside vaultd.
+func TestCrash_KilledBeforeRecord(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL is a Unix signal")
+	}
+	dir := t.TempDir()
+	wFiles(t, dir, map[string]string{"Notiz.md": "# Notiz\n"})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIntentHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), intentHelperEnv+"="+dir)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	if got := wRead(t, dir, "Notiz.md"); got != "# Notiz\n\n- vom Agenten\n" {
+		t.Fatalf("the note after the kill: %q", got)
+	}
+	v := wOpenDir(t, dir, Options{NoSync: true})
+	rep, err := v.Recover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.External) != 0 || len(rep.Completed) != 1 {
+		t.Fatalf("Recover: external %+v, completed %+v; want the one write completed", rep.External, rep.Completed)
+	}
+	h, err := v.History(HistoryFilter{Path: "Notiz.md"})
+	if err != nil || len(h) != 1 {
+		t.Fatalf("history: %+v, %v", h, err)
+	}
+	if ch := h[0]; ch.Op != "append" || ch.Actor != "mcp:claude-code" || !strings.HasPrefix(ch.Summary, "Entscheidung notiert") || ch.After != wVersion(t, dir, "Notiz.md") {
+		t.Errorf("recorded %+v; want the agent's append with its summary", ch)
+	}
+	if rep, _ := v.Recover(); len(rep.Completed)+len(rep.External) != 0 {
+		t.Errorf("a second Recover recorded again: %+v", rep)
 	}
 }

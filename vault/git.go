@@ -147,12 +147,34 @@ func gitBusy(gitDir string) string {
 
 // git runs git in the vault folder and returns its output (stdout and
 // stderr together). No prompt may block it.
+//
+// vaultd shares the repository with its user, so it takes git's locks as
+// briefly as it can: no optional locks (GIT_OPTIONAL_LOCKS=0: diff and
+// ls-files do not refresh the index), no automatic gc or maintenance after
+// a commit. When the user's own git holds .git/index.lock, the command is
+// retried for up to gitLockWait rather than failed.
 func (v *Vault) git(args ...string) (string, error) {
+	deadline := time.Now().Add(gitLockWait)
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		out, err := v.git1(args...)
+		if err == nil || !strings.Contains(out, "index.lock") || time.Now().Add(wait).After(deadline) {
+			return out, err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// gitLockWait is how long a git command waits for the user's git to
+// release .git/index.lock.
+const gitLockWait = 3 * time.Second
+
+func (v *Vault) git1(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
+	all := append([]string{"-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", all...)
 	cmd.Dir = v.dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C")
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitRepo makes dir a git repository with one commit of files, and a
@@ -158,5 +159,30 @@ func TestGit_NotARepository(t *testing.T) {
 	}
 	if !strings.HasSuffix(res.Detail, "; not committed to git: the vault is not inside a git repository") {
 		t.Errorf("detail: %s", res.Detail)
+	}
+}
+
+// While the user's own git holds .git/index.lock, vaultd's commit waits for
+// it (briefly) instead of failing, and commits once it is free.
+func TestGit_WaitsForTheUsersIndexLock(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"A.md": "a\n"})
+	v := gitOpen(t, dir)
+	lock := filepath.Join(dir, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		os.Remove(lock) // the user's checkout finished
+	}()
+	res, err := v.Append("A.md", "", []byte("mehr"), WriteOpts{Summary: "während git arbeitet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Detail, "committed to git as") {
+		t.Errorf("detail %q: want the change committed once the lock was free", res.Detail)
+	}
+	if got := gitRun(t, dir, "log", "-1", "--format=%s"); got != "während git arbeitet" {
+		t.Errorf("last commit %q", got)
 	}
 }

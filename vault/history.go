@@ -196,6 +196,8 @@ func (v *Vault) recordBatch(chs []Change) ([]Change, error) {
 	out := make([]Change, len(chs))
 	for i, ch := range chs {
 		ch.Time = now
+		// Paths are recorded in NFC, however the disk spells them.
+		ch.Path, ch.OldPath = nfc(ch.Path), nfc(ch.OldPath)
 		if ch.ID == "" {
 			ch.ID = newID(now)
 		}
@@ -369,7 +371,7 @@ func (v *Vault) intend(op, c, oldPath string, before, next []byte, o WriteOpts) 
 
 func keepErr(op, c string, err error) error {
 	return &Error{Op: op, Path: c, Kind: ErrStateDir, Err: err,
-		Msg: "nothing was changed: vaultd keeps the note's text before and after every write in its state dir, and could not (" + errText(err) + "); the vault owner should free space there, then retry"}
+		Msg: "nothing was changed: vaultd keeps the note's text before and after every write in its state dir, and could not (" + errText(err) + ")"}
 }
 
 // RecoverReport says what Recover found and did.

@@ -165,3 +165,30 @@ func TestHistory_Recover(t *testing.T) {
 		t.Errorf("second Recover: got %+v, %v; want nothing", rep, err)
 	}
 }
+
+// A history line cut off by a crash or a full disk is skipped and counted;
+// the records around it are read.
+func TestHistory_TornLinesSkippedAndCounted(t *testing.T) {
+	v, _ := wOpen(t, map[string]string{"A.md": "# A\n"})
+	v.Append("A.md", "", []byte("eins"), wOpts("eins"))
+	f, err := v.state.OpenFile(historyFile, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte(`{"id":"20261129T120000.000000Z-aaaaaa","op":"app`)) // torn by a full disk
+	f.Close()
+	v.Append("A.md", "", []byte("zwei"), wOpts("zwei")) // ends the torn line first
+	f, _ = v.state.OpenFile(historyFile, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write([]byte(`{"id":"x","op":"append","pa`)) // torn last line
+	f.Close()
+	h, err := v.History(HistoryFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != 2 || h[0].Summary != "zwei" || h[1].Summary != "eins" {
+		t.Errorf("history: got %+v, want the two whole records", h)
+	}
+	if n := v.HistoryDamage(); n != 2 {
+		t.Errorf("HistoryDamage: got %d, want 2", n)
+	}
+}

@@ -292,7 +292,8 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 				return nil, nil, e
 			}
 		}
-		if err := v.checkFolderCase(op, dest); err != nil {
+		var err error
+		if dest, err = v.checkFolderCase(op, dest); err != nil {
 			return nil, nil, err
 		}
 		if p.subTo != "" && !sameNote {
@@ -414,7 +415,8 @@ func (v *Vault) refuseFolderAt(op, from, dest string) error {
 		e := exists(fmt.Sprintf("the folder %q, whose name differs only in case (Windows and macOS cannot keep both)", real))
 		return e
 	}
-	return v.checkFolderCase(op, dest+"/x.md")
+	_, err := v.checkFolderCase(op, dest+"/x.md")
+	return err
 }
 
 // freeFolder returns the first of "Name 2", "Name 3", … next to dir that

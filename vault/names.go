@@ -127,6 +127,11 @@ func checkName(seg string) string {
 	if strings.HasPrefix(seg, ".") {
 		return fmt.Sprintf("%q is hidden (starts with a dot); hidden files and folders are not part of the vault's notes", seg)
 	}
+	// Look-alikes of dots ("‥", "．．", "…", "﹒") read as ".." or a hidden
+	// name to people and to some tools (NFKC folds them to dots).
+	if k := norm.NFKC.String(seg); strings.HasPrefix(k, ".") {
+		return fmt.Sprintf("%q looks like %q (it starts with a character that reads as a dot); names may not look hidden or like \"..\"", seg, k)
+	}
 	if i := strings.IndexAny(seg, `<>:"|?*`); i >= 0 {
 		return fmt.Sprintf("%q contains '%s', which Windows cannot store in a name", seg, seg[i:i+1])
 	}

@@ -35,6 +35,8 @@ var hostileNames = []string{
 	// NUL, control characters, invalid UTF-8
 	"a\x00.md", "\x00", "a.md\x00.txt", "\x00/x.md", "x\n.md", "x\r.md", "x\t.md", "\x1b[31mred.md", "x\x7f.md",
 	"x\u0085.md", "x\u009b.md", "\xff.md", "a/\xc3.md", "\xed\xa0\x80.md", "\xc0\xae\xc0\xae/x.md",
+	// look-alikes of dots: read as ".." or hidden names
+	"\u2025", "\u2025/x.md", "\uff0e\uff0e/x.md", "\u2024\u2024", "\u2026/x.md", "\ufe52git/config", "\uff0egit/config", "a/\u2025/x.md",
 	// invisible formatting characters (look-alike names)
 	"\u202egpj.md", "x\u200b.md", "\ufeffx.md", "x\u00ad.md", "x\u2066.md", "x\u200e.md", "a\u2060b.md",
 	// hidden files and folders, the state dir, the trash
@@ -139,7 +141,6 @@ func TestNames_Accepted(t *testing.T) {
 		{"~Entwurf.md", "~Entwurf.md", "~Entwurf.md"},
 		{"a/~/b.md", "a/~/b.md", "a/~/b.md"},
 		{"%2e%2e/x.md", "%2e%2e/x.md", "%2e%2e/x.md"}, // literal folder name, inside the vault
-		{"．．/x.md", "．．/x.md", "．．/x.md"},             // fullwidth dots: a literal name
 		{"CONSOLE.md", "CONSOLE.md", "CONSOLE.md"},
 		{"COM10.md", "COM10.md", "COM10.md"},
 		{"a..b.md", "a..b.md", "a..b.md"},
@@ -532,4 +533,112 @@ func TestNames_FIFO(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestNames_FIFOWritesDoNotHang: a FIFO named like a note hangs no write
+// that meets it — create onto it, move to it, restore to it, edit it —
+// and none of them opens it.
+func TestNames_FIFOWritesDoNotHang(t *testing.T) {
+	dir := t.TempDir()
+	wFiles(t, dir, map[string]string{"A.md": "# A\n", "B.md": "# B\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	v := wOpenDir(t, dir, Options{NoSync: true})
+	if _, err := v.Delete("B.md", WriteOpts{Summary: "weg", ExpectedVersion: Version([]byte("# B\n"))}); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]func() error{
+		"create onto it": func() error { _, err := v.Create("pipe.md", []byte("x"), wOpts("neu")); return err },
+		"move to it": func() error {
+			_, err := v.Move("A.md", "pipe.md", WriteOpts{Summary: "um", ExpectedVersion: Version([]byte("# A\n"))})
+			return err
+		},
+		"restore to it": func() error { _, err := v.Restore(".trash/B.md", "pipe.md", wOpts("zurück")); return err },
+		"append to it":  func() error { _, err := v.Append("pipe.md", "", []byte("x"), wOpts("mehr")); return err },
+		"replace it": func() error {
+			_, err := v.Replace("pipe.md", []byte("x"), WriteOpts{Summary: "neu", ExpectedVersion: "000000000000"})
+			return err
+		},
+		"delete it": func() error {
+			_, err := v.Delete("pipe.md", WriteOpts{Summary: "weg", ExpectedVersion: "000000000000"})
+			return err
+		},
+		"move it": func() error {
+			_, err := v.Move("pipe.md", "Neu.md", WriteOpts{Summary: "um", ExpectedVersion: "000000000000"})
+			return err
+		},
+	}
+	for name, call := range calls {
+		done := make(chan error, 1)
+		go func() { done <- call() }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: succeeded, want an error", name)
+			}
+		case <-time.After(3 * time.Second):
+			if f, err := os.OpenFile(filepath.Join(dir, "pipe.md"), os.O_RDWR, 0); err == nil {
+				f.Close() // unblock the hung call
+			}
+			t.Errorf("%s: hung on the FIFO", name)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "pipe.md")); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced or removed: %v", err)
+	}
+}
+
+// TestNames_DecomposedFolderGetsNoTwin: writing "Ärger/Neu.md" into a
+// folder stored decomposed (as macOS leaves it) writes into that folder —
+// no second, identical-looking folder appears — and history names it in
+// NFC. A folder that differs in case is refused, and the message says case.
+func TestNames_DecomposedFolderGetsNoTwin(t *testing.T) {
+	dir := t.TempDir()
+	nfd := "A\u0308rger"
+	wFiles(t, dir, map[string]string{nfd + "/Alt.md": "# Alt\n", "Trash.md": "# T\n"})
+	v := wOpenDir(t, dir, Options{NoSync: true})
+	res, err := v.Create("Ärger/Neu.md", []byte("# Neu\n"), wOpts("neu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Note.Path != "Ärger/Neu.md" {
+		t.Errorf("reported path %q, want it in NFC", res.Note.Path)
+	}
+	if _, err := v.Delete("Trash.md", WriteOpts{Summary: "weg", ExpectedVersion: Version([]byte("# T\n"))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Restore(".trash/Trash.md", "Ärger/Zurück.md", wOpts("zurück")); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var folders []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			folders = append(folders, e.Name())
+		}
+	}
+	if len(folders) != 1 || folders[0] != nfd {
+		t.Errorf("folders %+q: want only the decomposed one", folders)
+	}
+	for _, n := range []string{"Neu.md", "Zurück.md", "Alt.md"} {
+		if _, err := os.Stat(filepath.Join(dir, nfd, n)); err != nil {
+			t.Errorf("%s is not in the decomposed folder: %v", n, err)
+		}
+	}
+	h, _ := v.History(HistoryFilter{})
+	for _, ch := range h {
+		if ch.Path != norm.NFC.String(ch.Path) {
+			t.Errorf("history records %+q, not NFC", ch.Path)
+		}
+	}
+	if _, err := v.Create("ärger/X.md", []byte("# X\n"), wOpts("neu")); err == nil || !strings.Contains(err.Error(), "differs only in case") {
+		t.Errorf("a case twin folder: got %v, want the case refusal", err)
+	}
+	// A note stored decomposed is the note itself, not a case twin.
+	wFiles(t, dir, map[string]string{"U\u0308bersicht.md": "# Ü\n"})
+	_, err = v.Create("Übersicht.md", []byte("# neu\n"), wOpts("neu"))
+	if !errors.Is(err, ErrExists) || strings.Contains(err.Error(), "case") {
+		t.Errorf("create over a decomposed twin: got %v, want ErrExists without a word of case", err)
+	}
 }

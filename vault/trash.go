@@ -459,7 +459,7 @@ func (v *Vault) Restore(trashPath, to string, o WriteOpts) (*Result, error) {
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
-	if err := v.checkFolderCase(op, dest); err != nil {
+	if dest, err = v.checkFolderCase(op, dest); err != nil {
 		return nil, err
 	}
 	// Lock the trashed note too, so that two restores of it cannot both

@@ -105,7 +105,7 @@ func (v *Vault) Create(p string, content []byte, o WriteOpts) (*Result, error) {
 			}
 		}
 	}
-	if err := v.checkFolderCase(op, c); err != nil {
+	if c, err = v.checkFolderCase(op, c); err != nil {
 		return nil, err
 	}
 
@@ -463,7 +463,7 @@ func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o
 	if before != nil {
 		ch.Before = Version(before)
 	}
-	res := &Result{Note: NewNote(c, after, fi.ModTime(), fi.Size()), Before: ch.Before, After: Version(after), Detail: detail}
+	res := &Result{Note: NewNote(nfc(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: Version(after), Detail: detail}
 	ch, err = v.record(ch, before, next)
 	res.ChangeID = ch.ID
 	res.Detail += gitDetail(ch.Git)
@@ -696,11 +696,14 @@ func (v *Vault) syncDirIn(r dirOpener, dir string) error {
 
 // checkFolderCase refuses to create a folder that differs only in case
 // from an existing one: on Windows and macOS both would be the same folder,
-// and a vault synced there would merge or lose one of them.
-func (v *Vault) checkFolderCase(op, c string) error {
+// and a vault synced there would merge or lose one of them. It returns c
+// with each existing folder spelled as on disk: a folder stored decomposed
+// (as macOS leaves "Ü") is the same folder as its composed spelling, and a
+// write into it must not make a second, identical-looking twin.
+func (v *Vault) checkFolderCase(op, c string) (string, error) {
 	dir := FolderOf(c)
 	if dir == "" {
-		return nil
+		return c, nil
 	}
 	parts := strings.Split(dir, "/")
 	for i := range parts {
@@ -714,24 +717,31 @@ func (v *Vault) checkFolderCase(op, c string) error {
 		}
 		entries, err := fs.ReadDir(v.root.FS(), parent)
 		if err != nil {
-			return nil
+			break
 		}
 		want := headingKey(parts[i])
+		found := false
 		for _, e := range entries {
-			if e.IsDir() && nfc(e.Name()) == parts[i] {
-				return nil // created meanwhile by another writer
+			if e.IsDir() && nfc(e.Name()) == nfc(parts[i]) {
+				parts[i], found = e.Name(), true // the same folder, stored in another normal form
+				break
 			}
+		}
+		if found {
+			continue
+		}
+		for _, e := range entries {
 			if e.IsDir() && headingKey(e.Name()) == want {
-				existing := path.Join(path.Dir(prefix), nfc(e.Name()))
+				existing := nfc(path.Join(path.Dir(prefix), e.Name()))
 				fixed := existing + strings.TrimPrefix(c, prefix)
-				return &Error{Op: op, Path: c, Kind: ErrInvalidPath,
-					Msg:          fmt.Sprintf("folder %q differs only in case from the existing folder %q; Windows and macOS cannot keep both", prefix, existing),
+				return "", &Error{Op: op, Path: c, Kind: ErrInvalidPath,
+					Msg:          fmt.Sprintf("folder %q differs only in case from the existing folder %q; Windows and macOS cannot keep both", nfc(prefix), existing),
 					Alternatives: []string{fixed}, AltKind: "notes"}
 			}
 		}
-		return nil // the rest does not exist yet
+		break // the rest does not exist yet
 	}
-	return nil
+	return strings.Join(parts, "/") + "/" + path.Base(c), nil
 }
 
 // refuseExisting returns ErrExists when a note exists at c, also under a
@@ -742,7 +752,10 @@ func (v *Vault) refuseExisting(op, c string) error {
 	}
 	if real, ok := v.findCaseInsensitive(c); ok {
 		e := v.existsError(op, c, real)
-		e.Msg = fmt.Sprintf("the note %q already exists, and its name differs only in case; Windows and macOS cannot keep both", real)
+		if nfc(real) == nfc(c) {
+			return e // the same name, stored in another Unicode normal form
+		}
+		e.Msg = fmt.Sprintf("the note %q already exists, and its name differs only in case; Windows and macOS cannot keep both", nfc(real))
 		e.Alternatives, e.AltKind = []string{real}, "notes"
 		return e
 	}
