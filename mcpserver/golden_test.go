@@ -596,3 +596,37 @@ func TestGolden_Busy(t *testing.T) {
 	checkContract(t, readWrite, call, r, dir)
 	compareGolden(t, filepath.Join("testdata", "golden", "errors", "busy.golden"), renderGolden("append_to_note (while an editor saves)", r, dir))
 }
+
+// TestGolden_OverviewInterruptedMove: a move whose process was killed after
+// its plan (the note not yet moved, no link updated) is finished at the
+// next start, and vault_overview says so for a week.
+func TestGolden_OverviewInterruptedMove(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	from, to := "2_Bereiche/Team/Jonas Keller.md", "2_Bereiche/Personen/Jonas Keller.md"
+	plan := map[string]any{"event": "plan", "id": "20261129T110000.000000Z-abcdef", "time": fixedNow.Add(-time.Hour),
+		"op": "move", "actor": "mcp:claude-code", "summary": "Personen gesammelt", "from": from, "to": to,
+		"steps": []map[string]any{{"op": "rename", "from": from, "to": to}}}
+	line, _ := json.Marshal(plan)
+	if err := os.WriteFile(filepath.Join(c.v.StateDir(), "groups.jsonl"), append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := c.v.Recover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Interrupted) != 1 || len(rep.Interrupted[0].Pending) != 0 {
+		t.Fatalf("Recover: %+v", rep.Interrupted)
+	}
+	if _, err := os.Stat(filepath.Join(dir, to)); err != nil {
+		t.Fatalf("the move was not finished: %v", err)
+	}
+	call := step{"vault_overview", `{}`}
+	r, shown := runStep(t, c, readOnly, call, dir, "")
+	checkContract(t, readOnly, call, r, dir)
+	got := renderGolden(shown, r, dir)
+	if !strings.Contains(r.Text, "interrupted by a crash") {
+		t.Errorf("the overview does not say a move was interrupted:\n%s", r.Text)
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "overview_interrupted.golden"), got)
+}

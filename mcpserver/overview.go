@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/vaultd/vaultd/vault"
 )
@@ -35,7 +36,22 @@ type OverviewData struct {
 	Recent      []ListedNote `json:"recent"`
 	Tags        []TagCount   `json:"top_tags"`
 	Pinned      []NoteRef    `json:"pinned,omitempty"` // bookmarked in Obsidian (.obsidian/bookmarks.json)
+	// Interrupted are the multi-file changes (moves) a crash cut short in
+	// the last week, as vaultd's next start finished or left them.
+	Interrupted []InterruptedChange `json:"interrupted,omitempty"`
 }
+
+// InterruptedChange is a multi-file change a crash cut short.
+type InterruptedChange struct {
+	Change  string   `json:"change"`
+	Ended   string   `json:"closed"`
+	Detail  string   `json:"detail"`
+	Pending []string `json:"pending,omitempty"`
+}
+
+// overviewInterrupted is how far back vault_overview reports changes a
+// crash cut short.
+const overviewInterrupted = 7 * 24 * time.Hour
 
 const (
 	overviewFolderDepth = 2
@@ -149,6 +165,17 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 		}
 		if otherPins > 0 {
 			fmt.Fprintf(&b, "(and %s that are not notes or no longer exist)\n", plural(otherPins, "bookmark", "bookmarks"))
+		}
+	}
+	if gs, err := c.v.RecoveredGroups(c.now().Add(-overviewInterrupted)); err == nil && len(gs) > 0 {
+		b.WriteString("\ninterrupted by a crash (the last 7 days):\n")
+		for _, g := range gs {
+			in := InterruptedChange{Change: g.ID, Ended: when(g.Ended), Detail: g.Detail, Pending: g.Pending}
+			data.Interrupted = append(data.Interrupted, in)
+			fmt.Fprintf(&b, "- change %s, closed %s: %s\n", in.Change, in.Ended, in.Detail)
+			for _, p := range in.Pending {
+				fmt.Fprintf(&b, "  pending: %s\n", p)
+			}
 		}
 	}
 	if len(data.Recent) > 0 {

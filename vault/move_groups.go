@@ -60,11 +60,15 @@ type Group struct {
 	From    string
 	To      string
 	Folder  bool
-	Done    bool     // finished (false: interrupted, or still running)
-	Pending []string // files a crash or a failure left unchanged
-	Detail  string
-	Git     string
-	Steps   []groupStep
+	Done    bool // finished (false: interrupted, or still running)
+	// Interrupted: a crash cut the change short and Recover closed it
+	// (finished what was left, or reported what is pending) at Ended.
+	Interrupted bool
+	Ended       time.Time
+	Pending     []string // files a crash or a failure left unchanged
+	Detail      string
+	Git         string
+	Steps       []groupStep
 }
 
 func (v *Vault) writeGroup(r groupRecord) error {
@@ -96,8 +100,11 @@ func (v *Vault) groups() (map[string]*Group, error) {
 		case "done":
 			g.Done, g.Pending, g.Detail, g.Git = true, r.Pending, r.Detail, r.Git
 		case "interrupted":
-			g.Done, g.Pending = true, r.Pending
-			g.Detail = interruptedText(g)
+			g.Done, g.Pending, g.Interrupted, g.Ended = true, r.Pending, true, r.Time
+			g.Detail = r.Detail
+			if g.Detail == "" {
+				g.Detail = interruptedText(g)
+			}
 		}
 		return true
 	})
@@ -248,11 +255,154 @@ func (v *Vault) recoverGroups() ([]Interrupted, error) {
 		if _, err := v.recordBatch(late); err != nil {
 			return out, err
 		}
+		finished := ""
+		if g.Op == "move" && len(pending) > 0 {
+			pending, finished = v.finishMove(g)
+		}
 		g.Pending = pending
-		if err := v.writeGroup(groupRecord{Event: "interrupted", ID: g.ID, Pending: pending}); err != nil {
+		text := interruptedText(g)
+		if finished != "" {
+			text = finished
+		}
+		if err := v.writeGroup(groupRecord{Event: "interrupted", ID: g.ID, Pending: pending, Detail: text}); err != nil {
 			return out, err
 		}
-		out = append(out, Interrupted{ID: g.ID, Op: g.Op, From: g.From, To: g.To, Pending: pending, Text: interruptedText(g)})
+		out = append(out, Interrupted{ID: g.ID, Op: g.Op, From: g.From, To: g.To, Pending: pending, Text: text})
 	}
+	return out, nil
+}
+
+// finishMove completes a move a crash cut short, at the next start: renames
+// not yet made are made (the user asked for the move; nothing takes their
+// place meanwhile, or they stay pending), then the links that were still
+// to be rewritten are rewritten, each through the write protocol with a
+// history record of the group. It returns what is still pending and the
+// text that says what was done.
+func (v *Vault) finishMove(g *Group) ([]string, string) {
+	o := WriteOpts{Summary: g.Summary + " (finished at recovery: the process was interrupted)", Actor: g.Actor, group: g.ID}
+	var pending []string
+	renamed := 0
+	var recs []Change
+	for _, st := range g.Steps {
+		if st.Op != "rename" {
+			continue
+		}
+		_, errFrom := v.root.Lstat(st.From)
+		_, errTo := v.root.Lstat(st.To)
+		if errFrom != nil {
+			continue // made before the crash
+		}
+		if errTo == nil {
+			pending = append(pending, st.From) // something took its place
+			continue
+		}
+		if dir := FolderOf(st.To); dir != "" {
+			if err := v.root.MkdirAll(dir, 0o755); err != nil {
+				pending = append(pending, st.From)
+				continue
+			}
+		}
+		if err := v.renameNoReplace(st.From, st.To); err != nil {
+			pending = append(pending, st.From)
+			continue
+		}
+		renamed++
+		notes := st.Notes
+		if len(notes) == 0 && IsNote(st.From) {
+			notes = []string{st.From}
+		}
+		for _, old := range notes {
+			np := st.To + strings.TrimPrefix(old, st.From)
+			if b, err := v.root.ReadFile(np); err == nil {
+				recs = append(recs, Change{Op: "move", Path: np, OldPath: old, Actor: g.Actor, Group: g.ID,
+					Summary: o.Summary, Before: Version(b), After: Version(b)})
+			}
+		}
+	}
+	if _, err := v.recordBatch(recs); err != nil {
+		return append(pending, g.From), ""
+	}
+	if len(pending) > 0 {
+		return pending, ""
+	}
+
+	// Every file is at its new place: what moved, by the current tree.
+	var paths []string
+	_ = v.Walk(func(e Entry) error {
+		paths = append(paths, e.Path)
+		return nil
+	})
+	moved := map[string]string{}
+	for _, st := range g.Steps {
+		if st.Op != "rename" {
+			continue
+		}
+		for _, p := range paths {
+			if p == st.To {
+				moved[st.From] = p
+			} else if strings.HasPrefix(p, st.To+"/") {
+				moved[st.From+strings.TrimPrefix(p, st.To)] = p
+			}
+		}
+	}
+	back := make(map[string]string, len(moved))
+	for o, n := range moved {
+		back[n] = o
+	}
+	before := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if o, ok := back[p]; ok {
+			before = append(before, o)
+		} else {
+			before = append(before, p)
+		}
+	}
+	rl := &relinker{before: NewResolver(uniqueSorted(before)), after: NewResolver(uniqueSorted(paths)), moved: moved}
+	p := &movePlan{id: g.ID, rl: rl, src: moveSrc{path: g.From}}
+	links := 0
+	for _, st := range g.Steps {
+		if st.Op != "update_links" || v.currentVersion(st.To) != st.Before {
+			continue // rewritten before the crash, or changed since by someone
+		}
+		rr, err := v.relink(p, rewriteStep{old: st.From, new: st.To, before: st.Before}, o)
+		if err != nil {
+			pending = append(pending, st.To)
+			continue
+		}
+		if rr != nil {
+			links += rr.Links
+		}
+	}
+	what := fmt.Sprintf("move %s → %s was interrupted by a crash and finished at the next start", g.From, g.To)
+	var did []string
+	if renamed > 0 {
+		did = append(did, fmt.Sprintf("%d %s made", renamed, pluralWord(renamed, "rename", "renames")))
+	}
+	if links > 0 {
+		did = append(did, fmt.Sprintf("%d %s updated", links, pluralWord(links, "link", "links")))
+	}
+	if len(did) > 0 {
+		what += " (" + strings.Join(did, ", ") + ")"
+	}
+	if len(pending) > 0 {
+		return pending, ""
+	}
+	return nil, what
+}
+
+// RecoveredGroups returns the multi-file changes that a crash cut short and
+// that Recover closed at or after since, newest first.
+func (v *Vault) RecoveredGroups(since time.Time) ([]*Group, error) {
+	gs, err := v.groups()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Group
+	for _, g := range gs {
+		if g.Interrupted && g.Op != "" && !g.Ended.Before(since) {
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ended.After(out[j].Ended) })
 	return out, nil
 }

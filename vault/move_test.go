@@ -270,9 +270,10 @@ func TestMove_Refused(t *testing.T) {
 
 // A move whose process died after the rename, before its records and the
 // link update: Recover records the rename it finds done (so the moved note
-// is not taken for one deleted outside vaultd) and reports the rest.
-func TestMove_RecoverReportsInterrupted(t *testing.T) {
-	v, _ := wOpen(t, map[string]string{"B/A.md": "# A\n", "Ref.md": "[[Alt/A]]\n"})
+// is not taken for one deleted outside vaultd), finishes the link update
+// and reports what it did.
+func TestMove_RecoverFinishesInterrupted(t *testing.T) {
+	v, dir := wOpen(t, map[string]string{"B/A.md": "# A\n", "Ref.md": "[[Alt/A]]\n"})
 	// As the dead process left it: the plan, then the rename.
 	plan := groupRecord{Event: "plan", ID: "20261129T120000.000000Z-abcdef", Op: "move", Actor: "mcp:x", Summary: "verschoben",
 		From: "Alt/A.md", To: "B/A.md", Steps: []groupStep{
@@ -289,19 +290,23 @@ func TestMove_RecoverReportsInterrupted(t *testing.T) {
 	if len(rep.Interrupted) != 1 || len(rep.External) != 0 {
 		t.Fatalf("report: %+v", rep)
 	}
-	want := "move Alt/A.md → B/A.md interrupted: file Ref.md pending (its links or its place may still be the old ones)"
+	want := "move Alt/A.md → B/A.md was interrupted by a crash and finished at the next start (1 link updated)"
 	if got := rep.Interrupted[0].Text; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	if got := wRead(t, dir, "Ref.md"); got != "[[B/A]]\n" {
+		t.Errorf("Ref.md after the finished move: %q", got)
+	}
 	h, _ := v.History(HistoryFilter{})
-	if len(h) != 1 || h[0].Op != "move" || h[0].OldPath != "Alt/A.md" || h[0].Path != "B/A.md" || !strings.Contains(h[0].Summary, "recorded at recovery") {
-		t.Errorf("late record: %+v", h)
+	if len(h) != 2 || h[1].Op != "move" || h[1].OldPath != "Alt/A.md" || h[1].Path != "B/A.md" || !strings.Contains(h[1].Summary, "recorded at recovery") ||
+		h[0].Op != "update_links" || h[0].Path != "Ref.md" || h[0].Group != plan.ID {
+		t.Errorf("late records: %+v", h)
 	}
 	if rep, _ := v.recover(0); len(rep.Interrupted) != 0 {
 		t.Errorf("reported twice")
 	}
 	g, _ := v.GroupByID(plan.ID)
-	if !g.Done || strings.Join(g.Pending, ",") != "Ref.md" {
+	if !g.Done || len(g.Pending) != 0 || !g.Interrupted {
 		t.Errorf("group: %+v", g)
 	}
 }
