@@ -361,6 +361,11 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 				return nil, withOp(err, op, c)
 			}
 		}
+		if o.Check != nil {
+			if err := o.Check(WriteCheck{Op: op, Path: c, Content: next, Actor: o.Actor, Before: cur}); err != nil {
+				return nil, withOp(err, op, c)
+			}
+		}
 		tmp, err := v.writeTemp(real, next, fi.Mode().Perm(), true)
 		if err != nil {
 			return nil, ioErr(op, c, "could not write the note", err)
