@@ -128,10 +128,10 @@ var tools = func() []tool {
 			`Append at the end of a note or of one section; safe while others edit. Example: append_to_note {"path": "2_Bereiche/Protokoll.md", "heading": "Zeitleiste", "content": "- Entscheidung …", "change_summary": "Entscheidung"}`,
 			(*Core).AppendToNote),
 		def("update_section", "Replace a section", "write", false, true,
-			`Replace one section's body (its heading stays); applies if only other sections changed since expected_version. Example: update_section {"path": "1_Projekte/Web.md", "heading": "Ziele", "content": "- …", "change_summary": "Ziele neu", "expected_version": "3f2a9c1b7d4e"}`,
+			`Replace one section's body (its heading stays); applies if only other sections changed since expected_version. Removing most of the note counts as a delete. Example: update_section {"path": "1_Projekte/Web.md", "heading": "Ziele", "content": "- …", "change_summary": "Ziele neu", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).UpdateSection),
 		def("replace_note", "Replace a whole note", "write", false, true,
-			`Replace a whole note; prefer update_section or append_to_note. Example: replace_note {"path": "0_Inbox/Idee.md", "content": "…", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`,
+			`Replace a whole note; prefer update_section or append_to_note. Keeping under half of the note's words counts as a delete (needs the delete right). Example: replace_note {"path": "0_Inbox/Idee.md", "content": "…", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).ReplaceNote),
 		def("set_properties", "Set note properties", "write", true, true,
 			`Set or remove frontmatter properties; the rest of the note stays byte for byte. Example: set_properties {"path": "1_Projekte/Web.md", "properties": {"status": "aktiv"}, "change_summary": "gestartet"}`,
@@ -167,7 +167,7 @@ var tools = func() []tool {
 			`Attachments with size and the notes embedding them; unused: true finds orphans. Example: list_attachments {"folder": "3_Ressourcen"}`,
 			(*Core).ListAttachments),
 		def("delete_note", "Delete a note", "delete", false, true,
-			`Move a note and its sub-notes (X.md + X/) to the trash. Example: delete_note {"path": "0_Inbox/Alt.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`,
+			`Move a note and its sub-notes (X.md + X/) to the trash; more than 5 sub-notes need "with_sub_notes": their number. Example: delete_note {"path": "0_Inbox/Alt.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).DeleteNote),
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
