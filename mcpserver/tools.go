@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,6 +34,9 @@ func def[T any](name, title, perm string, idempotent, destructive bool, desc str
 		schema: mcp.WithInputSchema[T](),
 		run: func(ctx context.Context, c *Core, caller Caller, raw map[string]any) *Result {
 			var a T
+			if err := argSizes(raw); err != nil {
+				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+			}
 			if err := decodeArgs(raw, &a); err != nil {
 				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
 			}
@@ -41,13 +45,32 @@ func def[T any](name, title, perm string, idempotent, destructive bool, desc str
 	}
 }
 
+// maxArgBytes bounds every string argument but a note's or file's content:
+// a path, a heading, a query, a summary, a card. A read tool handed a
+// 16 MB query used to take over 700 MB and 30 s to search for it.
+const maxArgBytes = 4096
+
+// longArgs are the arguments that carry content; the HTTP body limit
+// bounds them (HTTPLimits.MaxBody), and the tools their own sizes.
+var longArgs = map[string]bool{"content": true, "content_base64": true}
+
+// argSizes refuses a string argument longer than maxArgBytes.
+func argSizes(raw map[string]any) error {
+	for _, k := range sortedKeys(raw) {
+		if s, ok := raw[k].(string); ok && len(s) > maxArgBytes && !longArgs[k] {
+			return fmt.Errorf("argument %q is %s bytes long; it takes at most %s (only content may be longer)", k, groupDigits(len(s)), groupDigits(maxArgBytes))
+		}
+	}
+	return nil
+}
+
 // decodeArgs decodes tool arguments with errors that name the argument.
 func decodeArgs(raw map[string]any, into any) error {
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return fmt.Errorf("the arguments are not valid JSON")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(into); err != nil {
 		var te *json.UnmarshalTypeError
 		if ok := asType(err, &te); ok {
