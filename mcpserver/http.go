@@ -279,7 +279,19 @@ func (h *HTTPServer) unknownSession(sid string) string {
 		return "this request needs the Mcp-Session-Id header of a session this key initialized"
 	}
 	return fmt.Sprintf("session %q is unknown or has ended (closed with DELETE, unused for %s, or replaced because its key opened more than %d sessions); start a new one with initialize",
-		cut(sid, 60), h.lim.SessionIdleTTL, h.lim.MaxSessionsPerKey)
+		cut(sid, 60), durationText(h.lim.SessionIdleTTL), h.lim.MaxSessionsPerKey)
+}
+
+// durationText renders a limit's duration for a message: "1 h", "30 min",
+// "300ms".
+func durationText(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%d h", d/time.Hour)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return d.String()
 }
 
 // isListen reports whether a POST body is a subscriptions/listen request,

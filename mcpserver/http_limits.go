@@ -43,11 +43,11 @@ type HTTPLimits struct {
 	// IdleTimeout closes keep-alive connections without a request.
 	// Default 60 s.
 	IdleTimeout time.Duration
-	// MaxConns bounds the open connections. Default: 1,024, or fewer when
-	// the process may open fewer files (a quarter of them, at least 256,
-	// stay for the index, the vault and the state dir — when the limit
-	// ran out, accept failed for everyone and the index could no longer
-	// open its segments). At the limit, the oldest connection that has
+	// MaxConns bounds the open connections. Default: 4,096 (an idle
+	// connection holds about 16 KB), or fewer when the process may open
+	// fewer files: a quarter of them, at least 256, stay for the index,
+	// the vault and the state dir (when the limit ran out, accept failed
+	// for everyone and the index could no longer open its segments). At the limit, the oldest connection that has
 	// not shown a valid key is closed first, then the longest idle one;
 	// connections in the middle of an authenticated request are never
 	// closed, so a client with a key still gets in.
@@ -114,7 +114,7 @@ func defaultMaxConns(nofile int) int {
 	if nofile <= 0 {
 		return 1024
 	}
-	return max(16, min(1024, nofile-max(256, nofile/4)))
+	return max(16, min(4096, nofile-max(256, nofile/4)))
 }
 
 // mib renders a byte count for messages: "16 MB", "256 KB".
@@ -241,7 +241,7 @@ func (h *HTTPServer) readBody(w http.ResponseWriter, r *http.Request) (body []by
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			h.refuse(w, r, http.StatusRequestTimeout, fmt.Sprintf("the request did not arrive within %s; send it at once, not a little at a time", l.BodyTimeout))
+			h.refuse(w, r, http.StatusRequestTimeout, fmt.Sprintf("the request did not arrive within %s; send it at once, not a little at a time", durationText(l.BodyTimeout)))
 		case errors.As(err, &tooBig):
 			h.refuse(w, r, http.StatusRequestEntityTooLarge, tooLarge)
 		default:

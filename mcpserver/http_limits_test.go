@@ -390,3 +390,11 @@ func TestArgSizes(t *testing.T) {
 		t.Errorf("a 10 KB note: %s", r.Text)
 	}
 }
+
+func TestDefaultMaxConns(t *testing.T) {
+	for nofile, want := range map[int]int{-1: 1024, 300: 44, 512: 256, 1024: 768, 4096: 3072, 20000: 4096, 1 << 20: 4096, 100: 16} {
+		if got := defaultMaxConns(nofile); got != want {
+			t.Errorf("defaultMaxConns(%d) = %d, want %d", nofile, got, want)
+		}
+	}
+}
