@@ -7,12 +7,13 @@
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
+#   make stress  the long-running data-safety and HTTP limit tests (minutes), with figures
 
 GO       ?= go
 BIN      := bin/vaultd
 FUZZTIME ?= 60s
 
-.PHONY: all build run test e2e vet lint fuzz bench clean
+.PHONY: all build run test e2e stress vet lint fuzz bench clean
 
 all: lint test build
 
@@ -50,6 +51,15 @@ test: vet
 # The end-to-end tests alone: the built binary driven by real MCP clients.
 e2e:
 	$(GO) test -count=1 ./e2e/...
+
+# The long versions of the data-safety tests (editors saving in place and by
+# rename racing appends, 300 SIGKILLs during writes, a full state dir) and
+# of the HTTP limit tests (8 × 60 MB bodies with peak RSS from
+# /proc/PID/status, 1,100 slow connections, a 75 s rogue agent). They log
+# their figures; VAULTD_E2E_BIN=path measures another build over HTTP.
+stress:
+	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/
+	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/
 
 vet:
 	$(GO) vet ./...

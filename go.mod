@@ -15,7 +15,6 @@ require (
 	go.abhg.dev/goldmark/wikilink v0.6.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.44.0
-	golang.org/x/time v0.16.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

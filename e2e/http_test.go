@@ -41,8 +41,17 @@ var urlLine = regexp.MustCompile(`msg="serving over http" url=(http://\S+)`)
 // SIGTERM.
 func serveHTTPProc(t testing.TB, vault, state string, extra ...string) *httpProc {
 	t.Helper()
+	return serveHTTPWrapped(t, nil, vault, state, extra...)
+}
+
+// serveHTTPWrapped is serveHTTPProc with the binary started through wrap, a
+// command that execs its arguments (e.g. sh -c 'ulimit -n 1024; exec "$@"'),
+// so that the process id is vaultd's.
+func serveHTTPWrapped(t testing.TB, wrap []string, vault, state string, extra ...string) *httpProc {
+	t.Helper()
 	args := append([]string{"serve", "--vault", vault, "--state-dir", state, "--http", "127.0.0.1:0"}, extra...)
-	p := &httpProc{t: t, cmd: exec.Command(vaultdBin, args...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	argv := append(append(append([]string{}, wrap...), vaultdBin), args...)
+	p := &httpProc{t: t, cmd: exec.Command(argv[0], argv[1:]...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

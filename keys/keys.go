@@ -329,6 +329,21 @@ func (s *Store) Lookup(secret string) (k Key, ok bool, err error) {
 	return k, ok, nil
 }
 
+// Valid reports whether the key with this hash (Key.Hash) is still in the
+// store, re-reading it when the file changed (one stat). A server asks it
+// for the keys of its open event streams, so that a stream of a revoked
+// key ends promptly, not only at its next request. err reports a store
+// that cannot be read.
+func (s *Store) Valid(hash string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return false, err
+	}
+	_, ok := s.byHash[hash]
+	return ok, nil
+}
+
 // refreshLocked reloads the file when its identity, size or mtime changed.
 func (s *Store) refreshLocked() error {
 	fi, err := os.Stat(s.Path())

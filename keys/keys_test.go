@@ -145,6 +145,14 @@ func TestStore_LookupSeesOtherWriters(t *testing.T) {
 	if _, ok, _ := server.Lookup(secret2); !ok {
 		t.Fatal("the other key stopped working")
 	}
+	// Valid answers by hash, for a key whose secret the server no longer
+	// holds (an open event stream).
+	if ok, err := server.Valid(HashSecret(secret)); ok || err != nil {
+		t.Errorf("Valid of the revoked key: got %v, %v; want false", ok, err)
+	}
+	if ok, err := server.Valid(HashSecret(secret2)); !ok || err != nil {
+		t.Errorf("Valid of the remaining key: got %v, %v; want true", ok, err)
+	}
 }
 
 func TestStore_UsedAndFlush(t *testing.T) {

@@ -45,6 +45,11 @@ type Caller struct {
 	Actor string
 	Perms Perms
 	Door  Door
+
+	// charge is what the call reserved from its connection's rate limits
+	// (nil for the CLI, which has none); a write that turns out to remove
+	// most of a note reserves a delete on it.
+	charge *charge
 }
 
 // Result is one answer. Text is what an agent (or a person) reads; Data is
@@ -54,6 +59,9 @@ type Result struct {
 	Text string
 	Data any
 	Err  error
+	// Changed says the call changed the vault (a note, a file, the
+	// bookmarks). Only such calls use up a connection's rate limits.
+	Changed bool
 }
 
 // IsError reports whether the result is a failure.

@@ -165,7 +165,12 @@ var goldenCases = []goldenCase{
 	{name: "update_section/err_conflict", caller: readWrite, versionOf: "1_Projekte/Website-Relaunch.md",
 		before: []step{{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"- von jemand anderem","change_summary":"parallel geändert"}`}},
 		call:   step{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"- meins","change_summary":"Ziele","expected_version":"$VERSION"}`}},
-	{name: "replace_note/ok", caller: readWrite, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"# Notiz\n\nNeu gefasst.\n","change_summary":"neu gefasst","expected_version":"$VERSION"}`}},
+	{name: "replace_note/ok", caller: readWrite, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"# Telefonat Petersen (Klinikverbund), 18.11., 14:30\n\n- Lieferung der neuen Switches verschiebt sich auf KW 49\n- Wartungsfenster im Krankenhaus Wiesental nur sonntags 6–10 Uhr\n- Raumliste für Haus C kommt bis Freitag\n- Rechnungsadresse ab Januar: Bahnhofstrasse 40\n\n#todo #kunde/klinikverbund\n","change_summary":"neu gefasst","expected_version":"$VERSION"}`}},
+	// Removing most of a note counts as a delete (issue 10 item 7): refused
+	// without the delete right, counted with it.
+	{name: "replace_note/err_removes_most", caller: readWrite, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"# Notiz\n\nNeu gefasst.\n","change_summary":"neu gefasst","expected_version":"$VERSION"}`}},
+	{name: "replace_note/removes_most", caller: everyone, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"","change_summary":"geleert","expected_version":"$VERSION"}`}},
+	{name: "update_section/err_removes_most", caller: readWrite, versionOf: "2_Bereiche/Team/Besprechungsprotokoll.md", call: step{"update_section", `{"path":"2_Bereiche/Team/Besprechungsprotokoll.md","heading":"Besprechungsprotokoll Team Nordlicht","content":"kurz","change_summary":"gekürzt","expected_version":"$VERSION"}`}},
 	{name: "replace_note/err_conflict", caller: readWrite, call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"x","change_summary":"neu","expected_version":"000000000000"}`}},
 	{name: "replace_note/err_no_version", caller: readWrite, call: step{"replace_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"x","change_summary":"neu"}`}},
 	{name: "delete_note/ok", caller: everyone, versionOf: "0_Inbox/Notiz 2026-11-18.md", call: step{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION"}`}},
@@ -330,6 +335,7 @@ var pathExceptions = map[string]string{
 	"candidates":  "ambiguity candidates (rule 11): every one, listed in full, to choose from",
 	"rule_source": "the rules note a denial cites; the error's next call reads it",
 	"pending":     "files a failed move left as they were, for the owner to check by hand",
+	"sub_notes":   "a refused delete's sub-notes (at most 10), by path; its next call lists them in full",
 	// Prose and the vault's own text: sentences that may end in a path.
 	"detail": "prose: what a change did", "note_detail": "prose: what a change did",
 	"summary": "prose: the caller's change summary", "change_summary": "prose: the caller's change summary",

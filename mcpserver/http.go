@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,10 +11,12 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/vaultd/vaultd/index"
@@ -26,44 +30,55 @@ var _ Index = (*index.Shared)(nil)
 // HTTPPath is where the HTTP server serves MCP.
 const HTTPPath = "/mcp"
 
-// maxBody bounds one request body; mcp-go reads bodies whole. Attachments
-// travel base64-encoded in tool arguments, so this is generous.
-const maxBody = 64 << 20
-
 // HTTPOptions configure an HTTP server.
 type HTTPOptions struct {
 	// Keys authenticates every request (Authorization: Bearer <secret>).
 	// Each key is its own connection: its rights, its rate limits, and
 	// "key:NAME" as the actor in the history. The store is consulted on
 	// every request, so a key revoked by another process is refused on
-	// its next request.
+	// its next request, and its open event streams close within
+	// HTTPLimits.RevokeCheck.
 	Keys *keys.Store
 	// Open, when set, serves every request as this connection, without
 	// keys (--no-auth, only ever on loopback: local experiments and the
 	// conformance suite).
 	Open *Connection
 	// Loopback says the server listens on a loopback address: requests
-	// whose Host is not a loopback name, or whose Origin is not a local
-	// page, are refused with 403 (DNS rebinding: a web page the user
-	// visits must not reach the vault through the browser).
+	// whose Host is not this server's loopback name and port, or whose
+	// Origin is not a local page, are refused with 403 (DNS rebinding: a
+	// web page the user visits must not reach the vault through the
+	// browser). Requests that arrive over a loopback connection are
+	// checked so even without it.
 	Loopback bool
 	// Limits are every key's rate limits.
 	Limits Limits
+	// HTTP bounds what clients can make the server hold: bodies, time,
+	// connections, sessions, streams.
+	HTTP HTTPLimits
 	// Logger receives one line per tool call and per refused request.
 	Logger *slog.Logger
-	// Now is the clock of "last used" (tests pin it). Default time.Now.
+	// Now is the clock of "last used" and of session expiry (tests pin
+	// it). Default time.Now.
 	Now func() time.Time
 }
 
 // HTTPServer serves MCP over streamable HTTP at HTTPPath.
 type HTTPServer struct {
-	o    HTTPOptions
-	log  *slog.Logger
-	mcp  *server.StreamableHTTPServer
-	http *http.Server
+	o      HTTPOptions
+	lim    HTTPLimits
+	log    *slog.Logger
+	mcp    *server.StreamableHTTPServer
+	http   *http.Server
+	budget *byteBudget
+	stop   chan struct{}
 
-	mu    sync.Mutex
-	conns map[string]*Connection // key hash → its connection
+	guardMu sync.Mutex
+	guard   *connGuard // of the listener Serve accepts on
+
+	mu       sync.Mutex
+	conns    map[string]*Connection // key hash → its connection
+	keys     map[string]*keyState   // key hash ("open" with Open) → its requests and streams
+	sessions map[string]*session    // session id → its key and use
 }
 
 type connKey struct{}
@@ -77,8 +92,8 @@ func ConnectionFromContext(ctx context.Context) *Connection {
 
 // NewHTTPServer builds the HTTP server over a core: the same tools and
 // answers as stdio (NewServer), each request acting as the connection of
-// its access key. Errors: none yet; a server without Keys and Open refuses
-// every request.
+// its access key, within o.HTTP's limits. Errors: none yet; a server
+// without Keys and Open refuses every request.
 func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -86,7 +101,9 @@ func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	h := &HTTPServer{o: o, log: o.Logger, conns: map[string]*Connection{}}
+	lim := o.HTTP.withDefaults()
+	h := &HTTPServer{o: o, lim: lim, log: o.Logger, budget: newByteBudget(lim.BodyBudget), stop: make(chan struct{}),
+		conns: map[string]*Connection{}, keys: map[string]*keyState{}, sessions: map[string]*session{}}
 	s := NewServer(c, ServerOptions{
 		Logger:     o.Logger,
 		Connection: ConnectionFromContext,
@@ -96,15 +113,28 @@ func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
 	})
 	h.http = &http.Server{
 		Handler: h,
-		// Headers must arrive promptly (slowloris); responses may stream
-		// for long (SSE), so there is no write timeout.
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
+		// Headers must arrive promptly (slowloris). The body has its own
+		// deadline, set per request (BodyTimeout) and lifted once it is
+		// read: http.Server's ReadTimeout would also end event streams,
+		// whose connection is read for its close. Responses may stream for
+		// long (SSE), so there is no write timeout.
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if g := h.connGuard(); g != nil {
+				g.connState(c, st)
+			}
+		},
+		ConnContext: connContext,
+		ErrorLog:    slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
 	}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(HTTPPath),
 		server.WithStreamableHTTPServer(h.http),
+		// Sessions are the server's own (http_sessions.go): unknown ids
+		// get 404, DELETE ends a session, each key has a bounded number.
+		server.WithSessionIdManagerResolver(sessionResolver{h}),
 		// mcp-go derives the handler's context from the request's, which
 		// carries the connection; copying it here keeps that true should
 		// mcp-go ever start from another context.
@@ -115,33 +145,49 @@ func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
 			return ctx
 		}),
 		server.WithStreamableHTTPLogger(o.Logger),
-		// Clients that vanish without DELETE leave per-session state.
-		server.WithSessionIdleTTL(30*time.Minute),
+		// mcp-go keeps per-session state of its own; it sweeps it (and
+		// asks the session table to end the session) after the same idle
+		// time. The heartbeat keeps a session with an open event stream
+		// in use, and finds clients that vanished.
+		server.WithSessionIdleTTL(lim.SessionIdleTTL),
+		server.WithHeartbeatInterval(30*time.Second),
 	)
 	return h
 }
 
+// Limits returns the HTTP limits in force, defaults filled in.
+func (h *HTTPServer) Limits() HTTPLimits { return h.lim }
+
+func (h *HTTPServer) connGuard() *connGuard {
+	h.guardMu.Lock()
+	defer h.guardMu.Unlock()
+	return h.guard
+}
+
 // ServeHTTP checks Host and Origin (on loopback), authenticates the key
-// and hands the request to MCP as the key's connection.
+// and hands the request to MCP as the key's connection, within the
+// limits: the body read here (bounded, in time too), the key's requests
+// and streams counted, sessions checked against the key.
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.lim.BodyTimeout))
 	if r.URL.Path != HTTPPath {
-		http.Error(w, "vaultd serves MCP at "+HTTPPath+"; point your MCP client at that URL", http.StatusNotFound)
+		h.refuse(w, r, http.StatusNotFound, "vaultd serves MCP at "+HTTPPath+"; point your MCP client at that URL")
 		return
 	}
 	// Rebinding checks come before authentication: a foreign page learns
 	// nothing, not even whether keys are needed.
-	if h.o.Loopback {
-		if msg := foreignRequest(r); msg != "" {
-			h.log.Warn("http request refused", "status", 403, "reason", msg, "remote", r.RemoteAddr)
-			http.Error(w, "vaultd: "+msg, http.StatusForbidden)
-			return
-		}
+	if msg := h.foreign(r); msg != "" {
+		h.refuse(w, r, http.StatusForbidden, msg)
+		return
 	}
-	cn := h.o.Open
-	if cn == nil {
+	cn, ks := h.o.Open, (*keyState)(nil)
+	if cn != nil {
+		ks = h.keyState("open", "open")
+	} else {
 		var status int
 		var msg string
-		cn, status, msg = h.authenticate(r)
+		cn, ks, status, msg = h.authenticate(r)
 		if cn == nil {
 			if status == http.StatusUnauthorized {
 				challenge := `Bearer realm="vaultd"`
@@ -150,25 +196,126 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 				w.Header().Set("WWW-Authenticate", challenge)
 			}
-			h.log.Warn("http request refused", "status", status, "reason", msg, "remote", r.RemoteAddr)
-			http.Error(w, "vaultd: "+msg, status)
+			h.refuse(w, r, status, msg)
 			return
 		}
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	h.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), connKey{}, cn)))
+	if gc, ok := r.Context().Value(guardedConnKey{}).(*guardedConn); ok {
+		gc.g.authenticated(gc)
+	}
+	ctx := context.WithValue(context.WithValue(r.Context(), connKey{}, cn), keyStateKey{}, ks)
+	hr := &server.HTTPRequest{Method: r.Method, URL: r.URL, Header: r.Header, Context: ctx}
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	switch {
+	case r.Method == http.MethodGet && !modern:
+		_ = rc.SetReadDeadline(time.Time{})
+		if sid == "" {
+			h.refuse(w, r, http.StatusBadRequest, "an event stream (GET) needs the Mcp-Session-Id header of a session this key initialized")
+			return
+		}
+		if h.useSession(ks.id, sid) != nil {
+			h.refuse(w, r, http.StatusNotFound, h.unknownSession(sid))
+			return
+		}
+		sctx, done, ok := h.openStream(ctx, ks, sid)
+		if !ok {
+			h.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("this access key has %d event streams open, the most it may; end a session (DELETE) before opening another stream", h.lim.MaxStreamsPerKey))
+			return
+		}
+		defer done()
+		hr.Context = sctx
+		h.mcp.Handle(newRespWriter(w), hr)
+	case r.Method == http.MethodPost || r.Method == http.MethodDelete:
+		if !h.begin(ks) {
+			w.Header().Set("Retry-After", "1")
+			h.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("this access key has %d requests in progress, the most it may have at once; wait for their answers before sending more", h.lim.MaxRequestsPerKey))
+			return
+		}
+		began := true
+		defer func() {
+			if began {
+				h.end(ks)
+			}
+		}()
+		if r.Method == http.MethodDelete {
+			if !modern && (sid == "" || h.useSession(ks.id, sid) != nil) {
+				h.refuse(w, r, http.StatusNotFound, h.unknownSession(sid))
+				return
+			}
+			h.mcp.Handle(newRespWriter(w), hr)
+			return
+		}
+		body, release, ok := h.readBody(w, r)
+		if !ok {
+			return
+		}
+		defer release()
+		_ = rc.SetReadDeadline(time.Time{})
+		hr.Body = body
+		if isListen(body) {
+			// A 2026-07-28 client's event stream: it counts as a stream,
+			// not as a request in progress.
+			h.end(ks)
+			began = false
+			sctx, done, ok := h.openStream(ctx, ks, "")
+			if !ok {
+				h.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("this access key has %d event streams open, the most it may; close one before opening another", h.lim.MaxStreamsPerKey))
+				return
+			}
+			defer done()
+			hr.Context = sctx
+		}
+		h.mcp.Handle(newRespWriter(w), hr)
+	default:
+		_ = rc.SetReadDeadline(time.Time{})
+		h.mcp.Handle(newRespWriter(w), hr)
+	}
+}
+
+// unknownSession explains a 404 for a session id.
+func (h *HTTPServer) unknownSession(sid string) string {
+	if sid == "" {
+		return "this request needs the Mcp-Session-Id header of a session this key initialized"
+	}
+	return fmt.Sprintf("session %q is unknown or has ended (closed with DELETE, unused for %s, or replaced because its key opened more than %d sessions); start a new one with initialize",
+		cut(sid, 60), durationText(h.lim.SessionIdleTTL), h.lim.MaxSessionsPerKey)
+}
+
+// durationText renders a limit's duration for a message: "1 h", "30 min",
+// "300ms".
+func durationText(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%d h", d/time.Hour)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return d.String()
+}
+
+// isListen reports whether a POST body is a subscriptions/listen request,
+// which holds its response open as an event stream.
+func isListen(body []byte) bool {
+	if !bytes.Contains(body, []byte(mcp.MethodSubscriptionsListen)) {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == string(mcp.MethodSubscriptionsListen)
 }
 
 // authenticate finds the connection of the request's key. It returns nil,
 // the status and a message for the client when there is none.
-func (h *HTTPServer) authenticate(r *http.Request) (*Connection, int, string) {
+func (h *HTTPServer) authenticate(r *http.Request) (*Connection, *keyState, int, string) {
 	if h.o.Keys == nil {
-		return nil, http.StatusUnauthorized, "this server accepts no access keys"
+		return nil, nil, http.StatusUnauthorized, "this server accepts no access keys"
 	}
 	auth := r.Header.Get("Authorization")
 	scheme, secret, _ := strings.Cut(auth, " ")
 	if auth == "" || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
-		return nil, http.StatusUnauthorized, "this server needs an access key: send the header \"Authorization: Bearer <key>\". " +
+		return nil, nil, http.StatusUnauthorized, "this server needs an access key: send the header \"Authorization: Bearer <key>\". " +
 			"The vault owner creates one with: vaultd keys create NAME --allow read"
 	}
 	k, ok, err := h.o.Keys.Lookup(strings.TrimSpace(secret))
@@ -176,14 +323,14 @@ func (h *HTTPServer) authenticate(r *http.Request) (*Connection, int, string) {
 		// A store that cannot be read refuses everyone; it never
 		// lets anyone in.
 		h.log.Error("access key store unreadable", "error", err)
-		return nil, http.StatusInternalServerError, "the server cannot read its access keys; the vault owner should look at its log"
+		return nil, nil, http.StatusInternalServerError, "the server cannot read its access keys; the vault owner should look at its log"
 	}
 	if !ok {
-		return nil, http.StatusUnauthorized, "this access key is unknown or was revoked. " +
+		return nil, nil, http.StatusUnauthorized, "this access key is unknown or was revoked. " +
 			"Ask the vault owner for a key (vaultd keys create NAME --allow read)"
 	}
 	h.o.Keys.Used(k, h.o.Now())
-	return h.connection(k), 0, ""
+	return h.connection(k), h.keyState(k.Hash, k.Name), 0, ""
 }
 
 // connection returns the key's connection, made on its first request. It
@@ -200,9 +347,18 @@ func (h *HTTPServer) connection(k keys.Key) *Connection {
 	return cn
 }
 
-// Serve accepts connections on ln until Shutdown; it then returns nil.
+// Serve accepts connections on ln until Shutdown; it then returns nil. At
+// most HTTPLimits.MaxConns connections are open at once.
 func (h *HTTPServer) Serve(ln net.Listener) error {
-	err := h.http.Serve(ln)
+	g := newConnGuard(ln, h.lim.MaxConns, func(msg string, args ...any) { h.log.Warn(msg, args...) })
+	h.guardMu.Lock()
+	first := h.guard == nil
+	h.guard = g
+	h.guardMu.Unlock()
+	if first {
+		go h.watch(h.stop)
+	}
+	err := h.http.Serve(g)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -215,6 +371,14 @@ func (h *HTTPServer) Serve(ln net.Listener) error {
 // ends first, the remaining connections are closed and ctx's error is
 // returned.
 func (h *HTTPServer) Shutdown(ctx context.Context) error {
+	h.guardMu.Lock()
+	select {
+	case <-h.stop:
+	default:
+		close(h.stop)
+	}
+	h.guardMu.Unlock()
+	h.closeStreams()
 	err := h.mcp.Shutdown(ctx)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
@@ -228,29 +392,73 @@ func (h *HTTPServer) Shutdown(ctx context.Context) error {
 	return err
 }
 
+// foreign returns why a request looks like DNS rebinding or a cross-site
+// request, or "" when it may go on. Requests to a loopback server, and
+// any that arrive over a loopback connection, are checked.
+func (h *HTTPServer) foreign(r *http.Request) string {
+	port, onLoopback := "", h.o.Loopback
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
+		if host, p, err := net.SplitHostPort(a.String()); err == nil {
+			port = p
+			if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+				onLoopback = true
+			}
+		}
+	}
+	if !onLoopback {
+		return ""
+	}
+	return foreignRequest(r, port)
+}
+
 // foreignRequest returns why a request to a loopback server looks like
 // DNS rebinding or a cross-site request, or "" when it is local: Host must
-// name the loopback (localhost, 127.x.x.x, [::1], with any port), and an
-// Origin, when sent (browsers send it), must be a page on the loopback.
-func foreignRequest(r *http.Request) string {
-	if !IsLoopbackHost(r.Host) {
-		return fmt.Sprintf("the Host header %q is not this machine's loopback; connect to http://127.0.0.1 or http://localhost", r.Host)
+// name the loopback (localhost, 127.x.x.x, [::1]) with the port the server
+// listens on (port, when known; no port means 80) — exactly, so that
+// "localhost:8765.evil.example" is foreign — and an Origin, when sent
+// (browsers send it), must be a page on the loopback.
+func foreignRequest(r *http.Request, port string) string {
+	if !loopbackHostPort(r.Host, port) {
+		where := "http://127.0.0.1 or http://localhost"
+		if port != "" {
+			where = "http://127.0.0.1:" + port + " or http://localhost:" + port
+		}
+		return fmt.Sprintf("the Host header %q is not this server's loopback address and port; connect to %s", cut(r.Host, 80), where)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !IsLoopbackHost(u.Host) {
-			return fmt.Sprintf("requests from the web page %q are not allowed; only local clients may connect", o)
+			return fmt.Sprintf("requests from the web page %q are not allowed; only local clients may connect", cut(o, 80))
 		}
 	}
 	return ""
 }
 
+// loopbackHostPort reports whether a Host header names the loopback and,
+// when port is known, that port exactly (a Host without a port means 80).
+func loopbackHostPort(hostport, port string) bool {
+	if !IsLoopbackHost(hostport) {
+		return false
+	}
+	_, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		p = "80" // no port given
+	}
+	return port == "" || p == port
+}
+
 // IsLoopbackHost reports whether a host or host:port names the loopback
-// interface: "localhost", an address in 127.0.0.0/8, or ::1.
+// interface: "localhost", an address in 127.0.0.0/8, or ::1. A port, when
+// there is one, must be a port number (1–65535, digits only).
 func IsLoopbackHost(hostport string) bool {
 	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
+	if h, p, err := net.SplitHostPort(hostport); err == nil {
+		if !validPort(p) {
+			return false
+		}
 		host = h
+	} else if strings.Count(hostport, ":") == 1 {
+		return false // "localhost:" or a malformed port
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if strings.EqualFold(host, "localhost") {
@@ -258,4 +466,11 @@ func IsLoopbackHost(hostport string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// validPort reports whether p is a port number as a Host header writes
+// it: 1–65535 in digits, without a sign or leading zeros.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n <= 65535 && strconv.Itoa(n) == p
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +61,15 @@ func newHTTPFixture(t *testing.T, o HTTPOptions, keyRights map[string]string) *h
 	})
 	f.url = "http://" + ln.Addr().String() + HTTPPath
 	return f
+}
+
+// port is the port the fixture listens on.
+func (f *httpFixture) port() string {
+	u, err := url.Parse(f.url)
+	if err != nil {
+		panic(err)
+	}
+	return u.Port()
 }
 
 // client connects an mcp-go streamable HTTP client with the key's secret
@@ -133,6 +143,7 @@ func (f *httpFixture) raw(t *testing.T, path string, header map[string]string) (
 
 func TestHTTP_Refusals(t *testing.T) {
 	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"reader": "read"})
+	port := f.port()
 	for _, tc := range []struct {
 		name      string
 		path      string
@@ -151,8 +162,17 @@ func TestHTTP_Refusals(t *testing.T) {
 		{"local origin, no key", HTTPPath, map[string]string{"Origin": "http://localhost:3000"}, 401, `Bearer realm="vaultd"`, "needs an access key"},
 		{"other path", "/", nil, 404, "", "serves MCP at /mcp"},
 		{"ok", HTTPPath, map[string]string{"Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
-		{"ok via localhost", HTTPPath, map[string]string{"Host": "localhost:1234", "Origin": "http://127.0.0.1:5173", "Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
-		{"ok via [::1]", HTTPPath, map[string]string{"Host": "[::1]:1234", "Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
+		{"ok via localhost", HTTPPath, map[string]string{"Host": "localhost:" + port, "Origin": "http://127.0.0.1:5173", "Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
+		{"ok via [::1]", HTTPPath, map[string]string{"Host": "[::1]:" + port, "Authorization": "Bearer " + f.token["reader"]}, 200, "", `"serverInfo"`},
+		// The Host must be exactly this server: a loopback name and its
+		// port, not a name that starts like one.
+		{"host suffix", HTTPPath, map[string]string{"Host": "localhost:" + port + ".evil.example", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "Host header"},
+		{"host suffix, no key", HTTPPath, map[string]string{"Host": "127.0.0.1:" + port + ".evil.example"}, 403, "", "Host header"},
+		{"other port", HTTPPath, map[string]string{"Host": "localhost:1234", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "connect to http://127.0.0.1:" + port},
+		{"port with a leading zero", HTTPPath, map[string]string{"Host": "localhost:0" + port, "Authorization": "Bearer " + f.token["reader"]}, 403, "", "Host header"},
+		{"empty port", HTTPPath, map[string]string{"Host": "localhost:", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "Host header"},
+		{"no port, not on 80", HTTPPath, map[string]string{"Host": "localhost", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "Host header"},
+		{"origin suffix", HTTPPath, map[string]string{"Origin": "http://localhost:3000.evil.example", "Authorization": "Bearer " + f.token["reader"]}, 403, "", "web page"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, challenge, body := f.raw(t, tc.path, tc.header)
@@ -289,6 +309,8 @@ func TestIsLoopbackHost(t *testing.T) {
 	for host, want := range map[string]bool{
 		"localhost": true, "LOCALHOST:80": true, "127.0.0.1": true, "127.1.2.3:8765": true, "[::1]:8765": true, "::1": true,
 		"": false, "evil.example": false, "localhost.evil.example": false, "10.0.0.1": false, "[::2]:80": false, "0.0.0.0": false,
+		"localhost:8765.evil.example": false, "127.0.0.1:8765.evil.example": false, "[::1]:8765.evil.example": false,
+		"localhost:": false, "localhost:0": false, "localhost:65536": false, "localhost:+80": false, "localhost:080": false,
 	} {
 		if got := IsLoopbackHost(host); got != want {
 			t.Errorf("IsLoopbackHost(%q): got %v, want %v", host, got, want)

@@ -199,7 +199,7 @@ func (c *Core) SetProperties(ctx context.Context, caller Caller, a SetProperties
 	f.args = append(f.args, arg{"change_summary", a.ChangeSummary})
 	res, changes, err := c.v.SetProperties(a.Path, vault.PropertyEdit{Set: a.Properties, Remove: a.Remove}, c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
 	if err != nil {
-		return c.failApp(caller, f, a.Path, err)
+		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
 	wd, head, tail := appWrite(caller, "set_properties", a.ChangeSummary, res, call{"read_note", []arg{{"path", res.Note.Path}}})
 	data := SetPropertiesData{WriteData: wd, Properties: propertiesData(res.Note.Doc)}
@@ -223,7 +223,7 @@ func (c *Core) SetProperties(ctx context.Context, caller Caller, a SetProperties
 	}
 	writeProperties(&b, data.Properties, "properties now")
 	b.WriteString(tail)
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After}
 }
 
 // shown renders a value in a sentence; an empty one says so.
@@ -287,7 +287,7 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 		res, te, err = c.v.RemoveTags(a.Path, a.Tags, o)
 	}
 	if err != nil {
-		return c.failApp(caller, f, a.Path, err)
+		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
 	wd, head, tail := appWrite(caller, tool, a.ChangeSummary, res, call{"read_note", []arg{{"path", res.Note.Path}}})
 	data := TagsData{WriteData: wd, Property: te.Key, Style: te.Style, Added: te.Added, Removed: te.Removed,
@@ -322,7 +322,7 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 		}
 	}
 	b.WriteString(tail)
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After}
 }
 
 // ListTagsArgs are the arguments of list_tags.

@@ -118,11 +118,12 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 	} else {
 		fmt.Fprintf(&b, "embed it in a note with: ![[%s]]\n", res.Link)
 	}
-	r := &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d}
+	r := &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d, Changed: true}
 	if err != nil {
 		// Stored, but the embed failed: an error that says where the file is.
 		er := c.failApp(caller, f, a.Note, err)
 		er.Text = er.Text + "\n\nThe file itself was stored:\n" + r.Text
+		er.Changed = true
 		return er
 	}
 	return r

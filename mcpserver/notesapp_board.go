@@ -229,7 +229,7 @@ func (c *Core) MoveCard(ctx context.Context, caller Caller, a MoveCardArgs) *Res
 	res, cr, err := c.v.MoveCard(a.Path, vault.CardMove{Card: a.Card, FromColumn: a.FromColumn, ToColumn: a.ToColumn, Position: a.Position},
 		c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
 	if err != nil {
-		return c.failApp(caller, f, a.Path, err)
+		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
 	return c.cardWritten(caller, tool, a.ChangeSummary, res, cr)
 }
@@ -246,7 +246,7 @@ func (c *Core) AddCard(ctx context.Context, caller Caller, a AddCardArgs) *Resul
 	}
 	res, cr, err := c.v.AddCard(a.Path, a.Column, a.Text, a.Position, c.opts(caller, a.ChangeSummary, ""))
 	if err != nil {
-		return c.failApp(caller, f, a.Path, err)
+		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
 	return c.cardWritten(caller, tool, a.ChangeSummary, res, cr)
 }
@@ -281,7 +281,7 @@ func (c *Core) cardWritten(caller Caller, tool, summary string, res *vault.Resul
 		}
 	}
 	b.WriteString(tail)
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After}
 }
 
 // failBoard renders a board error: a card or column that is missing or

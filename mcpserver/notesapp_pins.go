@@ -51,7 +51,9 @@ func (c *Core) pin(caller Caller, tool, op string, a PinArgs) *Result {
 		res, err = c.v.Unpin(a.Path, o)
 	}
 	if err != nil {
-		return c.failApp(caller, f, a.Path, err)
+		r := c.failApp(caller, f, a.Path, err)
+		r.Changed = res != nil && res.Changed
+		return r
 	}
 	data := PinData{Operation: op, Detail: res.Detail, Pinned: len(res.Pins)}
 	var b strings.Builder
@@ -81,7 +83,7 @@ func (c *Core) pin(caller Caller, tool, op string, a PinArgs) *Result {
 	case res.Changed && res.Note != nil:
 		b.WriteString("undo: " + call{"pin_note", []arg{{"path", res.Path}, {"change_summary", "…"}}}.render(caller.Door) + "\n")
 	}
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Changed}
 }
 
 // pinnedNotes returns the notes pinned in Obsidian, in bookmark order, and

@@ -78,7 +78,9 @@ func (c *Core) MoveNote(ctx context.Context, caller Caller, a MoveNoteArgs) *Res
 	}
 	res, err := c.v.Move(a.Path, a.To, c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
 	if err != nil {
-		return c.failMove(caller, f, a, err)
+		r := c.failMove(caller, f, a, err)
+		r.Changed = res != nil && len(res.Moved) > 0
+		return r
 	}
 	return c.moved(caller, a.ChangeSummary, res)
 }
@@ -221,7 +223,7 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 	} else {
 		b.WriteString("read it back: " + call{"read_note", []arg{{"path", res.To}}}.render(caller.Door) + "\n")
 	}
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: true}
 }
 
 func orDir(sub, to string) string {

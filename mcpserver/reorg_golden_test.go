@@ -47,10 +47,17 @@ var reorgCases = []goldenCase{
 		call: step{"move_note", `{"path":"0_Inbox/Buchtipps.md","to":"3_Ressourcen/","change_summary":"einsortiert","expected_version":"000000000000"}`}},
 
 	// delete and restore with sub-notes; restore onto a taken name
+	// More than 5 sub-notes go along only when counted (issue 10 item 7).
 	{name: "delete_note/with_sub_notes", caller: everyone, versionOf: relaunch,
+		call: step{"delete_note", `{"path":"1_Projekte/Website-Relaunch.md","change_summary":"Projekt eingestellt","expected_version":"$VERSION","with_sub_notes":6}`}},
+	{name: "delete_note/err_sub_notes_uncounted", caller: everyone, versionOf: relaunch,
 		call: step{"delete_note", `{"path":"1_Projekte/Website-Relaunch.md","change_summary":"Projekt eingestellt","expected_version":"$VERSION"}`}},
+	{name: "delete_note/err_sub_notes_miscounted", caller: everyone, versionOf: relaunch,
+		call: step{"delete_note", `{"path":"1_Projekte/Website-Relaunch.md","change_summary":"Projekt eingestellt","expected_version":"$VERSION","with_sub_notes":5}`}},
+	{name: "delete_note/err_no_sub_notes", caller: everyone, versionOf: notiz,
+		call: step{"delete_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","change_summary":"erledigt","expected_version":"$VERSION","with_sub_notes":2}`}},
 	{name: "restore_note/with_sub_notes", caller: readWrite, versionOf: relaunch,
-		before: []step{{"delete_note", `{"path":"1_Projekte/Website-Relaunch.md","change_summary":"Projekt eingestellt","expected_version":"$VERSION"}`}},
+		before: []step{{"delete_note", `{"path":"1_Projekte/Website-Relaunch.md","change_summary":"Projekt eingestellt","expected_version":"$VERSION","with_sub_notes":6}`}},
 		call:   step{"restore_note", `{"trash_path":".trash/1_Projekte/Website-Relaunch.md","change_summary":"doch weiter"}`}},
 	{name: "restore_note/err_exists", caller: readWrite, versionOf: notiz,
 		before: []step{

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"golang.org/x/time/rate"
 )
 
 // Version is vaultd's version, reported to clients.
@@ -49,53 +48,44 @@ func (l Limits) withDefaults() Limits {
 type Connection struct {
 	Actor  string
 	Perms  Perms
-	writes *rate.Limiter
-	dels   *rate.Limiter
+	writes *bucket
+	dels   *bucket
 	limits Limits
 }
 
-// NewConnection returns a connection with its own limiters.
+// NewConnection returns a connection with its own limits.
 func NewConnection(actor string, p Perms, l Limits) *Connection {
 	l = l.withDefaults()
 	return &Connection{
 		Actor:  actor,
 		Perms:  p,
 		limits: l,
-		writes: rate.NewLimiter(rate.Limit(float64(l.WritesPerMinute)/60), l.WriteBurst),
-		dels:   rate.NewLimiter(rate.Limit(float64(l.DeletesPerMinute)/60), l.DeleteBurst),
+		writes: newBucket(l.WritesPerMinute, l.WriteBurst),
+		dels:   newBucket(l.DeletesPerMinute, l.DeleteBurst),
 	}
 }
 
-// limit charges one call to the connection's limiters; a call over the
-// limit gets an error that says when to retry.
-func (cn *Connection) limit(t tool, now time.Time) *Result {
+// reserve takes what a call of t needs from the connection's limits
+// before it runs: one write for every write or delete tool, one delete
+// more for a delete tool. A call over the limit gets an error that says
+// when to retry, and nothing is taken. The caller refunds the charge when
+// the call changed nothing.
+func (cn *Connection) reserve(t tool, now time.Time) (*charge, *Result) {
+	ch := &charge{cn: cn}
 	if t.perm == "read" || !allowed(cn.Perms, t.perm) {
-		return nil
+		return ch, nil
 	}
-	lims := []*rate.Limiter{cn.writes}
+	if ok, wait := cn.writes.take(now); !ok {
+		return nil, cn.rateLimited("writes", wait, "")
+	}
+	ch.writes = 1
 	if t.perm == "delete" {
-		lims = append(lims, cn.dels)
-	}
-	var reservations []*rate.Reservation
-	for _, l := range lims {
-		r := l.ReserveN(now, 1)
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
-			for _, prev := range reservations {
-				prev.CancelAt(now)
-			}
-			what, per := "writes", cn.limits.WritesPerMinute
-			if l == cn.dels {
-				what, per = "deletes", cn.limits.DeletesPerMinute
-			}
-			secs := int(d.Seconds() + 0.999)
-			text := fmt.Sprintf("error: rate limited: this connection may make %d %s per minute and has used them up.\nerror code: rate_limited\nretry after: %d seconds\nNothing was changed. Wait %d seconds, then send the same call again; other connections are not affected.", per, what, secs, secs)
-			return &Result{Text: text, Data: map[string]any{"error": "rate_limited", "retry_after_seconds": secs},
-				Err: errRateLimited}
+		if ok, wait := ch.takeDelete(now); !ok {
+			ch.refund(now)
+			return nil, cn.rateLimited("deletes", wait, "")
 		}
-		reservations = append(reservations, r)
 	}
-	return nil
+	return ch, nil
 }
 
 var errRateLimited = fmt.Errorf("rate limited")
@@ -155,10 +145,19 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 			var r *Result
 			if !allowed(cn.Perms, t.perm) {
 				r = permissionDenied(caller, t.name, t.perm)
-			} else if r = cn.limit(t, start); r == nil {
+			} else if ch, refused := cn.reserve(t, start); refused != nil {
+				r = refused
+			} else {
+				caller.charge = ch
 				r = t.run(ctx, c, caller, req.GetArguments())
+				if !r.Changed {
+					ch.refund(time.Now())
+				}
 			}
-			o.Logger.Info("tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "ms", time.Since(start).Milliseconds())
+			if t.perm != "read" && allowed(cn.Perms, t.perm) {
+				r = withBudget(r, cn, time.Now())
+			}
+			o.Logger.Info("tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})
 	}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,6 +34,9 @@ func def[T any](name, title, perm string, idempotent, destructive bool, desc str
 		schema: mcp.WithInputSchema[T](),
 		run: func(ctx context.Context, c *Core, caller Caller, raw map[string]any) *Result {
 			var a T
+			if err := argSizes(raw); err != nil {
+				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+			}
 			if err := decodeArgs(raw, &a); err != nil {
 				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
 			}
@@ -41,13 +45,32 @@ func def[T any](name, title, perm string, idempotent, destructive bool, desc str
 	}
 }
 
+// maxArgBytes bounds every string argument but a note's or file's content:
+// a path, a heading, a query, a summary, a card. A read tool handed a
+// 16 MB query used to take over 700 MB and 30 s to search for it.
+const maxArgBytes = 4096
+
+// longArgs are the arguments that carry content; the HTTP body limit
+// bounds them (HTTPLimits.MaxBody), and the tools their own sizes.
+var longArgs = map[string]bool{"content": true, "content_base64": true}
+
+// argSizes refuses a string argument longer than maxArgBytes.
+func argSizes(raw map[string]any) error {
+	for _, k := range sortedKeys(raw) {
+		if s, ok := raw[k].(string); ok && len(s) > maxArgBytes && !longArgs[k] {
+			return fmt.Errorf("argument %q is %s bytes long; it takes at most %s (only content may be longer)", k, groupDigits(len(s)), groupDigits(maxArgBytes))
+		}
+	}
+	return nil
+}
+
 // decodeArgs decodes tool arguments with errors that name the argument.
 func decodeArgs(raw map[string]any, into any) error {
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return fmt.Errorf("the arguments are not valid JSON")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(into); err != nil {
 		var te *json.UnmarshalTypeError
 		if ok := asType(err, &te); ok {
@@ -128,10 +151,10 @@ var tools = func() []tool {
 			`Append at the end of a note or of one section; safe while others edit. Example: append_to_note {"path": "2_Bereiche/Protokoll.md", "heading": "Zeitleiste", "content": "- Entscheidung …", "change_summary": "Entscheidung"}`,
 			(*Core).AppendToNote),
 		def("update_section", "Replace a section", "write", false, true,
-			`Replace one section's body (its heading stays); applies if only other sections changed since expected_version. Example: update_section {"path": "1_Projekte/Web.md", "heading": "Ziele", "content": "- …", "change_summary": "Ziele neu", "expected_version": "3f2a9c1b7d4e"}`,
+			`Replace one section's body (its heading stays); applies if only other sections changed since expected_version. Removing most of the note counts as a delete. Example: update_section {"path": "1_Projekte/Web.md", "heading": "Ziele", "content": "- …", "change_summary": "Ziele neu", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).UpdateSection),
 		def("replace_note", "Replace a whole note", "write", false, true,
-			`Replace a whole note; prefer update_section or append_to_note. Example: replace_note {"path": "0_Inbox/Idee.md", "content": "…", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`,
+			`Replace a whole note; prefer update_section or append_to_note. Keeping under half of the note's words counts as a delete (needs the delete right). Example: replace_note {"path": "0_Inbox/Idee.md", "content": "…", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).ReplaceNote),
 		def("set_properties", "Set note properties", "write", true, true,
 			`Set or remove frontmatter properties; the rest of the note stays byte for byte. Example: set_properties {"path": "1_Projekte/Web.md", "properties": {"status": "aktiv"}, "change_summary": "gestartet"}`,
@@ -167,7 +190,7 @@ var tools = func() []tool {
 			`Attachments with size and the notes embedding them; unused: true finds orphans. Example: list_attachments {"folder": "3_Ressourcen"}`,
 			(*Core).ListAttachments),
 		def("delete_note", "Delete a note", "delete", false, true,
-			`Move a note and its sub-notes (X.md + X/) to the trash. Example: delete_note {"path": "0_Inbox/Alt.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`,
+			`Move a note and its sub-notes (X.md + X/) to the trash; more than 5 sub-notes need "with_sub_notes": their number. Example: delete_note {"path": "0_Inbox/Alt.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`,
 			(*Core).DeleteNote),
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })

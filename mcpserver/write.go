@@ -46,6 +46,7 @@ type DeleteArgs struct {
 	Path            string `json:"path"`
 	ChangeSummary   string `json:"change_summary"`
 	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note"`
+	WithSubNotes    int    `json:"with_sub_notes,omitempty" jsonschema:"how many sub-notes go along; needed above 5"`
 }
 
 // RestoreArgs are the arguments of restore_note.
@@ -65,6 +66,11 @@ type WriteData struct {
 	ChangeID      string  `json:"change_id"`
 	ChangeSummary string  `json:"change_summary"`
 	TrashPath     string  `json:"trash_path,omitempty"`
+	// A replace or section update that removed most of the note counts
+	// as a delete: CountedAs is "delete", with the words before and kept.
+	CountedAs   string `json:"counted_as,omitempty"`
+	WordsBefore int    `json:"words_before,omitempty"`
+	WordsKept   *int   `json:"words_kept,omitempty"`
 }
 
 // CreateNote creates a note; it never overwrites one.
@@ -76,7 +82,7 @@ func (c *Core) CreateNote(ctx context.Context, caller Caller, a CreateNoteArgs) 
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
 	res, err := c.v.Create(a.Path, []byte(a.Content), c.opts(caller, a.ChangeSummary, ""))
 	if err != nil {
-		return c.fail(caller, f, err)
+		return changedBy(c.fail(caller, f, err), res)
 	}
 	return c.written(caller, "create", "", a.ChangeSummary, res)
 }
@@ -93,7 +99,7 @@ func (c *Core) AppendToNote(ctx context.Context, caller Caller, a AppendArgs) *R
 	}
 	res, err := c.v.Append(a.Path, a.Heading, []byte(a.Content), c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
 	if err != nil {
-		return c.failWrite(caller, f, a.Path, err)
+		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
 	return c.written(caller, "append", a.Heading, a.ChangeSummary, res)
 }
@@ -105,11 +111,16 @@ func (c *Core) UpdateSection(ctx context.Context, caller Caller, a UpdateSection
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"heading", a.Heading}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
-	res, err := c.v.UpdateSection(a.Path, a.Heading, []byte(a.Content), c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	g := &editGuard{caller: caller, tool: tool}
+	res, err := c.v.UpdateSection(a.Path, a.Heading, []byte(a.Content), g.opts(c.opts(caller, a.ChangeSummary, a.ExpectedVersion)))
+	g.settle()
 	if err != nil {
-		return c.failWrite(caller, f, a.Path, err)
+		if r := g.refused(c, f, err); r != nil {
+			return r
+		}
+		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
-	return c.written(caller, "update_section", a.Heading, a.ChangeSummary, res)
+	return g.counted(c.written(caller, "update_section", a.Heading, a.ChangeSummary, res))
 }
 
 // ReplaceNote replaces a whole note; it needs the version the caller read.
@@ -119,11 +130,16 @@ func (c *Core) ReplaceNote(ctx context.Context, caller Caller, a ReplaceArgs) *R
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"content", a.Content}, {"change_summary", a.ChangeSummary}, {"expected_version", a.ExpectedVersion}}}
-	res, err := c.v.Replace(a.Path, []byte(a.Content), c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	g := &editGuard{caller: caller, tool: tool}
+	res, err := c.v.Replace(a.Path, []byte(a.Content), g.opts(c.opts(caller, a.ChangeSummary, a.ExpectedVersion)))
+	g.settle()
 	if err != nil {
-		return c.failWrite(caller, f, a.Path, err)
+		if r := g.refused(c, f, err); r != nil {
+			return r
+		}
+		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
-	return c.written(caller, "replace", "", a.ChangeSummary, res)
+	return g.counted(c.written(caller, "replace", "", a.ChangeSummary, res))
 }
 
 // DeleteNote moves a note to the trash; it needs the version the caller read.
@@ -133,10 +149,23 @@ func (c *Core) DeleteNote(ctx context.Context, caller Caller, a DeleteArgs) *Res
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"change_summary", a.ChangeSummary}, {"expected_version", a.ExpectedVersion}}}
+	if a.WithSubNotes < 0 {
+		return c.fail(caller, f, &vault.Error{Op: tool, Kind: vault.ErrInvalid,
+			Msg: fmt.Sprintf("with_sub_notes is %d; give the number of sub-notes that go along (0 or more), or leave it out", a.WithSubNotes)})
+	}
+	if a.WithSubNotes > 0 {
+		f.args = append(f.args, arg{"with_sub_notes", a.WithSubNotes})
+	}
+	g := deleteGuard{given: a.WithSubNotes}
+	o := c.opts(caller, a.ChangeSummary, a.ExpectedVersion)
+	o.Check = g.check
 	before, _ := c.v.Read(a.Path)
-	res, err := c.v.Delete(a.Path, c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	res, err := c.v.Delete(a.Path, o)
 	if err != nil {
-		return c.failWrite(caller, f, a.Path, err)
+		if r := g.refused(c, caller, a, err); r != nil {
+			return r
+		}
+		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
 	if res.Note == nil && before != nil {
 		res.Note = before
@@ -155,6 +184,9 @@ func (c *Core) RestoreNote(ctx context.Context, caller Caller, a RestoreArgs) *R
 		f.args = append(f.args, arg{"to", a.To})
 	}
 	res, err := c.v.Restore(a.TrashPath, a.To, c.opts(caller, a.ChangeSummary, ""))
+	if err != nil && res != nil {
+		return changedBy(c.fail(caller, f, err), res)
+	}
 	if err != nil {
 		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 && ve.AltKind != "notes" {
 			r := c.fail(caller, f, err)
@@ -231,5 +263,13 @@ func (c *Core) written(caller Caller, op, heading, summary string, res *vault.Re
 		}
 		b.WriteString("read it back: " + call{"read_note", args}.render(caller.Door) + "\n")
 	}
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After}
+}
+
+// changedBy marks r, a write's error, as a change when the vault's result
+// says one was made: a write whose history record failed after it was
+// published comes back with both, and it did change the note.
+func changedBy(r *Result, res *vault.Result) *Result {
+	r.Changed = r.Changed || res != nil && res.Before != res.After
+	return r
 }

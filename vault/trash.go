@@ -143,6 +143,11 @@ func (v *Vault) deleteLocked(op, c string, o WriteOpts) (*Result, error) {
 			return nil, withOp(err, op, c)
 		}
 	}
+	if o.Check != nil {
+		if err := o.Check(WriteCheck{Op: op, Path: c, Actor: o.Actor, Before: cur}); err != nil {
+			return nil, withOp(err, op, c)
+		}
+	}
 	// Keep the text before anything moves: whatever happens next, it is
 	// recoverable.
 	if err := v.storeContent(cur); err != nil {
@@ -210,6 +215,11 @@ func (v *Vault) deleteWithSub(op, c, sub string, o WriteOpts) (*Result, []string
 			if err := pol.CheckWrite(WriteCheck{Op: op, Path: p, Actor: o.Actor}); err != nil {
 				return nil, nil, withOp(err, op, c)
 			}
+		}
+	}
+	if o.Check != nil {
+		if err := o.Check(WriteCheck{Op: op, Path: c, Actor: o.Actor, Before: cur, SubNotes: subNotes}); err != nil {
+			return nil, nil, withOp(err, op, c)
 		}
 	}
 	// Keep every text before anything moves.

@@ -63,6 +63,15 @@ type WriteOpts struct {
 	// the caller read. Required for Replace and Delete; optional for
 	// UpdateSection (rebases when the section itself is unchanged) and Append.
 	ExpectedVersion string
+	// Check, when set, judges this one write after the Policy and just
+	// before it is published, under the note's lock, with the exact text
+	// before and after (and, for a delete, the sub-notes going along): a
+	// caller's own limits that depend on what the write really does. An
+	// error refuses the write, leaves the note as it was, and is returned
+	// as it is. Called by UpdateSection, Replace and Delete; it may be
+	// called again when the write is recomputed (the note changed), and is
+	// not called for a write that changes nothing.
+	Check func(WriteCheck) error
 
 	group string // history group of a multi-file change (a move), set by vault itself
 }
@@ -110,6 +119,12 @@ type WriteCheck struct {
 	Content []byte // the full new content (nil for delete)
 	New     bool   // the note does not exist yet
 	Actor   string
+	// Before is the note's current text, for WriteOpts.Check (not set for
+	// a Policy).
+	Before []byte
+	// SubNotes are the notes that a delete takes along (the folder beside
+	// the note), for WriteOpts.Check.
+	SubNotes []string
 }
 
 // Policy is the vault's rules as vault enforces them on every write.

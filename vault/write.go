@@ -382,6 +382,11 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 				return nil, withOp(err, op, c)
 			}
 		}
+		if o.Check != nil {
+			if err := o.Check(WriteCheck{Op: op, Path: c, Content: next, Actor: o.Actor, Before: cur}); err != nil {
+				return nil, withOp(err, op, c)
+			}
+		}
 		// Both texts are kept, and the intent recorded, before anything is
 		// published: a write that cannot keep them changes nothing.
 		intent, err := v.intend(op, c, "", cur, next, o)

@@ -91,3 +91,69 @@ func TestWrite_Policy(t *testing.T) {
 		t.Errorf("restore to where it was: %v", err)
 	}
 }
+
+// WriteOpts.Check judges one write on its exact text, under the note's
+// lock: it sees the text before and after (and a delete's sub-notes), and
+// its error refuses the write, is returned as it is, and leaves the files
+// as they were.
+func TestWrite_Check(t *testing.T) {
+	dir := t.TempDir()
+	for p, data := range map[string]string{
+		"Plan.md":           "# Plan\n\n## Ziele\n\nviele Worte hier\n",
+		"Projekt.md":        "# Projekt\n",
+		"Projekt/Teil 1.md": "eins\n",
+		"Projekt/Teil 2.md": "zwei\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(data), 0o644)
+	}
+	v, err := vault.Open(dir, vault.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	refuse := errors.New("refused by the caller")
+	var seen []vault.WriteCheck
+	o := vault.WriteOpts{Summary: "check test", Check: func(w vault.WriteCheck) error {
+		seen = append(seen, w)
+		return refuse
+	}}
+	plan, _ := v.Read("Plan.md")
+	o.ExpectedVersion = plan.Version
+	if _, err := v.UpdateSection("Plan.md", "Ziele", []byte("kurz"), o); err != refuse {
+		t.Errorf("update_section: got %v, want the Check's error as it is", err)
+	}
+	if _, err := v.Replace("Plan.md", []byte("neu\n"), o); err != refuse {
+		t.Errorf("replace: got %v, want the Check's error", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "Plan.md")); string(b) != "# Plan\n\n## Ziele\n\nviele Worte hier\n" {
+		t.Errorf("Plan.md changed by refused writes: %q", b)
+	}
+	proj, _ := v.Read("Projekt.md")
+	o.ExpectedVersion = proj.Version
+	if _, err := v.Delete("Projekt.md", o); err != refuse {
+		t.Errorf("delete: got %v, want the Check's error", err)
+	}
+	for _, p := range []string{"Projekt.md", "Projekt/Teil 1.md", "Projekt/Teil 2.md"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("%s after a refused delete: %v", p, err)
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("Check was called %d times, want 3: %+v", len(seen), seen)
+	}
+	if w := seen[0]; w.Op != "update_section" || string(w.Before) != "# Plan\n\n## Ziele\n\nviele Worte hier\n" || string(w.Content) != "# Plan\n\n## Ziele\n\nkurz\n" {
+		t.Errorf("update_section's check: op %q, before %q, content %q", w.Op, w.Before, w.Content)
+	}
+	if w := seen[1]; w.Op != "replace" || string(w.Content) != "neu\n" || len(w.Before) == 0 {
+		t.Errorf("replace's check: op %q, before %q, content %q", w.Op, w.Before, w.Content)
+	}
+	if w := seen[2]; w.Op != "delete" || w.Path != "Projekt.md" || len(w.SubNotes) != 2 || w.SubNotes[0] != "Projekt/Teil 1.md" {
+		t.Errorf("delete's check: op %q, path %q, sub-notes %v", w.Op, w.Path, w.SubNotes)
+	}
+	// Without an error the write goes through.
+	o.Check = func(vault.WriteCheck) error { return nil }
+	if _, err := v.Delete("Projekt.md", o); err != nil {
+		t.Errorf("delete with a Check that allows it: %v", err)
+	}
+}

@@ -85,10 +85,12 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *mcpse
 	}
 	srv := mcpserver.NewHTTPServer(c, o)
 	url := "http://" + ln.Addr().String() + mcpserver.HTTPPath
+	lim := srv.Limits()
+	attrs := []any{"max_body_bytes", lim.MaxBody, "max_connections", lim.MaxConns, "requests_per_key", lim.MaxRequestsPerKey, "sessions_per_key", lim.MaxSessionsPerKey}
 	if f.noAuth {
-		logger.Info("serving over http", "url", url, "auth", "none (--no-auth)", "rights", rightsText(perms))
+		logger.Info("serving over http", append([]any{"url", url, "auth", "none (--no-auth)", "rights", rightsText(perms)}, attrs...)...)
 	} else {
-		logger.Info("serving over http", "url", url, "auth", "access keys", "keys", at.nkeys)
+		logger.Info("serving over http", append([]any{"url", url, "auth", "access keys", "keys", at.nkeys}, attrs...)...)
 	}
 	if !at.loopback {
 		logger.Warn("serving the network without TLS: put a TLS proxy in front, or use a VPN; keys and notes travel in clear text otherwise")

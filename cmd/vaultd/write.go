@@ -172,8 +172,10 @@ func (a *app) deleteCmd() *cobra.Command {
 		Short: "Move a note to the trash; needs the version you read",
 		Long: `Move a note to the vault's .trash/ folder (delete_note); nothing is erased.
 --expect is the version you read: if the note changed since, it stays
-(exit 4). "vaultd trash" lists deleted notes, "vaultd restore" brings one
-back.`,
+(exit 4). A note with a folder of sub-notes beside it ("X.md" and "X/")
+takes the folder along; more than 5 sub-notes must be counted with
+--with-sub-notes N. "vaultd trash" lists deleted notes, "vaultd restore"
+brings one back.`,
 		Example: `  vaultd delete "0_Inbox/Notiz 2026-11-18.md" --expect 3f2a9c0d1e4b --summary "erledigt"`,
 		Args:    args(1, false, "the note to delete", "vaultd list"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
@@ -191,6 +193,7 @@ back.`,
 	}
 	summaryFlag(cmd, &w.ChangeSummary)
 	expectFlag(cmd, &w.ExpectedVersion, "the version you read (required)")
+	cmd.Flags().IntVar(&w.WithSubNotes, "with-sub-notes", 0, "N: how many sub-notes (in the folder beside the note) go to the trash with it; needed above 5")
 	return cmd
 }
 

@@ -224,7 +224,9 @@ try {
   });
 
   await check('403 for a foreign Host (DNS rebinding), even with a valid key', async () => {
-    for (const host of ['evil.example', 'evil.example:8765', '192.168.1.10:8765']) {
+    const port = new URL(url).port;
+    // The Host must be this server exactly: a loopback name and its port.
+    for (const host of ['evil.example', 'evil.example:8765', '192.168.1.10:8765', `localhost:${port}.evil.example`, 'localhost:1', 'localhost']) {
       const raw = await rawPost(url, { Host: host, Authorization: `Bearer ${readerKey}` });
       assert.equal(raw.status, 403, `Host ${host}: ${raw.status} ${raw.body}`);
       includesAll(`Host ${host}`, raw.body, 'Host header');
@@ -241,7 +243,7 @@ try {
       assert.equal(res.status, 403, `Origin ${origin}: ${res.status}`);
       includesAll(`Origin ${origin}`, await res.text(), 'web page');
     }
-    const local = await rawPost(url, { Host: 'localhost', Origin: 'http://127.0.0.1:5173', Authorization: `Bearer ${readerKey}` });
+    const local = await rawPost(url, { Host: `localhost:${new URL(url).port}`, Origin: 'http://127.0.0.1:5173', Authorization: `Bearer ${readerKey}` });
     assert.equal(local.status, 200, `local origin: ${local.status} ${local.body}`);
   });
 
