@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -54,6 +55,9 @@ type Doc struct {
 	Links    []Link
 	CRLF     bool // the note's line endings are mostly CRLF
 	BOM      bool // the note starts with a UTF-8 byte order mark
+
+	toksOnce sync.Once  // headingTokens, made on first use
+	toks     [][]string // the tokens of each heading's text
 }
 
 var bom = []byte("\xef\xbb\xbf")

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +44,16 @@ type queryGroup struct {
 	rest  string // the text after the level marker
 	// case-folded forms, for the loose pass
 	textKey, restKey string
+	// tokens of text and rest, for the prefix pass
+	textToks, restToks []string
 }
+
+// Match passes, tried in this order until one finds a heading.
+const (
+	passExact  = iota // the text as written
+	passLoose         // case and white space ignored
+	passPrefix        // the query's tokens begin the heading's: "§ 626" → "§ 626 Fristlose Kündigung …"
+)
 
 type headingQuery struct {
 	seps   []int          // offsets of the '>' that may separate parts; -1 and len(q) at the ends
@@ -71,6 +81,7 @@ func newHeadingQuery(q string) *headingQuery {
 				g.level, g.rest = lvl, strings.TrimSpace(g.text[lvl:])
 			}
 			g.textKey, g.restKey = fold.String(g.text), fold.String(g.rest)
+			g.textToks, g.restToks = nameTokens(g.text), nameTokens(g.rest)
 			hq.groups[a][b] = g
 		}
 	}
@@ -90,42 +101,92 @@ func levelMarker(s string) int {
 	return n
 }
 
-func (g *queryGroup) matches(h *Heading, key string, loose bool) bool {
-	if loose {
+// matchKeys are what the loose and prefix passes compare: each heading's
+// case-folded text and its tokens, made once per lookup.
+type matchKeys struct {
+	keys []string
+	toks [][]string
+}
+
+func (g *queryGroup) matches(h *Heading, i int, mk *matchKeys, pass int) bool {
+	switch pass {
+	case passLoose:
+		key := mk.keys[i]
 		return key == g.textKey || (g.level > 0 && h.Level == g.level && key == g.restKey)
+	case passPrefix:
+		toks := mk.toks[i]
+		return tokensPrefix(g.textToks, toks) || (g.level > 0 && h.Level == g.level && tokensPrefix(g.restToks, toks))
 	}
 	return h.Text == g.text || (g.level > 0 && h.Level == g.level && h.Text == g.rest)
+}
+
+// nameTokens splits a heading text or a query into case-folded tokens:
+// runs of letters and digits, and every other visible character on its
+// own. "§ 626 Fristlose Kündigung" gives §, 626, fristlose, kündigung;
+// "§626" gives §, 626.
+func nameTokens(s string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			out = append(out, fold.String(s[start:end]))
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if start < 0 {
+				start = i
+			}
+		case unicode.IsSpace(r):
+			flush(i)
+		default:
+			flush(i)
+			out = append(out, string(r))
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// tokensPrefix reports whether q (at least one token) begins h as whole
+// tokens.
+func tokensPrefix(q, h []string) bool {
+	if len(q) == 0 || len(q) > len(h) {
+		return false
+	}
+	for i := range q {
+		if q[i] != h[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // matchHeading reports whether the whole query names heading i: its last
 // group names i, and the groups before it name ancestors of i, outermost
 // first (ancestors may be skipped).
-func (hq *headingQuery) matchHeading(d *Doc, i int, keys []string, loose bool) bool {
+func (hq *headingQuery) matchHeading(d *Doc, i int, mk *matchKeys, pass int) bool {
 	last := len(hq.seps) - 1
-	key := func(j int) string {
-		if keys != nil {
-			return keys[j]
-		}
-		return ""
-	}
 	if last == 1 { // no '>' (or matched whole): one part, no ancestors to check
 		g := &hq.groups[0][1]
-		if g.matches(&d.Headings[i], key(i), loose) {
+		if g.matches(&d.Headings[i], i, mk, pass) {
 			return true
 		}
-		if !hq.whole {
+		if !hq.whole || pass == passPrefix {
 			return false
 		}
 		h := &d.Headings[i]
-		if loose {
-			return strings.HasSuffix(g.textKey, key(i)) && g.textKey == headingKey(d.plainPath(i))
+		if pass == passLoose {
+			return strings.HasSuffix(g.textKey, mk.keys[i]) && g.textKey == headingKey(d.plainPath(i))
 		}
 		return strings.HasSuffix(g.text, h.Text) && g.text == d.plainPath(i)
 	}
 	// Cheap test first: some tail of the query must name heading i itself.
 	tail := false
 	for a := last - 1; a >= 0 && !tail; a-- {
-		tail = hq.groups[a][last].matches(&d.Headings[i], key(i), loose)
+		tail = hq.groups[a][last].matches(&d.Headings[i], i, mk, pass)
 	}
 	if !tail {
 		return false
@@ -147,7 +208,7 @@ func (hq *headingQuery) matchHeading(d *Doc, i int, keys []string, loose bool) b
 		for a := b - 1; a >= 0 && !ok; a-- {
 			g := &hq.groups[a][b]
 			for j := k - 1; j >= 0 && !ok; j-- {
-				if g.matches(&d.Headings[anc[j]], key(anc[j]), loose) && can(a, j) {
+				if g.matches(&d.Headings[anc[j]], anc[j], mk, pass) && can(a, j) {
 					ok = true
 				}
 			}
@@ -156,7 +217,7 @@ func (hq *headingQuery) matchHeading(d *Doc, i int, keys []string, loose bool) b
 		return ok
 	}
 	for a := last - 1; a >= 0; a-- {
-		if hq.groups[a][last].matches(&d.Headings[i], key(i), loose) && can(a, len(anc)) {
+		if hq.groups[a][last].matches(&d.Headings[i], i, mk, pass) && can(a, len(anc)) {
 			return true
 		}
 	}
@@ -217,24 +278,39 @@ func (d *Doc) match(hq *headingQuery, only []int) []int {
 			f(i)
 		}
 	}
-	each(func(i int) {
-		if hq.matchHeading(d, i, nil, false) {
-			out = append(out, i)
+	mk := &matchKeys{}
+	for pass := passExact; pass <= passPrefix; pass++ {
+		switch pass {
+		case passLoose:
+			mk.keys = make([]string, len(d.Headings))
+			for i := range d.Headings {
+				mk.keys[i] = headingKey(d.Headings[i].Text)
+			}
+		case passPrefix:
+			mk.toks = d.headingTokens()
 		}
-	})
-	if len(out) > 0 {
-		return out
-	}
-	keys := make([]string, len(d.Headings))
-	for i := range d.Headings {
-		keys[i] = headingKey(d.Headings[i].Text)
-	}
-	each(func(i int) {
-		if hq.matchHeading(d, i, keys, true) {
-			out = append(out, i)
+		each(func(i int) {
+			if hq.matchHeading(d, i, mk, pass) {
+				out = append(out, i)
+			}
+		})
+		if len(out) > 0 {
+			return out
 		}
-	})
+	}
 	return out
+}
+
+// headingTokens returns the tokens of every heading text (nameTokens),
+// made once per Doc: a law's outline is looked up again and again.
+func (d *Doc) headingTokens() [][]string {
+	d.toksOnce.Do(func() {
+		d.toks = make([][]string, len(d.Headings))
+		for i, h := range d.Headings {
+			d.toks[i] = nameTokens(h.Text)
+		}
+	})
+	return d.toks
 }
 
 // Section finds the heading addressed by query: "Zeitleiste" (any level),
@@ -456,29 +532,131 @@ func levelPrefix(h Heading) string {
 }
 
 // closestHeadings returns every heading of the note as HeadingPaths names
-// it, nearest to query first (document order among equals).
+// it, nearest to query first (document order among equals). Nearness is
+// how people name sections, not spelling: the heading whose text begins
+// with the query's tokens first, then the headings sharing the most of
+// its tokens — rare tokens weigh more than one every heading has ("§") —
+// with near word forms counted ("fristlos" in "Fristlose"), then, for a
+// query holding a number, the nearest number ("§ 627" before "§ 610" for
+// "§ 626"); plain edit distance only breaks ties.
 func (d *Doc) closestHeadings(query string) []string {
 	paths := d.HeadingPaths()
 	hq := newHeadingQuery(strings.TrimSpace(query))
 	last := hq.groups[len(hq.seps)-2][len(hq.seps)-1]
-	want := last.textKey
+	qt, want := last.textToks, last.textKey
 	if last.level > 0 {
-		want = last.restKey
+		qt, want = last.restToks, last.restKey
 	}
+	toks := d.headingTokens()
+	df := map[string]int{}
+	for _, ht := range toks {
+		seen := map[string]bool{}
+		for _, t := range ht {
+			if !seen[t] {
+				seen[t] = true
+				df[t]++
+			}
+		}
+	}
+	qnum, hasNum := firstNumber(qt)
 	type scored struct {
-		p string
-		s int
+		i               int
+		p               string
+		prefix          int
+		shared          float64
+		numDist, edited int
 	}
 	list := make([]scored, len(paths))
 	for i, p := range paths {
-		list[i] = scored{p, Distance(want, headingKey(d.Headings[i].Text))}
+		sc := scored{i: i, p: p, numDist: math.MaxInt, edited: Distance(want, headingKey(d.Headings[i].Text))}
+		for sc.prefix < len(qt) && sc.prefix < len(toks[i]) && qt[sc.prefix] == toks[i][sc.prefix] {
+			sc.prefix++
+		}
+		for _, q := range qt {
+			for _, t := range toks[i] {
+				if nearToken(q, t) {
+					sc.shared += 1 / (1 + math.Log(float64(df[t])))
+					break
+				}
+			}
+		}
+		if hasNum {
+			for _, t := range toks[i] {
+				if n, err := strconv.Atoi(t); err == nil {
+					sc.numDist = min(sc.numDist, abs(n-qnum))
+				}
+			}
+		}
+		list[i] = sc
 	}
-	slices.SortStableFunc(list, func(a, b scored) int { return a.s - b.s })
+	slices.SortStableFunc(list, func(a, b scored) int {
+		switch {
+		case a.prefix != b.prefix:
+			return b.prefix - a.prefix
+		case a.shared != b.shared:
+			if a.shared > b.shared {
+				return -1
+			}
+			return 1
+		case a.numDist != b.numDist:
+			if a.numDist < b.numDist {
+				return -1
+			}
+			return 1
+		}
+		return a.edited - b.edited
+	})
+	// Headings that share nothing with the query are no help when some do.
+	if related := slices.IndexFunc(list, func(s scored) bool { return s.prefix == 0 && s.shared == 0 }); related > 0 {
+		list = list[:related]
+	}
 	out := make([]string, len(list))
 	for i, s := range list {
 		out[i] = s.p
+		if i < closestShort {
+			// The nearest are named as briefly as names them alone: a
+			// law's paragraph by its own text, not its five ancestors.
+			if t := d.Headings[s.i].Text; t != "" && !strings.ContainsRune(t, '>') && t[0] != '#' && !hasLineSuffix(t) {
+				if r := d.resolve(t, nil); len(r) == 1 && r[0] == s.i {
+					out[i] = t
+				}
+			}
+		}
 	}
 	return out
+}
+
+// closestShort is how many of the nearest headings closestHeadings names by
+// their own text when that names them alone.
+const closestShort = 12
+
+// nearToken reports whether two tokens name the same word: equal, or one a
+// word form of the other (a shared start of at least 5 letters that is most
+// of the shorter one: "fristlos", "fristlose").
+func nearToken(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, rb := []rune(a), []rune(b)
+	short := min(len(ra), len(rb))
+	if short < 5 {
+		return false
+	}
+	n := 0
+	for n < short && ra[n] == rb[n] {
+		n++
+	}
+	return n >= 5 && n*5 >= short*4
+}
+
+// firstNumber returns the first token that is a number.
+func firstNumber(toks []string) (int, bool) {
+	for _, t := range toks {
+		if n, err := strconv.Atoi(t); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // SectionText returns the section's bytes: heading line, body and sub-sections.
