@@ -20,9 +20,10 @@ const maxNoteChars = 12000
 
 // ReadNoteArgs are the arguments of read_note.
 type ReadNoteArgs struct {
-	Path    string `json:"path" jsonschema:"path, title, alias or [[wikilink]]"`
-	Heading string `json:"heading,omitempty" jsonschema:"'Ziele', '## Ziele' or 'Projekte > Ziele'"`
-	Offset  int    `json:"offset,omitempty"`
+	Path          string `json:"path" jsonschema:"path, title, alias or [[wikilink]]"`
+	Heading       string `json:"heading,omitempty" jsonschema:"'Ziele', '## Ziele', 'Projekte > Ziele' or the start of a heading: '§ 626'"`
+	Offset        int    `json:"offset,omitempty" jsonschema:"characters to skip, for the next page"`
+	OutlineOffset int    `json:"outline_offset,omitempty" jsonschema:"outline entries to skip, for the next page of a long outline"`
 }
 
 // ReadNoteData is read_note's structured answer.
@@ -34,17 +35,53 @@ type ReadNoteData struct {
 	Content  string   `json:"content"`
 	Offset   int      `json:"offset,omitempty"`
 	Total    int      `json:"total_chars"`
-	Outline  []string `json:"outline,omitempty"`
 	NextPage int      `json:"next_offset,omitempty"`
 
+	// Outline lists the sub-sections of what is shown, a page of them.
+	Outline       []OutlineEntry `json:"outline,omitempty"`
+	OutlineTotal  int            `json:"outline_total,omitempty"`
+	OutlineOffset int            `json:"outline_offset,omitempty"`
+
+	// Previous, Next and Up name the sections around a section read.
+	Previous string `json:"previous_section,omitempty"`
+	Next     string `json:"next_section,omitempty"`
+	Up       string `json:"parent_section,omitempty"`
+
 	// Properties are the frontmatter properties in file order, values
-	// rendered compactly (lists as [a, b]).
+	// rendered compactly (lists as [a, b]); sent when the page shown does
+	// not hold the frontmatter.
 	Properties []PropertyData `json:"properties,omitempty"`
 }
+
+// OutlineEntry is one section in an outline.
+type OutlineEntry struct {
+	// Heading names the section for read_note's heading argument: its own
+	// text when that names it alone, else its path.
+	Heading string `json:"heading"`
+	Depth   int    `json:"depth"` // 1: a direct sub-section of what is shown
+	Chars   int    `json:"chars"` // its characters, sub-sections included
+	// Folded counts the sub-sections not listed (the outline is cut at a
+	// depth that fits on a page).
+	Folded int `json:"folded_sections,omitempty"`
+}
+
+// outlinePage bounds an outline page; outlineLong is the length from
+// which a note (or section) shows an outline at all.
+const (
+	outlinePage  = 40
+	outlineLong  = maxNoteChars
+	previewChars = 2000 // the first page of a note shown with its outline
+)
 
 // ReadNote returns a note, or one section of it, with its version. The
 // note may be named by path, title, alias or [[wikilink]]; an explicit
 // heading argument wins over a #heading inside a wikilink.
+//
+// A long note (or section) comes with an outline of its sub-sections, cut
+// at the depth that fits on a page and paged by outline_offset, each line
+// copyable as a heading; a section comes with its previous, next and parent
+// sections. offset counts characters (Unicode code points) of what is
+// shown; an offset past the end is an error, never a silent restart.
 func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Result {
 	const tool = "read_note"
 	if r := c.need(caller, tool, "read"); r != nil {
@@ -77,25 +114,12 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	}
 	d := n.Doc
 	data := ReadNoteData{Note: refOf(n), Tags: n.Tags, Aliases: n.Aliases}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n", n.Title)
-	writeRef(&b, data.Note, "")
-	if len(n.Tags) > 0 {
-		b.WriteString("tags: " + strings.Join(n.Tags, ", ") + "\n")
-	}
-	if len(n.Aliases) > 0 {
-		b.WriteString("aliases: " + strings.Join(n.Aliases, ", ") + "\n")
-	}
-	data.Properties = readProperties(d)
-	writeProperties(&b, data.Properties, "properties")
-	if d.FrontmatterErr != nil {
-		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
-	}
 
 	// Not copied to a string: notes run to megabytes, a page is 12,000
 	// characters.
-	text := d.Src
-	var sub []vault.Heading // sub-sections of what is shown, for the outline
+	text, textStart := d.Src, 0
+	var sub []int // the sub-sections of what is shown, for the outline
+	hi := -1
 	if heading != "" {
 		h, err := d.Section(heading)
 		if err != nil {
@@ -105,59 +129,124 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			f.args = []arg{{"path", n.Path}, {"heading", heading}}
 			return c.fail(caller, f, err)
 		}
+		hi = d.HeadingIndex(h)
 		data.Section = h.PathString()
-		text = d.Src[h.Start:h.End]
-		for _, s := range d.Headings {
-			if s.Start > h.Start && s.Start < h.End {
-				sub = append(sub, s)
-			}
+		text, textStart = d.Src[h.Start:h.End], h.Start
+		for j := hi + 1; j < len(d.Headings) && d.Headings[j].Start < h.End; j++ {
+			sub = append(sub, j)
 		}
-		fmt.Fprintf(&b, "section: %s\n", data.Section)
 	} else {
-		sub = d.Headings
+		for j := range d.Headings {
+			sub = append(sub, j)
+		}
 	}
 	data.Total = utf8.RuneCount(text)
-
-	// Long: outline plus one page, and the exact call for the rest.
-	long := data.Total > maxNoteChars
-	if long && len(sub) > 0 && a.Offset == 0 {
-		data.Outline = outline(d, sub)
+	if a.Offset < 0 || (a.Offset > 0 && a.Offset >= data.Total) {
+		last := max(0, (data.Total-1)/maxNoteChars*maxNoteChars)
+		f.args = []arg{{"path", n.Path}}
+		if data.Section != "" {
+			f.args = append(f.args, arg{"heading", data.Section})
+		}
+		r := c.fail(caller, f, &vault.Error{Op: "read", Path: n.Path, Kind: vault.ErrInvalid,
+			Msg: fmt.Sprintf("offset %s is past the end: offset counts characters, and this %s has %s; its last page starts at about %s",
+				groupDigits(a.Offset), what(data.Section), groupDigits(data.Total), groupDigits(last))})
+		r.Text += "\nnext: " + call{"read_note", append(f.args, arg{"offset", last})}.render(caller.Door)
+		return r
 	}
-	page, next := pageOf(text, a.Offset, maxNoteChars)
-	data.Content = page
-	data.Offset = a.Offset
-	data.NextPage = next
-	if a.Offset > 0 || long {
-		fmt.Fprintf(&b, "showing characters %s–%s of %s\n", groupDigits(a.Offset), groupDigits(a.Offset+utf8.RuneCountInString(page)), groupDigits(data.Total))
+
+	long := data.Total > outlineLong
+	if len(sub) > 0 && (long || a.OutlineOffset > 0) {
+		data.Outline, data.OutlineTotal = outline(d, sub, a.OutlineOffset)
+		data.OutlineOffset = a.OutlineOffset
+	}
+	// With an outline to go by, the first page is a preview: a law's
+	// first 12,000 characters are its amendment notes, not its answer.
+	pageSize := maxNoteChars
+	if len(data.Outline) > 0 && a.Offset == 0 {
+		pageSize = previewChars
+	}
+	page, next := pageOf(text, a.Offset, pageSize)
+	data.Content, data.Offset, data.NextPage = page, a.Offset, next
+	if hi >= 0 {
+		data.Previous, data.Next, data.Up = neighbours(d, hi)
+	}
+
+	var b strings.Builder
+	writeRef(&b, data.Note, "")
+	if data.Section != "" {
+		fmt.Fprintf(&b, "section: %s\n", data.Section)
+	}
+	// Properties once: in the page when it begins with the frontmatter,
+	// else as a list.
+	showsFrontmatter := d.HasFrontmatter && textStart == 0 && a.Offset == 0
+	if !showsFrontmatter {
+		data.Properties = readProperties(d)
+		writeProperties(&b, data.Properties, "properties")
+	}
+	if inline := inlineTags(n); len(inline) > 0 {
+		b.WriteString("tags: " + strings.Join(n.Tags, ", ") + "\n")
+	}
+	if !showsFrontmatter && len(n.Aliases) > 0 && data.Properties == nil {
+		b.WriteString("aliases: " + strings.Join(n.Aliases, ", ") + "\n")
+	}
+	if d.FrontmatterErr != nil {
+		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
+	}
+	if a.Offset > 0 || next > 0 {
+		fmt.Fprintf(&b, "showing characters %s–%s of %s (offset counts characters)\n", groupDigits(a.Offset), groupDigits(a.Offset+utf8.RuneCountInString(page)), groupDigits(data.Total))
 	} else {
 		fmt.Fprintf(&b, "length: %s characters\n", groupDigits(data.Total))
 	}
+	at := []arg{{"path", n.Path}}
+	if data.Section != "" {
+		at = append(at, arg{"heading", data.Section})
+	}
 	if len(data.Outline) > 0 {
-		b.WriteString("\nThis is long. Outline (section: characters):\n")
-		for _, o := range data.Outline {
-			b.WriteString("- " + o + "\n")
+		first, last := data.OutlineOffset+1, data.OutlineOffset+len(data.Outline)
+		fmt.Fprintf(&b, "\noutline: sections %d–%d of %d (characters each, sub-sections included; a line is a heading for read_note):\n", first, last, data.OutlineTotal)
+		for _, e := range data.Outline {
+			fmt.Fprintf(&b, "%s- %s (%s", strings.Repeat("  ", e.Depth-1), e.Heading, groupDigits(e.Chars))
+			if e.Folded > 0 {
+				fmt.Fprintf(&b, "; %s inside", plural(e.Folded, "section", "sections"))
+			}
+			b.WriteString(")\n")
+		}
+		if last < data.OutlineTotal {
+			b.WriteString("more outline: " + call{"read_note", append(slices.Clone(at), arg{"outline_offset", last})}.render(caller.Door) + "\n")
 		}
 	}
-	b.WriteString("\n")
-	b.WriteString(fence(page))
+	if data.OutlineOffset == 0 || data.Offset > 0 {
+		b.WriteString("\n")
+		b.WriteString(fence(page))
+	}
 	if next > 0 {
-		args := []arg{{"path", n.Path}}
-		if data.Section != "" {
-			args = append(args, arg{"heading", data.Section})
-		}
-		args = append(args, arg{"offset", next})
-		b.WriteString("more: " + call{"read_note", args}.render(caller.Door) + "\n")
-		if len(data.Outline) > 0 {
-			first := stripOutline(data.Outline[0])
-			b.WriteString("or read one section: " + call{"read_note", []arg{{"path", n.Path}, {"heading", first}}}.render(caller.Door) + "\n")
+		b.WriteString("more: " + call{"read_note", append(slices.Clone(at), arg{"offset", next})}.render(caller.Door) + "\n")
+	}
+	if len(data.Outline) > 0 {
+		b.WriteString("open a section: " + call{"read_note", []arg{{"path", n.Path}, {"heading", data.Outline[0].Heading}}}.render(caller.Door) + "\n")
+	}
+	for _, nb := range []struct{ label, heading string }{{"previous section", data.Previous}, {"next section", data.Next}, {"parent section", data.Up}} {
+		if nb.heading != "" {
+			b.WriteString(nb.label + ": " + call{"read_note", []arg{{"path", n.Path}, {"heading", nb.heading}}}.render(caller.Door) + "\n")
 		}
 	}
 	b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
 	if caller.Door == DoorCLI {
-		b.Reset()
 		return c.ReadNoteCLI(data, caller)
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+func what(section string) string {
+	if section != "" {
+		return "section"
+	}
+	return "note"
+}
+
+// inlineTags returns the note's tags that its frontmatter does not list.
+func inlineTags(n *vault.Note) []string {
+	return n.Doc.Tags[min(n.Doc.FrontmatterTagCount, len(n.Doc.Tags)):]
 }
 
 // ReadNoteCLI renders read_note for a person: the note's text first, its
@@ -177,33 +266,146 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 		fmt.Fprintf(&b, "showing characters %s–%s of %s; more: --offset %d\n", groupDigits(d.Offset), groupDigits(d.Offset+utf8.RuneCountInString(d.Content)), groupDigits(d.Total), d.NextPage)
 	}
 	if len(d.Outline) > 0 {
-		b.WriteString("outline:\n")
-		for _, o := range d.Outline {
-			b.WriteString("- " + o + "\n")
+		fmt.Fprintf(&b, "outline (sections %d–%d of %d):\n", d.OutlineOffset+1, d.OutlineOffset+len(d.Outline), d.OutlineTotal)
+		for _, e := range d.Outline {
+			fmt.Fprintf(&b, "%s- %s (%s)\n", strings.Repeat("  ", e.Depth-1), e.Heading, groupDigits(e.Chars))
+		}
+		if last := d.OutlineOffset + len(d.Outline); last < d.OutlineTotal {
+			fmt.Fprintf(&b, "more outline: --outline-offset %d\n", last)
+		}
+	}
+	for _, nb := range []struct{ label, heading string }{{"previous section", d.Previous}, {"next section", d.Next}, {"parent section", d.Up}} {
+		if nb.heading != "" {
+			fmt.Fprintf(&b, "%s: --heading %s\n", nb.label, shellQuote(nb.heading))
 		}
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d}
 }
 
-// outline lists sections as "Path > To > Heading: N chars", at most 40.
-func outline(d *vault.Doc, hs []vault.Heading) []string {
-	// Sections nest (a title's section holds the whole note), so counting
-	// each one's runes anew counted a long note many times over; the
-	// counts are taken once, between the sorted section bounds.
-	runesAt := runeOffsets(d.Src, hs[:min(len(hs), 40)])
-	var out []string
-	for i, h := range hs {
-		if i == 40 {
-			out = append(out, fmt.Sprintf("… %d more sections", len(hs)-40))
+// outline lists the sub-sections sub (heading indexes, in order) of what
+// is shown, from entry offset on: cut at the deepest depth at which the
+// whole outline fits on a page (at least the direct sub-sections), each
+// with its size and the number of sections folded inside it. It returns
+// the page and the number of entries in all.
+func outline(d *vault.Doc, sub []int, offset int) ([]OutlineEntry, int) {
+	depth := make([]int, len(sub))
+	var stack []int // levels of the open ancestors within sub
+	for k, i := range sub {
+		lvl := d.Headings[i].Level
+		for len(stack) > 0 && stack[len(stack)-1] >= lvl {
+			stack = stack[:len(stack)-1]
+		}
+		depth[k] = len(stack) + 1
+		stack = append(stack, lvl)
+	}
+	// A title heading that holds everything (a law's H1, a note's own
+	// name) is not a level worth a line: its sub-sections come first.
+	for {
+		top := 0
+		for _, dp := range depth {
+			if dp == 1 {
+				top++
+			}
+		}
+		if top != 1 || len(sub) < 2 || depth[0] != 1 {
 			break
 		}
-		n, ok := runesAt[h.End]-runesAt[h.Start], runesAt != nil
-		if !ok {
-			n = utf8.RuneCount(d.Src[h.Start:h.End])
+		sub, depth = sub[1:], depth[1:]
+		for k := range depth {
+			depth[k]--
 		}
-		out = append(out, fmt.Sprintf("%s: %s", h.PathString(), groupDigits(n)))
 	}
-	return out
+	count := map[int]int{}
+	maxDepth := 0
+	for _, dp := range depth {
+		count[dp]++
+		maxDepth = max(maxDepth, dp)
+	}
+	cut, n := 1, count[1]
+	for dp := 2; dp <= maxDepth && n+count[dp] <= outlinePage; dp++ {
+		cut, n = dp, n+count[dp]
+	}
+	var shown []int // positions in sub
+	for k := range sub {
+		if depth[k] <= cut {
+			shown = append(shown, k)
+		}
+	}
+	total := len(shown)
+	if offset >= total {
+		return nil, total
+	}
+	shown = shown[offset:min(total, offset+outlinePage)]
+	idx := make([]int, len(shown))
+	for j, k := range shown {
+		idx[j] = sub[k]
+	}
+	names := d.ShortAddresses(idx)
+	hs := make([]vault.Heading, len(idx))
+	for j, i := range idx {
+		hs[j] = d.Headings[i]
+	}
+	runesAt := runeOffsets(d.Src, hs)
+	out := make([]OutlineEntry, len(shown))
+	for j, k := range shown {
+		h := hs[j]
+		chars, ok := runesAt[h.End]-runesAt[h.Start], runesAt != nil
+		if !ok {
+			chars = utf8.RuneCount(d.Src[h.Start:h.End])
+		}
+		folded := 0
+		for m := k + 1; m < len(sub) && d.Headings[sub[m]].Start < h.End; m++ {
+			if depth[m] > cut {
+				folded++
+			}
+		}
+		out[j] = OutlineEntry{Heading: names[j], Depth: depth[k], Chars: chars, Folded: folded}
+	}
+	return out, total
+}
+
+// neighbours names the sections around heading i: the one before it at its
+// level under the same parent, the one after it (the next heading outside
+// it), and its parent.
+func neighbours(d *vault.Doc, i int) (prev, next, up string) {
+	h := d.Headings[i]
+	var idx []int
+	var which []string
+	for j := i - 1; j >= 0; j-- {
+		if g := d.Headings[j]; g.Level < h.Level {
+			idx, which = append(idx, j), append(which, "up")
+			break
+		} else if g.Level == h.Level {
+			idx, which = append(idx, j), append(which, "prev")
+			break
+		}
+	}
+	if which != nil && which[0] == "prev" {
+		for j := i - 1; j >= 0; j-- {
+			if d.Headings[j].Level < h.Level {
+				idx, which = append(idx, j), append(which, "up")
+				break
+			}
+		}
+	}
+	for j := i + 1; j < len(d.Headings); j++ {
+		if d.Headings[j].Start >= h.End {
+			idx, which = append(idx, j), append(which, "next")
+			break
+		}
+	}
+	names := d.ShortAddresses(idx)
+	for k, w := range which {
+		switch w {
+		case "prev":
+			prev = names[k]
+		case "next":
+			next = names[k]
+		case "up":
+			up = names[k]
+		}
+	}
+	return prev, next, up
 }
 
 // runeOffsets maps each section bound of hs to its rune offset in src. A

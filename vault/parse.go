@@ -56,6 +56,10 @@ type Doc struct {
 	CRLF     bool // the note's line endings are mostly CRLF
 	BOM      bool // the note starts with a UTF-8 byte order mark
 
+	// FrontmatterTagCount is how many of Tags, at their start, come from
+	// the frontmatter (the rest are inline #tags).
+	FrontmatterTagCount int
+
 	toksOnce sync.Once  // headingTokens, made on first use
 	toks     [][]string // the tokens of each heading's text
 }
@@ -223,15 +227,17 @@ func (d *Doc) parseFrontmatter() {
 		return
 	}
 	d.Frontmatter = m
-	if t, ok := scalarString(m["title"]); ok {
+	if t, ok := scalarString(m[anyCaseKey(m, "title")]); ok {
 		d.Title = normSpace(t)
 	}
 	for _, k := range []string{"aliases", "alias"} {
-		for _, a := range stringList(m[k], false) {
+		for _, a := range stringList(m[anyCaseKey(m, k)], false) {
 			d.Aliases = appendUnique(d.Aliases, a)
 		}
 	}
+	defer func() { d.FrontmatterTagCount = len(d.Tags) }()
 	for _, k := range []string{"tags", "tag"} {
+		k = anyCaseKey(m, k)
 		v, present := m[k]
 		if !present {
 			continue
@@ -247,6 +253,21 @@ func (d *Doc) parseFrontmatter() {
 			}
 		}
 	}
+}
+
+// anyCaseKey returns the key of m that is k ignoring case ("Title" for
+// "title"), k itself when m has it or none matches: vaults written by
+// other tools (site generators, exports) spell properties their own way.
+func anyCaseKey(m map[string]any, k string) string {
+	if _, ok := m[k]; ok {
+		return k
+	}
+	for mk := range m {
+		if strings.EqualFold(mk, k) {
+			return mk
+		}
+	}
+	return k
 }
 
 // yamlError turns a YAML error into one sentence an agent can act on: line

@@ -674,3 +674,34 @@ func (d *Doc) Chunks() [][]byte {
 	}
 	return append(out, d.Src[prev:])
 }
+
+// HeadingIndex returns the index in Headings of the heading that starts at
+// h.Start, or -1.
+func (d *Doc) HeadingIndex(h Heading) int {
+	i, ok := slices.BinarySearchFunc(d.Headings, h.Start, func(x Heading, start int) int { return x.Start - start })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// ShortAddresses names each of the headings idx as briefly as names it
+// alone: its own text when Section finds it by that text alone, else its
+// address as HeadingPaths writes it ("Projekte > Ziele", "Notizen (line 8)").
+func (d *Doc) ShortAddresses(idx []int) []string {
+	out := make([]string, len(idx))
+	var a *addresser
+	for k, i := range idx {
+		if t := d.Headings[i].Text; t != "" && !strings.ContainsRune(t, '>') && t[0] != '#' && !hasLineSuffix(t) {
+			if r := d.resolve(t, nil); len(r) == 1 && r[0] == i {
+				out[k] = t
+				continue
+			}
+		}
+		if a == nil {
+			a = d.addresser()
+		}
+		out[k] = a.address(i)
+	}
+	return out
+}

@@ -54,6 +54,7 @@ Long notes come in pages; the last line says which --offset reads on.`,
 	}
 	cmd.Flags().StringVar(&r.Heading, "heading", "", `only this section: "Ziele", "## Ziele" or "Projekte > Ziele"`)
 	cmd.Flags().IntVar(&r.Offset, "offset", 0, "character offset to continue a long note or section")
+	cmd.Flags().IntVar(&r.OutlineOffset, "outline-offset", 0, "outline entries to skip, for the next page of a long outline")
 	return cmd
 }
 
