@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/vaultd/vaultd/vault"
@@ -55,7 +56,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			b.WriteString("- " + a + "\n")
 		}
 		if len(ve.Alternatives) > 0 {
-			next = append(next, retryWith(f, "heading", stripLineHint(ve.Alternatives[0])))
+			name := "heading"
+			if ve.AltKind == "notes" {
+				name = "path" // several notes share the name: pick one by its path
+			}
+			next = append(next, retryWith(f, name, stripLineHint(ve.Alternatives[0])))
 		}
 	case errors.Is(err, vault.ErrNotFound) && ve.AltKind == "headings":
 		alts := limit(ve.Alternatives, 12)
@@ -93,7 +98,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			b.WriteString("spaces: " + strings.Join(spaces, ", ") + "\n")
 		}
 		if len(alts) == 0 {
-			next = append(next, call{"search_notes", []arg{{"query", searchWords(f.path)}}})
+			if words := searchWords(f.path); words != "" {
+				next = append(next, call{"search_notes", []arg{{"query", words}}})
+			} else {
+				next = append(next, call{"vault_overview", nil})
+			}
 		}
 	case errors.Is(err, vault.ErrDenied):
 		if ve.Rule != "" {
@@ -137,10 +146,126 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		if sameCall(n, f) {
 			continue
 		}
-		b.WriteString("next: " + n.render(caller.Door) + "\n")
+		for _, l := range suggest(caller.Door, f, n) {
+			b.WriteString(l + "\n")
+		}
 		break
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Err: err}
+}
+
+// suggest renders a suggested call (AGENT-CONTRACT rule 18). A read, and
+// a write whose arguments are all short and the caller's own (a move, a
+// pin, tags), is the call itself. A write that carries text (append,
+// update, replace, create, upload, a card) is never suggested as a call —
+// its content cannot be repeated, and a placeholder followed literally
+// would be written — but as the read that shows what the corrected write
+// would change, and in words: which arguments to change, the caller's
+// other arguments as they were.
+//
+// On the command line the whole command is suggested, its content as "…":
+// the CLI puts the user's own --content or --file back in its place.
+func suggest(door Door, f failure, n call) []string {
+	if toolPerm(n.tool) == "read" || !carriesText(n) {
+		return []string{"next: " + n.render(door)}
+	}
+	if door == DoorCLI {
+		cp := call{tool: n.tool}
+		for _, a := range n.args {
+			if a.name == "content" {
+				a.value = "…"
+			}
+			cp.args = append(cp.args, a)
+		}
+		return []string{"next: " + cp.render(door)}
+	}
+	var changed []string
+	for _, a := range n.args {
+		if v, ok := argOf(f.args, a.name); !ok || fmt.Sprint(v) != fmt.Sprint(a.value) {
+			switch a.name {
+			case "content", "content_base64", "text":
+				changed = append(changed, a.name+" (the text you sent)")
+			default:
+				changed = append(changed, fmt.Sprintf("%s %s", a.name, quoteValue(a.value)))
+			}
+		}
+	}
+	lines := []string{"next: " + readFor(n).render(door)}
+	if len(changed) > 0 {
+		lines = append(lines, fmt.Sprintf("then: send %s again with %s, your other arguments as they were", n.tool, strings.Join(changed, " and ")))
+	}
+	return lines
+}
+
+// carriesText reports whether a call carries text to write.
+func carriesText(n call) bool {
+	for _, a := range n.args {
+		switch a.name {
+		case "content", "content_base64", "text":
+			return true
+		}
+	}
+	switch n.tool {
+	case "append_to_note", "update_section", "replace_note", "create_note", "upload_attachment", "add_card":
+		return true
+	}
+	return false
+}
+
+// readFor is the read that shows what a write call would change.
+func readFor(n call) call {
+	get := func(name string) (any, bool) { return argOf(n.args, name) }
+	switch n.tool {
+	case "move_card", "add_card":
+		if p, ok := get("path"); ok {
+			return call{"read_board", []arg{{"path", p}}}
+		}
+	case "restore_note":
+		return call{"list_trash", nil}
+	case "upload_attachment":
+		if p, ok := get("note"); ok && fmt.Sprint(p) != "" {
+			return call{"read_note", []arg{{"path", p}}}
+		}
+		return call{"list_attachments", nil}
+	}
+	if p, ok := get("path"); ok {
+		args := []arg{{"path", p}}
+		if h, ok := get("heading"); ok && fmt.Sprint(h) != "" {
+			args = append(args, arg{"heading", h})
+		}
+		return call{"read_note", args}
+	}
+	return call{"vault_overview", nil}
+}
+
+func argOf(args []arg, name string) (any, bool) {
+	for _, a := range args {
+		if a.name == name {
+			return a.value, true
+		}
+	}
+	return nil, false
+}
+
+// quoteValue renders an argument value as in a call: strings quoted.
+func quoteValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// toolPerm is the right a tool needs; "" for no such tool.
+func toolPerm(name string) string { return toolPerms[name] }
+
+// toolPerms is filled from tools at start (tools' handlers render errors,
+// so the table cannot be computed from tools in its initializer).
+var toolPerms = map[string]string{}
+
+func init() {
+	for _, t := range tools {
+		toolPerms[t.name] = t.perm
+	}
 }
 
 // retryWith is the failed call with one argument replaced.
@@ -151,10 +276,6 @@ func retryWith(f failure, name string, value any) call {
 		if a.name == name {
 			a.value = value
 			found = true
-		}
-		// Never suggest resending long content: it is the caller's own.
-		if a.name == "content" {
-			a.value = "…"
 		}
 		out.args = append(out.args, a)
 	}

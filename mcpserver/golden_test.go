@@ -144,6 +144,15 @@ var goldenCases = []goldenCase{
 	{name: "read_note/err_empty_path", caller: readOnly, call: step{"read_note", `{"path":""}`}},
 	{name: "read_note/err_bad_argument", caller: readOnly, call: step{"read_note", `{"path":42}`}},
 	{name: "read_note/err_traversal", caller: readOnly, call: step{"read_note", `{"path":"../secret.md"}`}},
+	{name: "read_note/err_ambiguous_name", caller: readOnly,
+		before: []step{{"create_note", `{"path":"3_Ressourcen/Ziele.md","content":"---\ntags: [ziele]\n---\n# Ziele\n","change_summary":"zweite Ziele-Notiz"}`}},
+		call:   step{"read_note", `{"path":"Ziele"}`}},
+	{name: "read_note/err_folder", caller: readOnly, call: step{"read_note", `{"path":"1_Projekte/"}`}},
+	{name: "read_note/err_unknown_argument", caller: readOnly, call: step{"read_note", `{"note":"1_Projekte/Website-Relaunch.md"}`}},
+	{name: "read_note/err_offset_past_end", caller: readOnly, call: step{"read_note", `{"path":"1_Projekte/Website-Relaunch.md","offset":50000}`}},
+	{name: "read_note/section_neighbours", caller: readOnly, call: step{"read_note", `{"path":"3_Ressourcen/IT-Handbuch.md","heading":"Netzwerk im Büro > WLAN"}`}},
+	{name: "read_note/heading_prefix", caller: readOnly, call: step{"read_note", `{"path":"3_Ressourcen/IT-Handbuch.md","heading":"Monitore"}`}},
+	{name: "append_to_note/err_unknown_argument", caller: readWrite, call: step{"append_to_note", `{"note":"0_Inbox/Notiz 2026-11-18.md","text":"Noch ein Gedanke.","change_summary":"Gedanke"}`}},
 	{name: "list_notes/root", caller: readOnly, call: step{"list_notes", `{}`}},
 	{name: "list_notes/folder", caller: readOnly, call: step{"list_notes", `{"folder":"1_Projekte"}`}},
 	{name: "list_notes/changed_paged", caller: readOnly, call: step{"list_notes", `{"sort":"changed","limit":3}`}},
@@ -216,6 +225,7 @@ func TestGolden(t *testing.T) {
 			r, shown := runStep(t, c, tc.caller, call, dir, "")
 			got := renderGolden(shown, r, dir)
 			checkContract(t, tc.caller, call, r, dir)
+			followSuggestions(t, c, tc.caller, r)
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".golden"), got)
 		})
 	}
@@ -260,7 +270,7 @@ func compareGolden(t *testing.T, file, got string) {
 var (
 	// Unfilled templates and Go internals must never reach an agent.
 	forbidden = []string{"%s", "%!", "<nil>", "{{", `""`, "%v", "%d", "*vault.", "*errors.", "goroutine "}
-	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder): ([a-z_]+) (\{.*\})$`)
+	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder|open a section|more outline|previous section|next section|parent section|more sections|did you mean|try): ([a-z_]+) (\{.*\})$`)
 )
 
 // checkContract checks AGENT-CONTRACT rules mechanically on one result.
@@ -635,4 +645,47 @@ func TestGolden_OverviewInterruptedMove(t *testing.T) {
 		t.Errorf("the overview does not say a move was interrupted:\n%s", r.Text)
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "overview_interrupted.golden"), got)
+}
+
+// followSuggestions follows every call r suggests, exactly as printed
+// (AGENT-CONTRACT rule 18): each names a tool the caller may use, carries
+// no placeholder, and either succeeds or fails with another error than r's
+// — it never loops back. Reads are followed first; a write suggested after
+// a success (undo, restore) last.
+func followSuggestions(t *testing.T, c *Core, caller Caller, r *Result) {
+	t.Helper()
+	var reads, writes [][]string
+	for _, m := range nextCall.FindAllStringSubmatch(stripFences(r.Text), -1) {
+		if toolPerm(m[1]) == "read" {
+			reads = append(reads, m)
+		} else {
+			writes = append(writes, m)
+		}
+	}
+	firstLine := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+	for _, m := range append(reads, writes...) {
+		if strings.Contains(m[2], "…") {
+			t.Errorf("suggested call carries placeholder content: %s", m[0])
+			continue
+		}
+		perm := toolPerm(m[1])
+		if perm == "" {
+			continue // checkContract reports unknown tools
+		}
+		if !allowed(caller.Perms, perm) {
+			t.Errorf("suggested call needs the %s right, which the caller lacks: %s", perm, m[0])
+			continue
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+			t.Errorf("suggested call %s has invalid JSON: %v", m[0], err)
+			continue
+		}
+		got := c.Call(context.Background(), caller, m[1], args)
+		if got.IsError() && r.IsError() && firstLine(got.Text) == firstLine(r.Text) {
+			t.Errorf("following %q gives the same error again:\n%s", m[0], got.Text)
+		} else if got.IsError() && !r.IsError() {
+			t.Errorf("following %q after a success fails:\n%s", m[0], got.Text)
+		}
+	}
 }

@@ -67,7 +67,7 @@ func (c *Core) ListTrash(ctx context.Context, caller Caller, a ListTrashArgs) *R
 	if next := a.Offset + len(data.Items); next < data.Total {
 		b.WriteString("\nnext page: " + call{tool, []arg{{"offset", next}}}.render(caller.Door) + "\n")
 	}
-	b.WriteString("\nrestore one: " + call{"restore_note", []arg{{"trash_path", data.Items[0].TrashPath}, {"change_summary", "…"}}}.render(caller.Door))
+	b.WriteString("\nrestore one: " + call{"restore_note", []arg{{"trash_path", data.Items[0].TrashPath}, {"change_summary", "restored from the trash"}}}.render(caller.Door))
 	return &Result{Text: b.String(), Data: data}
 }
 

@@ -85,7 +85,7 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 			// The note is what is missing: suggest the call with the
 			// closest note, not with a "path" the tool does not take.
 			if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
-				r.Text = dropNext(r.Text) + "\nnext: " + retryWith(f, "note", ve.Alternatives[0]).render(caller.Door)
+				r.Text = dropNext(r.Text) + "\n" + strings.Join(suggest(caller.Door, f, retryWith(f, "note", ve.Alternatives[0])), "\n")
 			}
 		}
 		return r
@@ -141,7 +141,7 @@ func sizeText(n int64) string {
 func dropNext(s string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		if !strings.HasPrefix(l, "next: ") {
+		if !strings.HasPrefix(l, "next: ") && !strings.HasPrefix(l, "then: ") {
 			out = append(out, l)
 		}
 	}

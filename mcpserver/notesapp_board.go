@@ -150,7 +150,7 @@ func (c *Core) ReadBoard(ctx context.Context, caller Caller, a ReadBoardArgs) *R
 			}
 		}
 		if len(first.Cards) > 0 {
-			t.WriteString("next: " + call{"move_card", []arg{{"path", n.Path}, {"card", first.Cards[0].Text}, {"to_column", to.Name}, {"change_summary", "…"}}}.render(caller.Door) + "\n")
+			fmt.Fprintf(&t, "To move a card: move_card with this path, the card's text as card (e.g. %q) and a column as to_column (e.g. %q).\n", first.Cards[0].Text, to.Name)
 		}
 	}
 	return &Result{Text: strings.TrimRight(t.String(), "\n"), Data: data}
@@ -348,7 +348,9 @@ func (c *Core) failBoard(caller Caller, f failure, notePath string, ve *vault.Er
 			}
 		}
 		if !sameCall(*next, f) {
-			b.WriteString("next: " + next.render(caller.Door) + "\n")
+			for _, l := range suggest(caller.Door, f, *next) {
+				b.WriteString(l + "\n")
+			}
 		}
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Err: ve}

@@ -274,6 +274,7 @@ func TestGoldenNotesApp(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, dir)
 			}
+			followSuggestions(t, c, tc.caller, r)
 		})
 	}
 }

@@ -79,9 +79,9 @@ func (c *Core) pin(caller Caller, tool, op string, a PinArgs) *Result {
 	fmt.Fprintf(&b, "pinned now: %s in %s; vault_overview lists the pinned notes\n", plural(len(res.Pins), "bookmarked file", "bookmarked files"), vault.BookmarksPath)
 	switch {
 	case res.Changed && op == "pin":
-		b.WriteString("undo: " + call{"unpin_note", []arg{{"path", res.Path}, {"change_summary", "…"}}}.render(caller.Door) + "\n")
+		b.WriteString("undo: " + call{"unpin_note", []arg{{"path", res.Path}, {"change_summary", "undo: " + a.ChangeSummary}}}.render(caller.Door) + "\n")
 	case res.Changed && res.Note != nil:
-		b.WriteString("undo: " + call{"pin_note", []arg{{"path", res.Path}, {"change_summary", "…"}}}.render(caller.Door) + "\n")
+		b.WriteString("undo: " + call{"pin_note", []arg{{"path", res.Path}, {"change_summary", "undo: " + a.ChangeSummary}}}.render(caller.Door) + "\n")
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Changed}
 }

@@ -195,7 +195,14 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 	}
 	b.WriteString("\nnext: ")
 	if len(data.Spaces) > 0 {
-		b.WriteString(call{"list_notes", []arg{{"folder", data.Spaces[0].Name}}}.render(caller.Door))
+		// The biggest space: the first by name may be an empty inbox.
+		big := data.Spaces[0]
+		for _, s := range data.Spaces {
+			if s.Notes > big.Notes {
+				big = s
+			}
+		}
+		b.WriteString(call{"list_notes", []arg{{"folder", big.Name}}}.render(caller.Door))
 	} else {
 		b.WriteString(call{"list_notes", nil}.render(caller.Door))
 	}

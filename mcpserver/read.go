@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"sort"
@@ -102,6 +103,13 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	}
 	n, linkHeading, err := c.v.Find(a.Path)
 	if err != nil {
+		if folder, ok := c.isFolder(a.Path); ok {
+			// A folder is listed, not read.
+			r := c.fail(caller, f, &vault.Error{Op: "read", Path: folder, Kind: vault.ErrInvalidPath,
+				Msg: "is a folder, not a note"})
+			r.Text = dropNext(r.Text) + "\nnext: " + call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)
+			return r
+		}
 		if ve, ok := vault.AsError(err); ok {
 			ve.Op = "read"
 		}
@@ -672,6 +680,17 @@ func (c *Core) folders(notes []*vault.Note) []string {
 		}
 	}
 	return sortedKeys(seen)
+}
+
+// isFolder reports whether ref names a folder of the vault (and not a note
+// beside it), and returns it clean.
+func (c *Core) isFolder(ref string) (string, bool) {
+	folder, err := cleanFolder(ref)
+	if err != nil || folder == "" {
+		return "", false
+	}
+	fi, err := fs.Stat(c.v.FS(), folder)
+	return folder, err == nil && fi.IsDir()
 }
 
 // looksLikePath tells a path ("1_Projekte/X.md") from a title, alias or

@@ -92,7 +92,7 @@ func (c *Core) failMove(caller Caller, f failure, a MoveNoteArgs, err error) *Re
 		// The closest note is to be read first: moving it needs its version.
 		r := c.fail(caller, f, err)
 		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
-			replaceNext(r, call{"read_note", []arg{{"path", ve.Alternatives[0]}}}, caller.Door)
+			replaceNext(r, f, call{"read_note", []arg{{"path", ve.Alternatives[0]}}}, caller.Door)
 		}
 		return r
 	}
@@ -108,17 +108,18 @@ func (c *Core) failMove(caller Caller, f failure, a MoveNoteArgs, err error) *Re
 	if a.ExpectedVersion != "" {
 		args = append(args, arg{"expected_version", a.ExpectedVersion})
 	}
-	replaceNext(r, call{"move_note", args}, caller.Door)
+	replaceNext(r, f, call{"move_note", args}, caller.Door)
 	return r
 }
 
-// replaceNext puts n in place of the "next:" lines at the end of r.
-func replaceNext(r *Result, n call, door Door) {
+// replaceNext puts the suggestion n (for the failed call f) in place of the
+// "next:" and "then:" lines at the end of r.
+func replaceNext(r *Result, f failure, n call, door Door) {
 	lines := strings.Split(r.Text, "\n")
-	for len(lines) > 0 && strings.HasPrefix(lines[len(lines)-1], "next: ") {
+	for len(lines) > 0 && (strings.HasPrefix(lines[len(lines)-1], "next: ") || strings.HasPrefix(lines[len(lines)-1], "then: ")) {
 		lines = lines[:len(lines)-1]
 	}
-	r.Text = strings.Join(append(lines, "next: "+n.render(door)), "\n")
+	r.Text = strings.Join(append(lines, suggest(door, f, n)...), "\n")
 }
 
 // moved renders a successful move (AGENT-CONTRACT rule 7): what moved

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,6 +31,7 @@ type tool struct {
 
 // def builds a tool whose arguments decode into T.
 func def[T any](name, title, perm string, idempotent, destructive bool, desc string, fn func(c *Core, ctx context.Context, caller Caller, a T) *Result) tool {
+	names := argNames[T]()
 	return tool{
 		name: name, title: title, description: desc, perm: perm,
 		idempotent: idempotent, destructive: destructive,
@@ -39,6 +43,9 @@ func def[T any](name, title, perm string, idempotent, destructive bool, desc str
 			}
 			if err := decodeArgs(raw, &a); err != nil {
 				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+			}
+			if unknown := unknownArgs(raw, names); len(unknown) > 0 {
+				return c.failUnknownArgs(caller, name, raw, unknown, names)
 			}
 			return fn(c, ctx, caller, a)
 		},
@@ -62,6 +69,117 @@ func argSizes(raw map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// argNames lists the JSON names of an argument struct's fields, in order.
+func argNames[T any]() []string {
+	var out []string
+	t := reflect.TypeFor[T]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// unknownArgs returns the argument names of raw that the tool does not
+// take, sorted. (The MCP "_meta" a client may add is not an argument.)
+func unknownArgs(raw map[string]any, known []string) []string {
+	var out []string
+	for k := range raw {
+		if k != "_meta" && !slices.Contains(known, k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// failUnknownArgs answers a call that names arguments the tool does not
+// take: silently dropping one ("note" for "path") would answer another
+// question than the one asked.
+func (c *Core) failUnknownArgs(caller Caller, tool string, raw map[string]any, unknown, known []string) *Result {
+	var b strings.Builder
+	quoted := make([]string, len(unknown))
+	for i, u := range unknown {
+		quoted[i] = strconv.Quote(u)
+	}
+	what := "argument"
+	if len(unknown) > 1 {
+		what = "arguments"
+	}
+	fmt.Fprintf(&b, "error: %s has no %s %s; nothing was done\nerror code: invalid_argument\n", tool, what, strings.Join(quoted, ", "))
+	b.WriteString("its arguments: " + strings.Join(known, ", ") + "\n")
+	var near []string
+	rename := map[string]string{}
+	for _, u := range unknown {
+		if k := nearestArg(u, known); k != "" {
+			if _, taken := raw[k]; !taken {
+				near = append(near, fmt.Sprintf("%q for %q", k, u))
+				rename[u] = k
+			}
+		}
+	}
+	if len(near) > 0 {
+		b.WriteString("Use " + strings.Join(near, ", ") + ", and send the call again.")
+	} else {
+		b.WriteString("Send the call again with these names only.")
+	}
+	if len(rename) == len(unknown) {
+		// The corrected call, as the caller sent it but for the names.
+		fixed := call{tool: tool}
+		for _, k := range known {
+			for raw0, v := range raw {
+				if raw0 == k || rename[raw0] == k {
+					fixed.args = append(fixed.args, arg{k, v})
+				}
+			}
+		}
+		sent := failure{tool: tool}
+		for k, v := range raw {
+			sent.args = append(sent.args, arg{k, v})
+		}
+		for _, l := range suggest(caller.Door, sent, fixed) {
+			b.WriteString("\n" + l)
+		}
+	}
+	return &Result{Text: b.String(),
+		Data: map[string]any{"error": "invalid_argument", "unknown_arguments": unknown, "arguments": known},
+		Err:  &vault.Error{Op: tool, Kind: vault.ErrInvalid, Msg: "unknown argument " + strings.Join(unknown, ", ")}}
+}
+
+// nearestArg guesses which known argument an unknown name meant: the same
+// concept under another name (note, file, title → path), else the closest
+// spelling.
+func nearestArg(u string, known []string) string {
+	synonyms := map[string][]string{
+		"path":             {"note", "file", "title", "name", "note_path", "filename", "id", "link", "notepath"},
+		"heading":          {"section", "header", "heading_path", "title_path"},
+		"content":          {"text", "body", "markdown", "data"},
+		"change_summary":   {"summary", "message", "reason", "commit_message", "description"},
+		"query":            {"q", "search", "text", "term", "terms"},
+		"folder":           {"dir", "directory", "path"},
+		"expected_version": {"version", "base_version", "expected", "etag"},
+		"limit":            {"max", "count", "top", "n", "size"},
+		"offset":           {"skip", "start", "page", "cursor"},
+	}
+	u = strings.ToLower(strings.TrimSpace(u))
+	for _, k := range known {
+		if slices.Contains(synonyms[k], u) {
+			return k
+		}
+	}
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := vault.Distance(u, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
 }
 
 // decodeArgs decodes tool arguments with errors that name the argument.

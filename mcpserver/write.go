@@ -255,7 +255,7 @@ func (c *Core) written(caller Caller, op, heading, summary string, res *vault.Re
 	fmt.Fprintf(&b, "recorded in history as change %s: %s\n", data.ChangeID, summary)
 	switch op {
 	case "delete":
-		b.WriteString("undo: " + call{"restore_note", []arg{{"trash_path", data.TrashPath}, {"change_summary", "…"}}}.render(caller.Door) + "\n")
+		b.WriteString("undo: " + call{"restore_note", []arg{{"trash_path", data.TrashPath}, {"change_summary", "undo: " + summary}}}.render(caller.Door) + "\n")
 	default:
 		args := []arg{{"path", data.Note.Path}}
 		if data.Section != "" {

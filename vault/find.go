@@ -172,7 +172,7 @@ func (v *Vault) Resolver() (*Resolver, error) {
 // that names a note must get the one it means.
 //
 // Errors (all *Error): ErrInvalid for an empty reference; ErrAmbiguous
-// listing every candidate path (AltKind "candidates"); ErrNotFound with the
+// listing every candidate path (AltKind "notes"); ErrNotFound with the
 // closest notes, nearest first, at most 5 (AltKind "notes").
 func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	ref = strings.TrimSpace(ref)
@@ -321,7 +321,7 @@ func oneOf(paths []string, target, what string) (string, error) {
 		return paths[0], nil
 	}
 	sort.Strings(paths)
-	return "", &Error{Op: "find", Kind: ErrAmbiguous, AltKind: "candidates", Alternatives: paths,
+	return "", &Error{Op: "find", Kind: ErrAmbiguous, AltKind: "notes", Alternatives: paths,
 		Msg: fmt.Sprintf("%q is the %s of %d notes; name one by its full path", target, what, len(paths))}
 }
 

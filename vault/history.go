@@ -113,7 +113,7 @@ func (v *Vault) Content(version string) ([]byte, error) {
 	case 1:
 		return v.state.ReadFile(objectName(found[0]))
 	}
-	return nil, &Error{Op: op, Kind: ErrAmbiguous, Alternatives: found, AltKind: "candidates",
+	return nil, &Error{Op: op, Kind: ErrAmbiguous, Alternatives: found, AltKind: "versions",
 		Msg: fmt.Sprintf("version %s matches %d stored versions; give more characters", given, len(found))}
 }
 
