@@ -236,3 +236,45 @@ func errKind(err error) error {
 	}
 	return nil
 }
+
+// notePath resolves the note a tool that changes or shows an existing note
+// was given, the way read_note does (AGENT-CONTRACT: one word, one
+// meaning): a path is taken at its word; a file name, title, alias or
+// [[wikilink]] names the one note that has it. It returns the path, the
+// heading of a [[Note#Heading]] link, and nil; or, when the name is
+// ambiguous or names nothing, the error result (nothing is written).
+func (c *Core) notePath(caller Caller, f failure, ref string) (string, string, *Result) {
+	if strings.TrimSpace(ref) == "" || looksLikePath(ref) {
+		return ref, "", nil
+	}
+	if _, ok := c.isFolder(ref); ok {
+		return ref, "", nil // a folder (move_note moves folders too)
+	}
+	n, heading, err := c.v.Find(ref)
+	if err != nil {
+		if ve, ok := vault.AsError(err); ok {
+			cp := *ve
+			cp.Op = f.tool
+			err = &cp
+		}
+		return "", "", c.fail(caller, f, err)
+	}
+	return n.Path, heading, nil
+}
+
+// named says, in a write's answer, which note a name led to.
+func named(ref, p string) string {
+	if ref == "" || ref == p || strings.TrimSuffix(p, ".md") == ref {
+		return ""
+	}
+	return fmt.Sprintf("named %q: the note at %s\n", ref, p)
+}
+
+// withNamed adds to a write's answer which note a name led to.
+func withNamed(ref, p string, r *Result) *Result {
+	if l := named(ref, p); l != "" && !r.IsError() {
+		head, rest, _ := strings.Cut(r.Text, "\n")
+		r.Text = head + "\n" + l + rest
+	}
+	return r
+}

@@ -190,6 +190,12 @@ func (c *Core) SetProperties(ctx context.Context, caller Caller, a SetProperties
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	if len(a.Properties) > 0 {
 		f.args = append(f.args, arg{"properties", a.Properties})
 	}
@@ -223,7 +229,7 @@ func (c *Core) SetProperties(ctx context.Context, caller Caller, a SetProperties
 	}
 	writeProperties(&b, data.Properties, "properties now")
 	b.WriteString(tail)
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After}
+	return withNamed(ref, a.Path, &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After})
 }
 
 // shown renders a value in a sentence; an empty one says so.
@@ -275,6 +281,12 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"tags", listArg(caller, a.Tags)}, {"change_summary", a.ChangeSummary}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	var (
 		res *vault.Result
 		te  *vault.TagEdit
@@ -322,7 +334,7 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 		}
 	}
 	b.WriteString(tail)
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After}
+	return withNamed(ref, a.Path, &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Before != res.After})
 }
 
 // ListTagsArgs are the arguments of list_tags.

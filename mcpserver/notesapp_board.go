@@ -213,6 +213,12 @@ func (c *Core) MoveCard(ctx context.Context, caller Caller, a MoveCardArgs) *Res
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"card", a.Card}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	if a.FromColumn != "" {
 		f.args = append(f.args, arg{"from_column", a.FromColumn})
 	}
@@ -231,7 +237,7 @@ func (c *Core) MoveCard(ctx context.Context, caller Caller, a MoveCardArgs) *Res
 	if err != nil {
 		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
-	return c.cardWritten(caller, tool, a.ChangeSummary, res, cr)
+	return withNamed(ref, a.Path, c.cardWritten(caller, tool, a.ChangeSummary, res, cr))
 }
 
 // AddCard adds a card to a column of a board.
@@ -241,6 +247,12 @@ func (c *Core) AddCard(ctx context.Context, caller Caller, a AddCardArgs) *Resul
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"column", a.Column}, {"text", a.Text}, {"change_summary", a.ChangeSummary}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	if a.Position < 0 {
 		return c.failApp(caller, f, a.Path, &vault.Error{Op: tool, Kind: vault.ErrInvalid, Msg: "position counts from 1 (the top of the column); leave it out to put the card at the end"})
 	}
@@ -248,7 +260,7 @@ func (c *Core) AddCard(ctx context.Context, caller Caller, a AddCardArgs) *Resul
 	if err != nil {
 		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
-	return c.cardWritten(caller, tool, a.ChangeSummary, res, cr)
+	return withNamed(ref, a.Path, c.cardWritten(caller, tool, a.ChangeSummary, res, cr))
 }
 
 func (c *Core) cardWritten(caller Caller, tool, summary string, res *vault.Result, cr *vault.CardResult) *Result {

@@ -40,6 +40,12 @@ func (c *Core) pin(caller Caller, tool, op string, a PinArgs) *Result {
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"change_summary", a.ChangeSummary}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	o := c.opts(caller, a.ChangeSummary, "")
 	var (
 		res *vault.PinResult
@@ -83,7 +89,7 @@ func (c *Core) pin(caller Caller, tool, op string, a PinArgs) *Result {
 	case res.Changed && res.Note != nil:
 		b.WriteString("undo: " + call{"pin_note", []arg{{"path", res.Path}, {"change_summary", "undo: " + a.ChangeSummary}}}.render(caller.Door) + "\n")
 	}
-	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Changed}
+	return withNamed(ref, a.Path, &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Changed: res.Changed})
 }
 
 // pinnedNotes returns the notes pinned in Obsidian, in bookmark order, and

@@ -73,6 +73,12 @@ func (c *Core) MoveNote(ctx context.Context, caller Caller, a MoveNoteArgs) *Res
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"to", a.To}, {"change_summary", a.ChangeSummary}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	if a.ExpectedVersion != "" {
 		f.args = append(f.args, arg{"expected_version", a.ExpectedVersion})
 	}
@@ -82,7 +88,7 @@ func (c *Core) MoveNote(ctx context.Context, caller Caller, a MoveNoteArgs) *Res
 		r.Changed = res != nil && len(res.Moved) > 0
 		return r
 	}
-	return c.moved(caller, a.ChangeSummary, res)
+	return withNamed(ref, a.Path, c.moved(caller, a.ChangeSummary, res))
 }
 
 // failMove renders a move's error; a name that is taken gets the call

@@ -94,6 +94,15 @@ func (c *Core) AppendToNote(ctx context.Context, caller Caller, a AppendArgs) *R
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"heading", a.Heading}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
+	ref := a.Path
+	np, linkHeading, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
+	if a.Heading == "" && linkHeading != "" {
+		a.Heading = linkHeading // [[Note#Heading]]
+	}
 	if a.Heading == "" {
 		f.args = append(f.args[:1], f.args[2:]...)
 	}
@@ -101,7 +110,7 @@ func (c *Core) AppendToNote(ctx context.Context, caller Caller, a AppendArgs) *R
 	if err != nil {
 		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
-	return c.written(caller, "append", a.Heading, a.ChangeSummary, res)
+	return withNamed(ref, a.Path, c.written(caller, "append", a.Heading, a.ChangeSummary, res))
 }
 
 // UpdateSection replaces the body of one section, keeping its heading.
@@ -111,6 +120,15 @@ func (c *Core) UpdateSection(ctx context.Context, caller Caller, a UpdateSection
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"heading", a.Heading}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
+	ref := a.Path
+	np, linkHeading, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
+	if a.Heading == "" && linkHeading != "" {
+		a.Heading = linkHeading // [[Note#Heading]]
+	}
 	g := &editGuard{caller: caller, tool: tool}
 	res, err := c.v.UpdateSection(a.Path, a.Heading, []byte(a.Content), g.opts(c.opts(caller, a.ChangeSummary, a.ExpectedVersion)))
 	g.settle()
@@ -120,7 +138,7 @@ func (c *Core) UpdateSection(ctx context.Context, caller Caller, a UpdateSection
 		}
 		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
-	return g.counted(c.written(caller, "update_section", a.Heading, a.ChangeSummary, res))
+	return withNamed(ref, a.Path, g.counted(c.written(caller, "update_section", a.Heading, a.ChangeSummary, res)))
 }
 
 // ReplaceNote replaces a whole note; it needs the version the caller read.
@@ -130,6 +148,12 @@ func (c *Core) ReplaceNote(ctx context.Context, caller Caller, a ReplaceArgs) *R
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"content", a.Content}, {"change_summary", a.ChangeSummary}, {"expected_version", a.ExpectedVersion}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	g := &editGuard{caller: caller, tool: tool}
 	res, err := c.v.Replace(a.Path, []byte(a.Content), g.opts(c.opts(caller, a.ChangeSummary, a.ExpectedVersion)))
 	g.settle()
@@ -139,7 +163,7 @@ func (c *Core) ReplaceNote(ctx context.Context, caller Caller, a ReplaceArgs) *R
 		}
 		return changedBy(c.failWrite(caller, f, a.Path, err), res)
 	}
-	return g.counted(c.written(caller, "replace", "", a.ChangeSummary, res))
+	return withNamed(ref, a.Path, g.counted(c.written(caller, "replace", "", a.ChangeSummary, res)))
 }
 
 // DeleteNote moves a note to the trash; it needs the version the caller read.
@@ -149,6 +173,12 @@ func (c *Core) DeleteNote(ctx context.Context, caller Caller, a DeleteArgs) *Res
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"change_summary", a.ChangeSummary}, {"expected_version", a.ExpectedVersion}}}
+	ref := a.Path
+	np, _, nr := c.notePath(caller, f, a.Path)
+	if nr != nil {
+		return nr
+	}
+	a.Path = np
 	if a.WithSubNotes < 0 {
 		return c.fail(caller, f, &vault.Error{Op: tool, Kind: vault.ErrInvalid,
 			Msg: fmt.Sprintf("with_sub_notes is %d; give the number of sub-notes that go along (0 or more), or leave it out", a.WithSubNotes)})
@@ -170,7 +200,7 @@ func (c *Core) DeleteNote(ctx context.Context, caller Caller, a DeleteArgs) *Res
 	if res.Note == nil && before != nil {
 		res.Note = before
 	}
-	return c.written(caller, "delete", "", a.ChangeSummary, res)
+	return withNamed(ref, a.Path, c.written(caller, "delete", "", a.ChangeSummary, res))
 }
 
 // RestoreNote brings a note back from the trash; it never overwrites one.
