@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"log/slog"
 	"strings"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/vaultd/vaultd/rules"
 )
 
 // Version is vaultd's version, reported to clients.
@@ -130,11 +133,23 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 		}
 		res.Tools = kept
 	})
+	// Instructions fit the connection: a read-only key is not told about
+	// write tools (set again per initialize; the default is the default
+	// connection's).
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if cn := connOf(ctx); cn != nil && res != nil {
+			res.Instructions = c.InstructionsFor(cn.Perms)
+		}
+	})
+	defaultPerms := AllPerms
+	if o.Default != nil {
+		defaultPerms = o.Default.Perms
+	}
 	s := server.NewMCPServer("vaultd", Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithHooks(hooks),
-		server.WithInstructions(c.Instructions()),
+		server.WithInstructions(c.InstructionsFor(defaultPerms)),
 	)
 	for _, t := range tools {
 		t := t
@@ -177,28 +192,37 @@ var instructionsTmpl string
 
 var instructions = template.Must(template.New("instructions").Parse(instructionsTmpl))
 
-// Instructions renders the server instructions: what this vault is, its
-// spaces, its rules from 9_System/, and where to start.
-func (c *Core) Instructions() string {
+// Instructions renders the server instructions for a connection with every
+// right (InstructionsFor).
+func (c *Core) Instructions() string { return c.InstructionsFor(AllPerms) }
+
+// InstructionsFor renders the server instructions for a connection with
+// perms: what this vault is, its spaces, its rules from 9_System/ (only if
+// it has that folder), where to start — and the write tools only when the
+// connection may write (AGENT-CONTRACT rule 16: what they claim is true).
+func (c *Core) InstructionsFor(p Perms) string {
 	spaces := c.v.Spaces()
 	sp := "none yet"
 	if len(spaces) > 0 {
 		sp = strings.Join(spaces, ", ")
 	}
-	policy, guides := "", ""
-	if r, err := c.Rules(); err == nil {
-		policy = r.Policy()
-		var names []string
-		for _, n := range r.Notes {
-			if n.Guidance != "" {
-				names = append(names, n.Path)
+	data := map[string]any{"Spaces": sp, "Write": p.Write, "Delete": p.Write && p.Delete}
+	if fi, err := fs.Stat(c.v.FS(), rules.Folder); err == nil && fi.IsDir() {
+		data["Rules"] = true
+		if r, err := c.Rules(); err == nil {
+			data["Policy"] = r.Policy()
+			var names []string
+			for _, n := range r.Notes {
+				if n.Guidance != "" {
+					names = append(names, n.Path)
+				}
 			}
+			data["Guides"] = strings.Join(names, ", ")
 		}
-		guides = strings.Join(names, ", ")
 	}
 	var b bytes.Buffer
-	_ = instructions.Execute(&b, map[string]string{"Spaces": sp, "Policy": policy, "Guides": guides})
-	return strings.TrimSpace(b.String())
+	_ = instructions.Execute(&b, data)
+	return strings.TrimSpace(strings.ReplaceAll(b.String(), "\n\n\n", "\n\n"))
 }
 
 // ServeStdio serves MCP over in/out until in closes or ctx ends. out

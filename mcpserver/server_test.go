@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +212,50 @@ func TestServer_Instructions(t *testing.T) {
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "instructions.golden"), ins+"\n")
 	_ = time.Second
+
+	// What the instructions claim is true for each connection: they name
+	// only the tools it may use.
+	for name, p := range map[string]Perms{"read": {Read: true}, "read_write": {Read: true, Write: true}} {
+		ins := c.InstructionsFor(p)
+		for _, tl := range tools {
+			if strings.Contains(ins, tl.name) && !allowed(p, tl.perm) {
+				t.Errorf("instructions for a %s connection name %s, which it may not use:\n%s", name, tl.name, ins)
+			}
+		}
+		compareGolden(t, filepath.Join("testdata", "golden", "instructions_"+name+".golden"), ins+"\n")
+	}
+	// The instructions a client gets at initialize are its connection's.
+	s := NewServer(c, ServerOptions{Default: NewConnection("mcp", Perms{Read: true}, Limits{})})
+	cl, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	init, err := cl.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init.Instructions != c.InstructionsFor(Perms{Read: true}) {
+		t.Errorf("a read-only connection got instructions:\n%s", init.Instructions)
+	}
+}
+
+// TestServer_InstructionsWithoutRules: a vault without 9_System/ gets no
+// claims about rules there.
+func TestServer_InstructionsWithoutRules(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Notiz.md"), []byte("# Notiz\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestCore(t, dir)
+	ins := c.Instructions()
+	if strings.Contains(ins, "9_System") || strings.Contains(ins, "Rules for agents") {
+		t.Errorf("instructions of a vault without 9_System/ claim rules there:\n%s", ins)
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "instructions_no_rules.golden"), ins+"\n")
 }
 
 // TestReadme_NamesEveryTool keeps the README's tool list true.
@@ -221,6 +267,59 @@ func TestReadme_NamesEveryTool(t *testing.T) {
 	for _, name := range AllToolNames() {
 		if !strings.Contains(string(b), "`"+name+"`") {
 			t.Errorf("README.md does not name the tool %s", name)
+		}
+	}
+}
+
+// TestTools_ExamplesWork: every tool description's example names notes
+// and folders that exist in example-vault (a new note's folder, for
+// create_note; the deleted note, for restore_note), carries no placeholder,
+// and every read tool's example, sent as printed, succeeds there: a model
+// that copies an example does not pay a call for it.
+func TestTools_ExamplesWork(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	exists := func(p string) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		return err == nil
+	}
+	example := regexp.MustCompile(`Example: ([a-z_]+) (\{.*\})$`)
+	for _, tl := range tools {
+		m := example.FindStringSubmatch(tl.description)
+		if m == nil || m[1] != tl.name {
+			t.Errorf("%s: the description has no example call of itself: %q", tl.name, tl.description)
+			continue
+		}
+		if strings.Contains(m[2], "…") {
+			t.Errorf("%s: the example carries a placeholder: %s", tl.name, m[2])
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+			t.Errorf("%s: the example is not JSON: %v", tl.name, err)
+			continue
+		}
+		for _, k := range []string{"path", "note", "folder", "trash_path", "to"} {
+			v, ok := args[k].(string)
+			if !ok {
+				continue
+			}
+			switch {
+			case tl.name == "create_note" && k == "path":
+				if exists(v) || !exists(path.Dir(v)) {
+					t.Errorf("%s: example path %s must be new, in an existing folder", tl.name, v)
+				}
+			case k == "trash_path":
+				if !exists(strings.TrimPrefix(v, ".trash/")) {
+					t.Errorf("%s: example %s is no note of example-vault that could be deleted", tl.name, v)
+				}
+			case !exists(strings.TrimSuffix(v, "/")):
+				t.Errorf("%s: example %s %s does not exist in example-vault", tl.name, k, v)
+			}
+		}
+		if tl.perm == "read" {
+			if r := c.Call(context.Background(), readOnly, tl.name, args); r.IsError() {
+				t.Errorf("%s: the example fails:\n%s", tl.name, r.Text)
+			}
 		}
 	}
 }
