@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -523,6 +524,9 @@ type ListNotesArgs struct {
 type FolderInfo struct {
 	Path  string `json:"path"`
 	Notes int    `json:"notes"`
+	// Note is the folder's own note when it has one (a folder note:
+	// "Name/index.md", "Name/README.md", "Name/Name.md").
+	Note *NoteRef `json:"folder_note,omitempty"`
 }
 
 // ListedNote is a note in a listing.
@@ -537,13 +541,20 @@ type ListNotesData struct {
 	Sort    string       `json:"sort"`
 	Folders []FolderInfo `json:"folders,omitempty"`
 	Notes   []ListedNote `json:"notes"`
-	Total   int          `json:"total"`
-	Offset  int          `json:"offset"`
+	// Total counts what the listing pages through: sub-folders and notes
+	// (by name), or notes (by change).
+	Total        int `json:"total"`
+	TotalFolders int `json:"total_folders,omitempty"`
+	TotalNotes   int `json:"total_notes"`
+	Offset       int `json:"offset"`
 }
 
-// ListNotes lists a folder: its sub-folders with note counts, and its notes
-// by name; or, sorted by change, every note below it, newest first — so
-// "what did I work on this week" is one call. Trash is never listed.
+// ListNotes lists a folder: its sub-folders with note counts, then its
+// notes, by name; or, sorted by change, every note below it, newest first
+// — so "what did I work on this week" is one call. Sub-folders and notes
+// are paged together (limit, offset). Only the notes shown are read: the
+// listing itself needs one stat per file below the folder, never a parse.
+// Trash is never listed.
 func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *Result {
 	const tool = "list_notes"
 	if r := c.need(caller, tool, "read"); r != nil {
@@ -569,60 +580,72 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 		lim = 30
 	}
 	lim = min(lim, 100)
+	offset := max(a.Offset, 0)
 
-	notes, err := c.v.Notes()
-	if err != nil {
-		return c.fail(caller, f, err)
+	var entries []vault.Entry
+	werr := c.v.WalkDir(folder, func(e vault.Entry) error {
+		if e.Note {
+			entries = append(entries, e)
+		}
+		return nil
+	})
+	if werr != nil {
+		if errors.Is(werr, vault.ErrNotFound) || (folder != "" && !c.v.Exists(folder)) {
+			var folders []string
+			_ = c.v.Walk(func(e vault.Entry) error {
+				if d := path.Dir(e.Path); d != "." {
+					folders = append(folders, d)
+				}
+				return nil
+			})
+			err := &vault.Error{Op: "list", Path: folder, Kind: vault.ErrNotFound, Msg: "no such folder",
+				Alternatives: vault.ClosestNotes(uniqueFolders(folders), folder, maxAlternatives), AltKind: "folders"}
+			return c.fail(caller, failure{tool: tool, path: folder, args: []arg{{"folder", folder}}}, err)
+		}
+		return c.fail(caller, f, werr)
 	}
 	prefix := ""
 	if folder != "" {
 		prefix = folder + "/"
 	}
 	subCount := map[string]int{}
-	var in []*vault.Note
-	folderExists := folder == ""
-	for _, n := range notes {
-		if !strings.HasPrefix(n.Path, prefix) {
-			continue
-		}
-		folderExists = true
-		rest := n.Path[len(prefix):]
+	var direct []vault.Entry
+	for _, e := range entries {
+		rest := strings.TrimPrefix(e.Path, prefix)
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
 			subCount[prefix+rest[:i]]++
-			if sortBy == "changed" {
-				in = append(in, n)
-			}
 			continue
 		}
-		in = append(in, n)
+		direct = append(direct, e)
 	}
-	if !folderExists && !c.v.Exists(folder) {
-		folders := c.folders(notes)
-		err := &vault.Error{Op: "list", Path: folder, Kind: vault.ErrNotFound, Msg: "no such folder",
-			Alternatives: vault.ClosestNotes(folders, folder, maxAlternatives), AltKind: "folders"}
-		r := c.fail(caller, failure{tool: tool, path: folder, args: []arg{{"folder", folder}}}, err)
-		return r
-	}
+	data := ListNotesData{Folder: folder, Sort: sortBy, Offset: offset}
+	var pageNotes []vault.Entry
 	if sortBy == "changed" {
-		sort.SliceStable(in, func(i, j int) bool { return in[i].ModTime.After(in[j].ModTime) })
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].ModTime.After(entries[j].ModTime) })
+		data.Total, data.TotalNotes = len(entries), len(entries)
+		pageNotes = entries[min(offset, len(entries)):min(offset+lim, len(entries))]
 	} else {
-		sort.SliceStable(in, func(i, j int) bool { return strings.ToLower(in[i].Path) < strings.ToLower(in[j].Path) })
-	}
-	data := ListNotesData{Folder: folder, Sort: sortBy, Total: len(in), Offset: a.Offset}
-	if sortBy == "name" {
-		for _, k := range sortedKeys(subCount) {
-			data.Folders = append(data.Folders, FolderInfo{Path: k, Notes: subCount[k]})
+		sort.SliceStable(direct, func(i, j int) bool { return strings.ToLower(direct[i].Path) < strings.ToLower(direct[j].Path) })
+		subs := sortedKeys(subCount)
+		data.TotalFolders, data.TotalNotes = len(subs), len(direct)
+		data.Total = len(subs) + len(direct)
+		for i := offset; i < min(offset+lim, data.Total); i++ {
+			if i < len(subs) {
+				fi := FolderInfo{Path: subs[i], Notes: subCount[subs[i]]}
+				if n := c.folderNote(subs[i]); n != nil {
+					ref := refOf(n)
+					fi.Note = &ref
+				}
+				data.Folders = append(data.Folders, fi)
+				continue
+			}
+			pageNotes = append(pageNotes, direct[i-len(subs)])
 		}
 	}
-	page := in
-	if a.Offset > 0 {
-		page = page[min(a.Offset, len(page)):]
-	}
-	if len(page) > lim {
-		page = page[:lim]
-	}
-	for _, n := range page {
-		data.Notes = append(data.Notes, ListedNote{NoteRef: refOf(n), Modified: when(n.ModTime)})
+	for _, e := range pageNotes {
+		if n, err := c.v.Read(e.Path); err == nil {
+			data.Notes = append(data.Notes, ListedNote{NoteRef: refOf(n), Modified: when(n.ModTime)})
+		}
 	}
 
 	var b strings.Builder
@@ -633,29 +656,38 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 	if sortBy == "changed" {
 		fmt.Fprintf(&b, "notes in %s and all its sub-folders, sorted by changed (newest first)\n", where)
 	} else {
-		fmt.Fprintf(&b, "%s, sorted by name\n", where)
+		fmt.Fprintf(&b, "%s, sorted by name: %s and %s\n", where, plural(data.TotalFolders, "sub-folder", "sub-folders"), plural(data.TotalNotes, "note", "notes"))
+	}
+	shown := len(data.Folders) + len(data.Notes)
+	switch {
+	case data.Total == 0:
+		fmt.Fprintf(&b, "no notes in %s.\n", where)
+	case shown == 0:
+		fmt.Fprintf(&b, "nothing at offset %d; there are %d entries.\n", offset, data.Total)
+	default:
+		fmt.Fprintf(&b, "showing %d–%d of %d:\n", offset+1, offset+shown, data.Total)
 	}
 	if len(data.Folders) > 0 {
 		b.WriteString("sub-folders:\n")
 		for _, fi := range data.Folders {
 			fmt.Fprintf(&b, "- %s/ (%s)\n", fi.Path, plural(fi.Notes, "note", "notes"))
+			if fi.Note != nil {
+				b.WriteString("  its folder note:\n")
+				writeRef(&b, *fi.Note, "  ")
+			}
 		}
 	}
-	if len(data.Notes) == 0 {
-		if data.Total == 0 {
-			fmt.Fprintf(&b, "no notes directly in %s.\n", where)
-		} else {
-			fmt.Fprintf(&b, "no notes at offset %d; there are %d.\n", a.Offset, data.Total)
+	if len(data.Notes) > 0 {
+		if len(data.Folders) > 0 {
+			b.WriteString("notes:\n")
 		}
-	} else {
-		fmt.Fprintf(&b, "showing notes %d–%d of %d:\n", a.Offset+1, a.Offset+len(data.Notes), data.Total)
 		for _, n := range data.Notes {
 			b.WriteString("\n")
 			writeRef(&b, n.NoteRef, "")
 			fmt.Fprintf(&b, "modified: %s\n", n.Modified)
 		}
 	}
-	if next := a.Offset + len(data.Notes); next < data.Total {
+	if next := offset + shown; shown > 0 && next < data.Total {
 		var args []arg
 		if folder != "" {
 			args = append(args, arg{"folder", folder})
@@ -663,12 +695,41 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 		if sortBy != "name" {
 			args = append(args, arg{"sort", sortBy})
 		}
+		if a.Limit > 0 {
+			args = append(args, arg{"limit", lim})
+		}
 		args = append(args, arg{"offset", next})
 		b.WriteString("\nnext page: " + call{"list_notes", args}.render(caller.Door) + "\n")
 	} else if len(data.Folders) > 0 {
 		b.WriteString("\nopen a sub-folder: " + call{"list_notes", []arg{{"folder", data.Folders[0].Path}}}.render(caller.Door) + "\n")
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+// folderNote returns a folder's own note, if it has one: "index.md",
+// "README.md" or the folder's own name ("Name/Name.md").
+func (c *Core) folderNote(folder string) *vault.Note {
+	for _, name := range []string{path.Base(folder) + ".md", "index.md", "README.md", "Readme.md", "readme.md"} {
+		p := folder + "/" + name
+		// Stat first: a failed Read looks for the closest notes.
+		if fi, err := fs.Stat(c.v.FS(), p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if n, err := c.v.Read(p); err == nil && n.Path == p {
+			return n
+		}
+	}
+	return nil
+}
+
+func uniqueFolders(dirs []string) []string {
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		for ; d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+		}
+	}
+	return sortedKeys(seen)
 }
 
 // folders lists every folder that holds notes.
