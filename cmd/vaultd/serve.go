@@ -147,16 +147,26 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			return err
 		}
 	}
-	if rep, err := v.Recover(); err != nil {
-		logger.Warn("recovery at start failed", "error", err)
-	} else {
-		if len(rep.RemovedTemps)+len(rep.External) > 0 {
-			logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External))
+	// Recovery after a crash (leftover temp files, writes to record,
+	// moves to finish) walks the vault: it runs while the server already
+	// answers, so that a client's initialize never waits for it (it takes
+	// a note's lock for each note it records, as any writer does).
+	recovered := make(chan struct{})
+	go func() {
+		defer close(recovered)
+		rep, err := v.Recover()
+		if err != nil {
+			logger.Warn("recovery at start failed", "error", err)
+			return
+		}
+		if len(rep.RemovedTemps)+len(rep.External)+len(rep.Completed) > 0 {
+			logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External), "completed_writes", len(rep.Completed))
 		}
 		for _, in := range rep.Interrupted { // a move cut short by a crash
 			logger.Warn(in.Text, "change", in.ID)
 		}
-	}
+	}()
+	defer func() { <-recovered }() // before the vault closes
 	// The index is shared with the other vaultd processes on this vault
 	// (another serve, a CLI search): owned here or asked of the owner.
 	idx, err := index.OpenShared(v, index.Options{Watch: true, Logger: logger})
@@ -193,7 +203,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
 	})
 	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn})
-	logger.Info("serving over stdio", "notes", len(v.NotePaths()), "rights", rightsText(perms))
+	logger.Info("serving over stdio", "rights", rightsText(perms))
 	err = mcpserver.ServeStdio(cmd.Context(), s, a.in, a.out, log.New(logw, "", log.LstdFlags))
 	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {
 		return err
