@@ -34,7 +34,10 @@ type ReadNoteData struct {
 	Tags     []string `json:"tags,omitempty"`
 	Aliases  []string `json:"aliases,omitempty"`
 	Section  string   `json:"section,omitempty"`
-	Content  string   `json:"content"`
+	// Content is the page shown. Over MCP it is sent once, in the text
+	// (a fenced block), not again here: it was a third of a read's cost
+	// (JSON-encoding the copy); the CLI's --json keeps it.
+	Content string `json:"content,omitempty"`
 	Offset   int      `json:"offset,omitempty"`
 	Total    int      `json:"total_chars"`
 	NextPage int      `json:"next_offset,omitempty"`
@@ -243,6 +246,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if caller.Door == DoorCLI {
 		return c.ReadNoteCLI(data, caller)
 	}
+	data.Content = ""
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
 }
 
