@@ -486,7 +486,7 @@ type childQuery struct {
 	// Answers:
 	Millis []float64 `json:",omitempty"` // one latency per round
 	Total  int       `json:",omitempty"`
-	Top    []string  `json:",omitempty"` // the first hits, "path [heading]"
+	Top    []string  `json:",omitempty"` // the first three sections shown, "path [heading]"
 }
 
 // searchChild runs the queries in file (JSON, []childQuery) once to warm
@@ -504,8 +504,16 @@ func searchChild(ix *index.Index, file string, rounds int) []childQuery {
 		r, err := ix.Search(ctx, q(c))
 		check(err)
 		qs[i].Total = r.Total
-		for _, h := range r.Hits[:min(3, len(r.Hits))] {
-			qs[i].Top = append(qs[i].Top, h.Path+" ["+h.Heading+"]")
+		// The first three sections shown: hits in order, each hit's
+		// sections in order.
+	top:
+		for _, h := range r.Hits {
+			for _, s := range h.Sections {
+				if len(qs[i].Top) == 3 {
+					break top
+				}
+				qs[i].Top = append(qs[i].Top, h.Path+" ["+s.Heading+"]")
+			}
 		}
 	}
 	for range rounds {
@@ -660,6 +668,10 @@ func searchBench(name, dir, tmp string, variants []*variant, stateOf func(*varia
 	t.cmp(fmt.Sprintf("search p50 with snippets (%d queries × %d)", len(qs), 2*max(1, rounds/2)), p50s, msf, fmt.Sprintf("≤ %.0f ms", limit), func(v float64) bool { return v <= limit }, 0)
 	t.cmp("search p95 with snippets", p95s, msf, "≤ 20 ms", func(v float64) bool { return v <= 20 }, 0)
 
+	if name == "gesetze" {
+		questionsBench(dir, tmp, variants, stateOf, t)
+	}
+
 	rg, err := exec.LookPath("rg")
 	if err != nil {
 		t.add("rg -i -l p50", "rg not installed", "")
@@ -685,6 +697,67 @@ func searchBench(name, dir, tmp string, variants []*variant, stateOf func(*varia
 	t.add("rg -i -l p50 (same queries)", ms(rp50), "")
 	p50 := p50s[len(p50s)-1]
 	t.add("speed-up over rg (p50)", fmt.Sprintf("%.1f×", float64(rp50.Microseconds())/1000/p50), "≥ 5×")
+}
+
+// questionsBench asks the search-quality questions of
+// index/testdata/gesetze-questions.txt (written from reading the laws) of
+// each variant and counts those whose answer is among the first three
+// sections shown. (A variant with one section per hit shows the first
+// three hits' sections.)
+func questionsBench(dir, tmp string, variants []*variant, stateOf func(*variant) string, t *table) {
+	root, err := stdioModuleRoot()
+	check(err)
+	b, err := os.ReadFile(filepath.Join(root, "index", "testdata", "gesetze-questions.txt"))
+	if err != nil {
+		t.add("section questions", "skipped: "+err.Error(), "")
+		return
+	}
+	var qs []childQuery
+	var answers [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, " | ")
+		if len(f) < 3 {
+			continue
+		}
+		qs = append(qs, childQuery{Text: f[0]})
+		answers = append(answers, f[2:])
+	}
+	file := filepath.Join(tmp, "gesetze.questions.json")
+	js, err := json.Marshal(qs)
+	check(err)
+	check(os.WriteFile(file, js, 0o644))
+	found := make([]float64, len(variants))
+	p50 := make([]float64, len(variants))
+	for vi, v := range variants {
+		r := runChild(v.bench, "search", dir, stateOf(v), file, "3")
+		var lat []time.Duration
+		for i, q := range r.Queries {
+			for _, m := range q.Millis {
+				lat = append(lat, time.Duration(m*float64(time.Millisecond)))
+			}
+			ok := false
+			for _, top := range q.Top[:min(3, len(q.Top))] {
+				p, h, _ := strings.Cut(strings.TrimSuffix(top, "]"), " [")
+				for _, a := range answers[i] {
+					ap, ah, _ := strings.Cut(a, "#")
+					ok = ok || p == ap && (h == ah || strings.HasSuffix(h, " > "+ah))
+				}
+			}
+			if ok {
+				found[vi]++
+			}
+			if perQuery {
+				fmt.Fprintf(os.Stderr, "  %s %-40q %v  %s\n", v.name, q.Text, ok, strings.Join(q.Top, " | "))
+			}
+		}
+		p50[vi] = float64(percentile(lat, 50).Microseconds()) / 1000
+	}
+	t.cmp(fmt.Sprintf("section questions: answer in the first 3 sections (of %d)", len(qs)), found,
+		func(v float64) string { return fmt.Sprintf("%.0f", v) }, fmt.Sprintf("%d", len(qs)), func(v float64) bool { return int(v) == len(qs) }, 0)
+	t.cmp("section questions: search p50", p50, msf, "≤ 5 ms", func(v float64) bool { return v <= 5 }, 0)
 }
 
 // watchBench writes notes from outside (as an editor would) and measures

@@ -120,13 +120,14 @@ type stdioSession struct {
 }
 
 func (s *stdioSession) call(name string, args map[string]any) (string, time.Duration) {
-	text, d, _ := s.callHits(name, args)
+	text, d, _, _ := s.callHits(name, args)
 	return text, d
 }
 
-// callHits is call that also returns the number of hits in the
-// structured answer (search_notes).
-func (s *stdioSession) callHits(name string, args map[string]any) (string, time.Duration, int) {
+// callHits is call that also returns the number of sections the
+// structured answer's hits show (search_notes; a hit without a sections
+// list, as before hits were sections, shows one).
+func (s *stdioSession) callHits(name string, args map[string]any) (string, time.Duration, int, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -148,20 +149,29 @@ func (s *stdioSession) callHits(name string, args map[string]any) (string, time.
 			fmt.Fprintf(os.Stderr, "  stdio: %s %v: tool error:\n%s\n", name, args, b.String())
 		}
 	}
-	hits := 0
+	hits, sections := 0, 0
 	if sc, ok := res.StructuredContent.(map[string]any); ok {
-		if h, ok := sc["hits"].([]any); ok {
-			hits = len(h)
+		if hs, ok := sc["hits"].([]any); ok {
+			hits = len(hs)
+			for _, h := range hs {
+				n := 1
+				if m, ok := h.(map[string]any); ok {
+					if ss, ok := m["sections"].([]any); ok {
+						n = max(1, len(ss))
+					}
+				}
+				sections += n
+			}
 		}
 	}
-	return b.String(), d, hits
+	return b.String(), d, hits, sections
 }
 
 // stdioFigures are one variant's stdio measurements.
 type stdioFigures struct {
 	ready                        time.Duration
 	r50, r95, s50, s95, a50, a95 time.Duration
-	hitChars                     float64 // search_notes text per hit, in characters
+	hitChars, sectionChars       float64 // search_notes text per hit (note) and per section shown, in characters
 	tools                        int
 	toolsJSON                    int
 	errors                       int
@@ -189,7 +199,9 @@ func stdioBench(name, dir, tmp string, variants []*variant, t *table) {
 	t.cmp("stdio: read_note p95", col(func(f stdioFigures) float64 { return d(f.r95) }), msf, "", nil, 0)
 	t.cmp(fmt.Sprintf("stdio: search_notes p50 (%d calls, %d queries)", stdioCalls, cur.queries), col(func(f stdioFigures) float64 { return d(f.s50) }), msf, "", nil, 0)
 	t.cmp("stdio: search_notes p95", col(func(f stdioFigures) float64 { return d(f.s95) }), msf, "", nil, 0)
-	t.cmp("stdio: search_notes text per hit", col(func(f stdioFigures) float64 { return f.hitChars }), func(v float64) string { return fmt.Sprintf("%.0f chars", v) },
+	chars := func(v float64) string { return fmt.Sprintf("%.0f chars", v) }
+	t.cmp("stdio: search_notes text per hit (note)", col(func(f stdioFigures) float64 { return f.hitChars }), chars, "", nil, 0)
+	t.cmp("stdio: search_notes text per section shown", col(func(f stdioFigures) float64 { return f.sectionChars }), chars,
 		"≤ 400 chars", func(v float64) bool { return v <= 400 }, 0)
 	t.cmp(fmt.Sprintf("stdio: append_to_note p50 (%d calls, %d notes)", stdioCalls, cur.targets), col(func(f stdioFigures) float64 { return d(f.a50) }), msf, "", nil, 0)
 	t.cmp("stdio: append_to_note p95", col(func(f stdioFigures) float64 { return d(f.a95) }), msf, "", nil, 0)
@@ -289,18 +301,19 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 			"change_summary": fmt.Sprintf("bench: Eintrag %d angehängt", i)}
 	}
 
-	var chars, hits int
+	var chars, hits, sections int
 	measure := func(tool string, args func(int) map[string]any) (p50, p95 time.Duration) {
 		for i := range 5 { // warm-up
 			s.call(tool, args(i))
 		}
 		var lat []time.Duration
 		for i := range stdioCalls {
-			text, d, n := s.callHits(tool, args(i))
+			text, d, n, ns := s.callHits(tool, args(i))
 			lat = append(lat, d)
 			if n > 0 {
 				chars += utf8.RuneCountInString(text)
 				hits += n
+				sections += ns
 			}
 		}
 		return percentile(lat, 50), percentile(lat, 95)
@@ -310,11 +323,12 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 	a50, a95 := measure("append_to_note", appendArgs)
 
 	stdioCommand = "stdio rows: go build -o BIN ./cmd/vaultd; BIN serve --vault <copy of the corpus> --state-dir <fresh temp dir> " +
-		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client; text per hit = search_notes text characters / hits"
+		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client; text per hit = search_notes text characters / hits (notes), per section = / sections shown"
 	f := stdioFigures{ready: ready, r50: r50, r95: r95, s50: s50, s95: s95, a50: a50, a95: a95,
 		tools: len(tools.Tools), toolsJSON: len(tj), errors: s.errors, notes: len(notes), queries: len(qs), targets: len(targets)}
 	if hits > 0 {
 		f.hitChars = float64(chars) / float64(hits)
+		f.sectionChars = float64(chars) / float64(sections)
 	}
 	return f
 }

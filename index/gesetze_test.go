@@ -16,18 +16,19 @@ import (
 
 // The German federal laws (../shared/corpora/gesetze.tar.xz): 6,636 notes
 // of up to 2.2 MB and 2,787 sections, every one a folder x/kuerzel/index.md.
-// The questions below were written from reading the laws, in other words
-// than the paragraph that answers uses: other word forms, compounds that
-// occur nowhere, a stop word that is also a noun, a paragraph's topic. The
-// paragraph that answers must be among the first three sections of the
-// answer (hits in order, each hit's sections in order).
+// The questions (testdata/gesetze-questions.txt) were written from reading
+// the laws, in other words than the paragraph that answers uses: other
+// word forms, compounds that occur nowhere, a stop word that is also a
+// noun, a paragraph's topic. The paragraph that answers must be among the
+// first three sections of the answer (hits in order, each hit's sections
+// in order).
 //
 // A build of the whole corpus takes about a minute on two cores, so `go
 // test` (make test) runs the questions on a part of it: the laws that
 // answer plus 230 others as distractors (the 10 largest, 2 MB each, and
-// every 30th of the rest; 21 MB in all). With
-// VAULTD_GESETZE=full (make stress) they run on all 6,636 laws; with
-// VAULTD_GESETZE_STATE=dir the index is kept in dir between runs.
+// every 30th of the rest; 21 MB in all). With VAULTD_GESETZE=full (make
+// stress) they run on all 6,636 laws; with VAULTD_GESETZE_STATE=dir the
+// index is kept in dir between runs.
 
 // gesetzeQuestion is a question and the sections that answer it (any one
 // suffices): "path#heading", the heading a suffix of the section's path.
@@ -37,25 +38,25 @@ type gesetzeQuestion struct {
 	answers []string
 }
 
-var gesetzeQuestions = []gesetzeQuestion{
-	{"Tierhalterhaftung", "compound that occurs nowhere (Tierhalter + Haftung)", []string{"b/bgb/index.md#§ 833 Haftung des Tierhalters"}},
-	{"Haftung des Tierhalters", "the heading's words", []string{"b/bgb/index.md#§ 833 Haftung des Tierhalters"}},
-	{"Würde des Menschen", "stop word that is also a noun (würde / Würde)", []string{"g/gg/index.md#Art 1"}},
-	{"fristlose Kündigung wichtiger Grund", "other word forms (wichtigem)", []string{"b/bgb/index.md#§ 626 Fristlose Kündigung aus wichtigem Grund"}},
-	{"Kündigungsfristen Arbeitsverhältnis", "plural and singular swapped", []string{"b/bgb/index.md#§ 622 Kündigungsfristen bei Arbeitsverhältnissen"}},
-	{"regelmäßige Verjährungsfrist", "a paragraph of a 1.5 MB law", []string{"b/bgb/index.md#§ 195 Regelmäßige Verjährungsfrist"}},
-	{"Mieterhöhung ortsübliche Vergleichsmiete", "inflection (ortsüblichen)", []string{"b/bgb/index.md#§ 558 Mieterhöhung bis zur ortsüblichen Vergleichsmiete"}},
-	{"Widerrufsrecht Verbrauchervertrag", "singular of Verbraucherverträgen", []string{"b/bgb/index.md#§ 355 Widerrufsrecht bei Verbraucherverträgen"}},
-	{"Notwehr rechtswidrig", "a paragraph's topic and its text", []string{"s/stgb/index.md#§ 32 Notwehr", "o/owig_1968/index.md#§ 15 Notwehr"}},
-	{"Diebstahl", "one word, many laws mention it", []string{"s/stgb/index.md#§ 242 Diebstahl"}},
-	{"Mord Habgier", "heading and text", []string{"s/stgb/index.md#§ 211 Mord"}},
-	{"Elternzeitanspruch", "compound that occurs nowhere (Elternzeit + Anspruch)", []string{"b/beeg/index.md#§ 15 Anspruch auf Elternzeit"}},
-	{"Urlaub Dauer Werktage", "topic words, no heading as written", []string{"b/burlg/index.md#§ 3 Dauer des Urlaubs"}},
-	{"sozial ungerechtfertigte Kündigung", "singular of Kündigungen", []string{"k/kschg/index.md#§ 1 Sozial ungerechtfertigte Kündigungen"}},
-	{"Erbe Gesamtrechtsnachfolge", "topic word and heading", []string{"b/bgb/index.md#§ 1922 Gesamtrechtsnachfolge"}},
-	{"Entziehung der Fahrerlaubnis", "stop word between", []string{"s/stgb/index.md#§ 69 Entziehung der Fahrerlaubnis", "s/stvg/index.md#§ 3 Entziehung der Fahrerlaubnis"}},
-	{"Befugnisse Eigentümer", "inflection (Eigentümers)", []string{"b/bgb/index.md#§ 903 Befugnisse des Eigentümers"}},
-	{"Betrug Vermögensvorteil", "heading and a word of the text", []string{"s/stgb/index.md#§ 263 Betrug"}},
+// gesetzeQuestions are read from testdata/gesetze-questions.txt (the
+// bench asks them too).
+func gesetzeQuestions(t testing.TB) []gesetzeQuestion {
+	b, err := os.ReadFile(filepath.Join("testdata", "gesetze-questions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []gesetzeQuestion
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, " | ")
+		if len(f) < 3 {
+			t.Fatalf("testdata/gesetze-questions.txt: %q is not query | kind | answer…", line)
+		}
+		out = append(out, gesetzeQuestion{q: f[0], kind: f[1], answers: f[2:]})
+	}
+	return out
 }
 
 // gesetzeLaws are the laws the questions need.
@@ -161,7 +162,7 @@ func TestQuality_Gesetze(t *testing.T) {
 		}
 		checkRefs(t, "b/bgb/index.md", b)
 	})
-	for _, q := range gesetzeQuestions {
+	for _, q := range gesetzeQuestions(t) {
 		t.Run(q.q, func(t *testing.T) {
 			r := mustSearch(t, ix, Query{Text: q.q})
 			secs := flatSections(r)
