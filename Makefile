@@ -7,7 +7,7 @@
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
-#   make stress  the long-running data-safety and HTTP limit tests (minutes), with figures
+#   make stress  the long-running data-safety, HTTP limit and gesetze search-quality tests (minutes), with figures
 
 GO       ?= go
 BIN      := bin/vaultd
@@ -60,6 +60,7 @@ e2e:
 stress:
 	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/
 	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/
+	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestQuality_Gesetze' -v ./index
 
 vet:
 	$(GO) vet ./...
