@@ -73,7 +73,11 @@ type LinkRef struct {
 // its links, by Obsidian's rules and then by the notes' aliases (nil: no
 // link resolves).
 func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document {
-	d := vault.ParseCached(src) // a note vaultd just wrote was parsed by the write
+	return fromNote(p, src, mod, r, vault.ParseCached(src)) // a note vaultd just wrote was parsed by the write
+}
+
+// fromNote is FromNote with the parse done.
+func fromNote(p string, src []byte, mod time.Time, r *vault.Resolver, d *vault.Doc) *Document {
 	doc := &Document{
 		Path:       p,
 		Title:      vault.NoteTitle(p, d),

@@ -234,7 +234,7 @@ func (ix *Index) run1(ctx context.Context, items []item, progress bool) (retry, 
 	for range min(ix.o.Workers, len(items)) {
 		wg.Go(func() {
 			for it := range in {
-				out <- ix.read(it, res)
+				out <- ix.read(it, res, progress)
 			}
 		})
 	}
@@ -293,8 +293,9 @@ func (ix *Index) run1(ctx context.Context, items []item, progress bool) (retry, 
 }
 
 // read reads and parses one note. Unchanged content (same hash as indexed)
-// is not reparsed unless forced.
-func (ix *Index) read(it item, r *vault.Resolver) result {
+// is not reparsed unless forced. bulk is set for a build or catch-up (as
+// opposed to Update after a write).
+func (ix *Index) read(it item, r *vault.Resolver, bulk bool) result {
 	res := result{item: it}
 	if it.size < 0 {
 		res.gone = true
@@ -317,7 +318,14 @@ func (ix *Index) read(it item, r *vault.Resolver) result {
 		res.unchanged = true
 		return res
 	}
-	res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
+	if bulk {
+		// A build or catch-up parses each note once: remembering the
+		// parses (vault.ParseCached, 64 MB) would only add to the build's
+		// peak memory.
+		res.doc = fromNote(it.path, b, timeFromNanos(it.mtime), r, vault.Parse(b))
+	} else {
+		res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
+	}
 	res.bytes = len(b)
 	return res
 }

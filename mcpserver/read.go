@@ -30,17 +30,17 @@ type ReadNoteArgs struct {
 
 // ReadNoteData is read_note's structured answer.
 type ReadNoteData struct {
-	Note     NoteRef  `json:"note"`
-	Tags     []string `json:"tags,omitempty"`
-	Aliases  []string `json:"aliases,omitempty"`
-	Section  string   `json:"section,omitempty"`
+	Note    NoteRef  `json:"note"`
+	Tags    []string `json:"tags,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
+	Section string   `json:"section,omitempty"`
 	// Content is the page shown. Over MCP it is sent once, in the text
 	// (a fenced block), not again here: it was a third of a read's cost
 	// (JSON-encoding the copy); the CLI's --json keeps it.
-	Content string `json:"content,omitempty"`
-	Offset   int      `json:"offset,omitempty"`
-	Total    int      `json:"total_chars"`
-	NextPage int      `json:"next_offset,omitempty"`
+	Content  string `json:"content,omitempty"`
+	Offset   int    `json:"offset,omitempty"`
+	Total    int    `json:"total_chars"`
+	NextPage int    `json:"next_offset,omitempty"`
 
 	// Outline lists the sub-sections of what is shown, a page of them.
 	Outline       []OutlineEntry `json:"outline,omitempty"`

@@ -236,7 +236,7 @@ var tools = func() []tool {
 			`Start here: spaces, folders, the rules for agents, pinned and recent notes, top tags. Example: vault_overview {}`,
 			(*Core).Overview),
 		def("search_notes", "Search notes", "read", true, false,
-			`Full-text search; German and English word forms and compound parts match; key=value matches a property. Example: search_notes {"query": "Zeitleiste Launch", "space": "1_Projekte"}`,
+			`Full-text search; German and English word forms and compound parts match; key=value matches a property. Each hit is a note with its best sections; path lists one note's. Example: search_notes {"query": "Zeitleiste Launch", "space": "1_Projekte"}`,
 			(*Core).SearchNotes),
 		def("get_backlinks", "Backlinks", "read", true, false,
 			`The notes linking to a note, with each link's line. Example: get_backlinks {"path": "1_Projekte/Klinikverbund Nord.md"}`,
