@@ -54,6 +54,11 @@ type Doc struct {
 	Links    []Link
 	CRLF     bool // the note's line endings are mostly CRLF
 	BOM      bool // the note starts with a UTF-8 byte order mark
+	// Conflicts are the unresolved merge conflicts in the text (see
+	// conflict.go). Their marker lines are not parsed as markdown, so
+	// that "=======" does not make a setext heading nor ">>>>>>>" a
+	// block quote; the text between them is.
+	Conflicts []Conflict
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -144,6 +149,10 @@ func Parse(src []byte) *Doc {
 		}
 		d.parseFrontmatter()
 	}
+	if d.Conflicts = FindConflicts(src); len(d.Conflicts) > 0 {
+		clone()
+		maskConflictMarkers(masked, d.Conflicts)
+	}
 	for i := bytes.IndexByte(src, '\r'); i >= 0; {
 		if i+1 >= len(src) || src[i+1] != '\n' {
 			clone()
@@ -163,6 +172,7 @@ func Parse(src []byte) *Doc {
 	root := md.Parser().Parse(text.NewReader(masked))
 	p.collectHeadings(root)
 	p.collectInline(root)
+	d.placeConflicts()
 
 	if d.Title == "" {
 		for _, h := range d.Headings {
