@@ -298,7 +298,7 @@ func (v *Vault) gitResolvedFor(p, summary, actor string) string {
 	}
 	defer unlock()
 	if b, err := v.root.ReadFile(p); err == nil && HasConflicts(b) {
-		return "the note still holds merge conflicts, so git is not told it is resolved yet"
+		return "git is told the note is resolved once no conflict is left in it"
 	}
 	var parts []string
 	m, op := v.unmerged()

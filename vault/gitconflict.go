@@ -58,6 +58,7 @@ type gitState struct {
 	probed  time.Time
 	gitDir  string // absolute; "" when the vault is not in a git repository
 	top     string // the work tree's top folder
+	prefix  string // the vault folder within it: "" or "Notizen/"
 	sig     string // the index's and the operation's state when unmerged was read
 	merging map[string]unmergedEntry
 	sides   map[string][2]*Commit // by note path, for sig
@@ -84,15 +85,18 @@ func (v *Vault) repoLocked() (string, string) {
 		return g.gitDir, g.top
 	}
 	g.probed = time.Now()
-	out, err := v.git1("rev-parse", "--absolute-git-dir", "--show-toplevel")
+	out, err := v.git1("rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
 	if err != nil {
 		return "", ""
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) < 2 {
 		return "", "" // a bare repository: no work tree, no notes in conflict
 	}
 	g.gitDir, g.top = strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1])
+	if len(lines) > 2 {
+		g.prefix = strings.TrimSpace(lines[2])
+	}
 	return g.gitDir, g.top
 }
 
@@ -247,6 +251,16 @@ func (v *Vault) Conflicts() ([]*NoteConflict, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// vaultPath turns a path as git's porcelain output names it (from the top
+// of the work tree) into a vault path; ok is false outside the vault.
+func (v *Vault) vaultPath(repoPath string) (string, bool) {
+	v.g.mu.Lock()
+	prefix := v.g.prefix
+	v.g.mu.Unlock()
+	p, ok := strings.CutPrefix(repoPath, prefix)
+	return nfc(p), ok && p != ""
 }
 
 func (v *Vault) operationNow() string {
