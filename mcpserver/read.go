@@ -40,6 +40,9 @@ type ReadNoteData struct {
 	// Properties are the frontmatter properties in file order, values
 	// rendered compactly (lists as [a, b]).
 	Properties []PropertyData `json:"properties,omitempty"`
+
+	// Conflict is set when the note holds unresolved merge conflicts.
+	Conflict *ConflictData `json:"conflict,omitempty"`
 }
 
 // ReadNote returns a note, or one section of it, with its version. The
@@ -96,6 +99,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	// characters.
 	text := d.Src
 	var sub []vault.Heading // sub-sections of what is shown, for the outline
+	var shown *vault.Heading
 	if heading != "" {
 		h, err := d.Section(heading)
 		if err != nil {
@@ -105,6 +109,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			f.args = []arg{{"path", n.Path}, {"heading", heading}}
 			return c.fail(caller, f, err)
 		}
+		shown = &h
 		data.Section = h.PathString()
 		text = d.Src[h.Start:h.End]
 		for _, s := range d.Headings {
@@ -115,6 +120,13 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		fmt.Fprintf(&b, "section: %s\n", data.Section)
 	} else {
 		sub = d.Headings
+	}
+	if nc := c.conflictOf(n); nc != nil && a.Offset == 0 {
+		data.Conflict = conflictData(nc, caller, caller.Door != DoorCLI, shown)
+		if caller.Door != DoorCLI {
+			writeConflict(&b, data.Conflict, true, caller)
+			b.WriteString("\nthe note as it is, markers included:\n")
+		}
 	}
 	data.Total = utf8.RuneCount(text)
 
@@ -152,7 +164,11 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			b.WriteString("or read one section: " + call{"read_note", []arg{{"path", n.Path}, {"heading", first}}}.render(caller.Door) + "\n")
 		}
 	}
-	b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
+	if data.Conflict != nil {
+		b.WriteString("To change it: resolve its merge conflicts first (resolve above); edits that keep the markers are refused.\n")
+	} else {
+		b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
+	}
 	if caller.Door == DoorCLI {
 		b.Reset()
 		return c.ReadNoteCLI(data, caller)
@@ -181,6 +197,9 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 		for _, o := range d.Outline {
 			b.WriteString("- " + o + "\n")
 		}
+	}
+	if d.Conflict != nil {
+		writeConflict(&b, d.Conflict, false, caller)
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d}
 }

@@ -48,6 +48,8 @@ type SearchHit struct {
 	Section    string         `json:"section,omitempty"`
 	Line       int            `json:"line,omitempty"`
 	Snippet    string         `json:"snippet,omitempty"`
+	// Conflict is set when the note holds unresolved merge conflicts.
+	Conflict *ConflictData `json:"conflict,omitempty"`
 }
 
 // SearchData is search_notes' structured answer.
@@ -89,11 +91,15 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	}
 	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text()}
 	for _, h := range res.Hits {
-		data.Hits = append(data.Hits, SearchHit{
+		hit := SearchHit{
 			NoteRef:    NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space},
 			Properties: c.hitProperties(h.Path),
 			Section:    h.Heading, Line: h.Line, Snippet: h.Snippet,
-		})
+		}
+		if nc := c.v.ConflictAt(h.Path); nc != nil {
+			hit.Conflict = conflictData(nc, caller, false, nil)
+		}
+		data.Hits = append(data.Hits, hit)
 	}
 
 	var b strings.Builder
@@ -142,6 +148,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			} else {
 				b.WriteString("snippet: " + h.Snippet + "\n")
 			}
+		}
+		if h.Conflict != nil {
+			writeConflict(&b, h.Conflict, false, caller)
 		}
 		args := []arg{{"path", h.Path}}
 		if h.Section != "" {
