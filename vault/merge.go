@@ -20,7 +20,9 @@ import (
 //     one side and unchanged on the other goes; a piece added on one side
 //     comes in after the piece it follows there;
 //   - a piece both sides extended at its end (appends under the same
-//     heading) keeps both additions, ours first, then theirs;
+//     heading) keeps both additions, ours first, then theirs; so does a
+//     piece both sides only added lines to, anywhere (earlier merges of
+//     appends interleave the two sides' lines);
 //   - a piece both sides changed otherwise is merged line by line (diff3);
 //     what still overlaps stays a conflict between git's usual markers, so
 //     that every git tool understands it;
@@ -287,13 +289,17 @@ func (m *merger) pieces(pb, po, pt []piece) ([][]byte, bool) {
 		return nil, false
 	}
 	// The order: the skeleton's pieces, and those only the other side has
-	// after the piece they follow there.
+	// after the piece they follow there — and after what only the
+	// skeleton added at that place, so that at one place ours come first.
 	order := make([]string, 0, len(skel)+len(other))
-	inSkel := map[string]bool{}
+	inSkel, inOther := map[string]bool{}, map[string]bool{}
 	for _, p := range skel {
 		inSkel[p.key] = true
 	}
-	after := map[string][]string{} // key in skel → the other's keys to insert after it
+	for _, p := range other {
+		inOther[p.key] = true
+	}
+	after := map[string][]string{} // key in both → the other's keys to insert after it
 	var lead []string
 	prev := ""
 	for _, p := range other {
@@ -307,11 +313,17 @@ func (m *merger) pieces(pb, po, pt []piece) ([][]byte, bool) {
 			after[prev] = append(after[prev], p.key)
 		}
 	}
-	order = append(order, lead...)
+	var waiting []string
 	for _, p := range skel {
+		if inOther[p.key] {
+			order = append(order, waiting...)
+			waiting = nil
+		}
 		order = append(order, p.key)
-		order = append(order, after[p.key]...)
+		waiting = append(waiting, after[p.key]...)
 	}
+	order = append(order, waiting...)
+	order = append(lead, order...)
 	var out [][]byte
 	for _, k := range order {
 		b, inB := ib[k]
@@ -403,7 +415,55 @@ func (m *merger) value(b, o, t []byte, where string) []byte {
 	if out, ok := m.appends(lb, lo, lt); ok {
 		return out
 	}
+	if out, ok := m.inserts(lb, lo, lt); ok {
+		return out
+	}
 	return m.diff3(lb, lo, lt, where)
+}
+
+// inserts merges two sides that only added lines, anywhere, keeping every
+// line of the base: at each place, the lines ours added, then those theirs
+// added (once when they are the same). This is how appends to one section
+// merge after earlier merges interleaved both sides' lines: the base of
+// the next merge is then no longer a prefix of both. ok is false when a
+// side removed or changed a line.
+func (m *merger) inserts(lb, lo, lt [][]byte) ([]byte, bool) {
+	mo, ok1 := matchLines(lb, lo)
+	mt, ok2 := matchLines(lb, lt)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	for i := range lb {
+		if mo[i] < 0 || mt[i] < 0 {
+			return nil, false
+		}
+	}
+	var out []byte
+	emit := func(ls [][]byte) {
+		for _, l := range ls {
+			if len(out) > 0 && out[len(out)-1] != '\n' {
+				out = append(out, m.eol...)
+			}
+			out = append(out, l...)
+		}
+	}
+	oFrom, tFrom := 0, 0
+	for i := 0; i <= len(lb); i++ {
+		oTo, tTo := len(lo), len(lt)
+		if i < len(lb) {
+			oTo, tTo = mo[i], mt[i]
+		}
+		ao, at := lo[oFrom:oTo], lt[tFrom:tTo]
+		emit(ao)
+		if !sameLines(ao, at) {
+			emit(at)
+		}
+		if i < len(lb) {
+			emit(lo[oTo : oTo+1])
+			oFrom, tFrom = oTo+1, tTo+1
+		}
+	}
+	return out, true
 }
 
 // mergeLines splits text after each "\n"; a last line without one is a

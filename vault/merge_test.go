@@ -10,9 +10,9 @@ import (
 func TestMerge(t *testing.T) {
 	const base = "---\ntitle: Protokoll\nstatus: offen\ntags:\n  - team\n---\n# Protokoll\n\nVorwort.\n\n## Zeitleiste\n\n- 2026-11-01: Start\n\n## Ziele\n\n- schnell\n- billig\n\n## Offen\n\n- Budget\n"
 	for _, tc := range []struct {
-		name               string
-		ours, theirs, want string
-		conflicts          int
+		name                     string
+		base, ours, theirs, want string // base: the shared one when empty
+		conflicts                int
 	}{
 		{
 			name:   "appends under the same heading keep both, ours first",
@@ -78,6 +78,15 @@ func TestMerge(t *testing.T) {
 			conflicts: 1,
 		},
 		{
+			// The base of a later merge: A's entry, which B merged after its
+			// own; now A appended again. Nothing overlaps: all lines stay.
+			name:   "lines added anywhere on both sides are all kept",
+			base:   strings.Replace(base, "- 2026-11-01: Start\n", "- 2026-11-01: Start\n\n- Alice 1\n", 1),
+			ours:   strings.Replace(base, "- 2026-11-01: Start\n", "- 2026-11-01: Start\n\n- Alice 1\n\n- Alice 2\n", 1),
+			theirs: strings.Replace(base, "- 2026-11-01: Start\n", "- 2026-11-01: Start\n\n- Bob 1\n\n- Alice 1\n", 1),
+			want:   strings.Replace(base, "- 2026-11-01: Start\n", "- 2026-11-01: Start\n\n- Bob 1\n\n- Alice 1\n\n- Alice 2\n", 1),
+		},
+		{
 			name:   "CRLF notes keep their line endings",
 			ours:   "# A\r\n\r\n- a\r\n\r\n- alice\r\n",
 			theirs: "# A\r\n\r\n- a\r\n\r\n- bob\r\n",
@@ -86,8 +95,14 @@ func TestMerge(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := base
+			if tc.base != "" {
+				b = tc.base
+			}
 			if strings.HasPrefix(tc.ours, "# A\r\n") {
 				b = "# A\r\n\r\n- a\r\n"
+			}
+			if tc.ours == b || tc.theirs == b {
+				t.Fatal("the case changes nothing on one side; fix the test")
 			}
 			got := Merge([]byte(b), []byte(tc.ours), []byte(tc.theirs), MergeOptions{})
 			if string(got.Text) != tc.want || got.Conflicts != tc.conflicts {
