@@ -145,8 +145,8 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if a.actor == "cli" {
 		a.actor = "mcp"
 	}
-	if f.gitSync < 0 || f.gitSync > 0 && f.gitSync < time.Second {
-		return usagef(withGlobals(cmd, "vaultd serve --git-sync 5m"), "--git-sync %v is too short: give an interval of a second or more, e.g. 5m", f.gitSync)
+	if f.gitSync < 0 || f.gitSync > 0 && f.gitSync < 100*time.Millisecond {
+		return usagef(withGlobals(cmd, "vaultd serve --git-sync 5m"), "--git-sync %v is too short: give an interval of 100ms or more, e.g. 5m", f.gitSync)
 	}
 	if f.gitSync > 0 {
 		a.gitCommit = true // sync pushes vaultd's commits
