@@ -83,9 +83,11 @@ func conflictData(nc *vault.NoteConflict, caller Caller, full bool, only *vault.
 		}
 		d.Summary = fmt.Sprintf("unresolved merge conflict: %s deleted the note, the other side changed it", side)
 	default:
-		d.Summary = "unresolved merge conflict: git lists the note as unmerged, but its text holds no conflict markers any more (resolved by hand, not yet marked resolved)"
+		d.Summary = "git still lists the note as unmerged, but its text holds no conflict markers any more (resolved by hand, not yet marked resolved)"
 	}
 	switch {
+	case nc.Operation != "" && nc.Unmerged && len(nc.Regions) == 0:
+		d.Git = "a " + nc.Operation + " is in progress"
 	case nc.Operation != "" && nc.Unmerged:
 		d.Git = "a " + nc.Operation + " is in progress and git lists the note as unmerged"
 	case nc.Operation != "":
@@ -178,8 +180,11 @@ func sideText(b []byte, full bool) string {
 // read_note, compact (one line per side) for lists.
 func writeConflict(b *strings.Builder, d *ConflictData, full bool, caller Caller) {
 	fmt.Fprintf(b, "conflict: %s (%s)\n", d.Summary, d.Git)
-	if full {
+	switch {
+	case full && len(d.Regions) > 0:
 		b.WriteString("This note holds both sides of a merge between conflict markers (<<<<<<<, =======, >>>>>>>): do not rely on it as written, and resolve it before editing it — edits that keep the markers are refused.\n")
+	case full:
+		b.WriteString("Check that the text below reads as it should, then mark it resolved.\n")
 	}
 	for i, r := range d.Regions {
 		if full {

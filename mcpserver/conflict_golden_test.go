@@ -182,3 +182,56 @@ func TestConflict_SuggestionsWork(t *testing.T) {
 		t.Fatalf("following %s failed:\n%s", ms[2][0], res.Text)
 	}
 }
+
+// TestGolden_ConflictWithoutMarkers: a note whose markers were removed by
+// hand while git still lists it as unmerged is still in conflict; the
+// suggested call marks it resolved as it is (rule 18: followed literally).
+func TestGolden_ConflictWithoutMarkers(t *testing.T) {
+	dir := conflictVault(t)
+	note := filepath.Join(dir, filepath.FromSlash(conflictNote))
+	b, _ := os.ReadFile(note)
+	fixed := regexp.MustCompile(`(?s)<<<<<<< HEAD\n(.*?)=======\n.*?>>>>>>> jonas\n`).ReplaceAllString(string(b), "$1")
+	fi, _ := os.Stat(note)
+	if err := os.WriteFile(note, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(note, fi.ModTime(), fi.ModTime())
+	c := newTestCore(t, dir)
+	call := step{"read_note", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele"}`}
+	r, shown := runStep(t, c, readWrite, call, dir, "")
+	checkContract(t, readWrite, call, r, dir)
+	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "read_note_unmerged_no_markers.golden"), renderGolden(shown, r, dir))
+	m := suggested.FindStringSubmatch(r.Text)
+	if m == nil {
+		t.Fatalf("no resolve call:\n%s", r.Text)
+	}
+	var args map[string]any
+	_ = json.Unmarshal([]byte(m[3]), &args)
+	res := c.Call(context.Background(), readWrite, m[2], args)
+	if res.IsError() {
+		t.Fatalf("following %s failed:\n%s", m[0], res.Text)
+	}
+	checkContract(t, readWrite, step{m[2], m[3]}, res, dir)
+	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "resolve_current.golden"), renderGolden(m[2]+" "+m[3], res, dir))
+	if out, _ := gitCommand(dir, "", "ls-files", "-u").CombinedOutput(); len(out) != 0 {
+		t.Errorf("git still lists unmerged files:\n%s", out)
+	}
+}
+
+// TestGolden_OverviewSyncFailed: vault_overview reports the last git sync
+// round, and says so loudly when it failed.
+func TestGolden_OverviewSyncFailed(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	rep := `{"time":"2026-11-29T11:55:00Z","upstream":"origin/main","error":"push rejected: origin/main has commits this clone does not have yet; the next round fetches and merges them, then pushes","failures":2}`
+	if err := os.WriteFile(filepath.Join(c.v.StateDir(), "git-sync.json"), []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call := step{"vault_overview", `{}`}
+	r, shown := runStep(t, c, readOnly, call, dir, "")
+	checkContract(t, readOnly, call, r, dir)
+	if !strings.Contains(r.Text, "git sync FAILED at 2026-11-29 11:55 UTC: push rejected") {
+		t.Errorf("no failed sync in:\n%s", r.Text)
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "overview_sync_failed.golden"), renderGolden(shown, r, dir))
+}

@@ -125,7 +125,11 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		data.Conflict = conflictData(nc, caller, caller.Door != DoorCLI, shown)
 		if caller.Door != DoorCLI {
 			writeConflict(&b, data.Conflict, true, caller)
-			b.WriteString("\nthe note as it is, markers included:\n")
+			if len(nc.Regions) > 0 {
+				b.WriteString("\nthe note as it is, markers included:\n")
+			} else {
+				b.WriteString("\nthe note as it is:\n")
+			}
 		}
 	}
 	data.Total = utf8.RuneCount(text)

@@ -138,7 +138,7 @@ func resolveText(d *Doc, r ConflictResolution, unmerged bool, stage func(int) ([
 		}
 		switch r.Take {
 		case TakeCurrent:
-			return cur, "the text as it is kept; git is told the conflict is resolved", nil
+			return cur, "the note's text kept as it is", nil
 		case TakeOurs, TakeTheirs:
 			n := map[string]int{TakeOurs: 2, TakeTheirs: 3}[r.Take]
 			b, err := stage(n)

@@ -62,6 +62,8 @@ type gitState struct {
 	sig     string // the index's and the operation's state when unmerged was read
 	merging map[string]unmergedEntry
 	sides   map[string][2]*Commit // by note path, for sig
+
+	noMarkers map[string]markerKey // notes read without markers, by size and mtime (ConflictAt)
 }
 
 type unmergedEntry struct{ stages [4]bool }
@@ -207,18 +209,58 @@ func (v *Vault) ConflictIn(p string, d *Doc) *NoteConflict {
 }
 
 // ConflictAt is ConflictIn for the note at p as it is on disk now; nil
-// also when p cannot be read.
+// also when p cannot be read. A note known to hold no markers is not read
+// again while its size and mtime stay (a search asks for every hit, and
+// hits may be megabyte-long laws).
 func (v *Vault) ConflictAt(p string) *NoteConflict {
+	m, _ := v.unmerged()
+	_, unmerged := m[nfc(p)]
+	fi, err := v.root.Stat(p)
+	if err != nil {
+		return nil
+	}
+	key := markerKey{size: fi.Size(), mod: fi.ModTime().UnixNano()}
+	if !unmerged && v.g.clean(p, key) {
+		return nil
+	}
 	b, err := v.root.ReadFile(p)
 	if err != nil {
 		return nil
 	}
 	if !HasConflicts(b) {
-		if m, _ := v.unmerged(); len(m) == 0 {
+		if int64(len(b)) == key.size {
+			v.g.markClean(p, key)
+		}
+		if !unmerged {
 			return nil
 		}
 	}
 	return v.ConflictIn(p, ParseCached(b))
+}
+
+// markerKey is what a note's "no markers" is remembered by.
+type markerKey struct {
+	size int64
+	mod  int64
+}
+
+// maxCleanNotes bounds the notes remembered as holding no markers.
+const maxCleanNotes = 1 << 14
+
+func (g *gitState) clean(p string, k markerKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	got, ok := g.noMarkers[p]
+	return ok && got == k
+}
+
+func (g *gitState) markClean(p string, k markerKey) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.noMarkers == nil || len(g.noMarkers) >= maxCleanNotes {
+		g.noMarkers = map[string]markerKey{}
+	}
+	g.noMarkers[p] = k
 }
 
 // Conflicts lists every note in conflict, by path.
