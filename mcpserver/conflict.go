@@ -95,7 +95,7 @@ func conflictData(nc *vault.NoteConflict, caller Caller, full bool, only *vault.
 	case nc.Unmerged:
 		d.Git = "git lists the note as unmerged"
 	default:
-		d.Git = "the markers were committed; no merge is in progress"
+		d.Git = "no git operation is in progress; the markers are in the note's text"
 	}
 	canWrite := caller.Perms.Write
 	if !full && len(regs) > listRegions {

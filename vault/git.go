@@ -154,9 +154,15 @@ func gitBusy(gitDir string) string {
 // a commit. When the user's own git holds .git/index.lock, the command is
 // retried for up to gitLockWait rather than failed.
 func (v *Vault) git(args ...string) (string, error) {
+	return v.gitRetry(gitTimeout, nil, args...)
+}
+
+// gitRetry is gitRun, retried while the user's git holds .git/index.lock
+// (for up to gitLockWait); it returns stdout and stderr together.
+func (v *Vault) gitRetry(limit time.Duration, env []string, args ...string) (string, error) {
 	deadline := time.Now().Add(gitLockWait)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		out, err := v.git1(args...)
+		out, _, err := v.gitRun(limit, env, args...)
 		if err == nil || !strings.Contains(out, "index.lock") || time.Now().Add(wait).After(deadline) {
 			return out, err
 		}

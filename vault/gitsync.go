@@ -58,6 +58,9 @@ type SyncReport struct {
 	Error string `json:"error,omitempty"`
 	// Failures counts the rounds in a row that failed, this one included.
 	Failures int `json:"failures,omitempty"`
+	// Rejected: the push failed only because the remote moved meanwhile
+	// (another clone pushed first) — contention, not a fault.
+	Rejected bool `json:"push_rejected,omitempty"`
 }
 
 // OK reports whether the round failed in nothing.
@@ -345,7 +348,7 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 		return false
 	}
 	before, _ := v.git("rev-parse", "HEAD")
-	out, _, err = v.gitRun(syncMergeTimeout, []string{"GIT_MERGE_AUTOEDIT=no"},
+	out, err = v.gitRetry(syncMergeTimeout, []string{"GIT_MERGE_AUTOEDIT=no"},
 		"-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "merge", "--no-edit", "--quiet", r.Upstream)
 	v.forgetGit()
 	if err != nil {
@@ -414,6 +417,7 @@ func (v *Vault) syncPush(r *SyncReport, remote, mergeRef, upstream string) {
 	if err != nil {
 		if strings.Contains(out, "rejected") || strings.Contains(out, "fetch first") || strings.Contains(out, "non-fast-forward") {
 			r.Error = fmt.Sprintf("push rejected: %s has commits this clone does not have yet; the next round fetches and merges them, then pushes", r.Upstream)
+			r.Rejected = true
 			return
 		}
 		r.Error = "git push failed: " + firstGitLine(out, err)
@@ -514,21 +518,28 @@ const syncMaxBackoff = 15 * time.Minute
 
 // SyncEvery runs Sync until ctx ends: a round at once, then one every
 // interval. After a failed round the wait doubles (interval × 2, × 4, …,
-// at most syncMaxBackoff, never less than interval), and every wait varies
-// by ±10 %, so that two clones started together do not keep pushing at
-// the same moment. report, if set, gets each round and the wait before the
-// next.
+// at most syncMaxBackoff, never less than interval); every wait varies by
+// ±10 %, so that two clones started together do not keep pushing at the
+// same moment. A push rejected because another clone pushed first is
+// contention, not a fault: it is retried after one to two intervals,
+// drawn at random (growing waits would let the busier clone starve the
+// other). report, if set, gets each round and the wait before the next.
 func (v *Vault) SyncEvery(ctx context.Context, interval time.Duration, report func(r *SyncReport, next time.Duration)) {
 	for {
 		r := v.Sync(ctx)
 		wait := interval
-		if r.Error != "" {
+		switch {
+		case r.Rejected:
+			wait += time.Duration(rand.Float64() * float64(interval))
+		case r.Error != "":
 			for i := 0; i < r.Failures && wait < syncMaxBackoff; i++ {
 				wait *= 2
 			}
 			wait = max(min(wait, syncMaxBackoff), interval)
+			fallthrough
+		default:
+			wait += time.Duration((rand.Float64()*0.2 - 0.1) * float64(wait))
 		}
-		wait += time.Duration((rand.Float64()*0.2 - 0.1) * float64(wait))
 		if report != nil {
 			report(r, wait)
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitClones makes a bare repository holding files and two clones of it.
@@ -107,7 +108,7 @@ func TestSync_PushRejectedThenRetried(t *testing.T) {
 		return nil
 	}
 	r := va.Sync(context.Background())
-	if r.OK() || !strings.Contains(r.Error, "push rejected: origin/main has commits this clone does not have yet") || r.Failures != 1 {
+	if r.OK() || !r.Rejected || !strings.Contains(r.Error, "push rejected: origin/main has commits this clone does not have yet") || r.Failures != 1 {
 		t.Fatalf("first round: %+v", r)
 	}
 	r = va.Sync(context.Background())
@@ -167,5 +168,30 @@ func TestSync_ConflictResolvedThenPushed(t *testing.T) {
 	}
 	if got := gitRun(t, b, "status", "--porcelain"); got != "" {
 		t.Errorf("B's status: %q", got)
+	}
+}
+
+// A rejected push is contention: retried within two intervals, never
+// backed off further; other failures back off.
+func TestSyncEvery_Backoff(t *testing.T) {
+	_, a, _ := gitClones(t, map[string]string{"A.md": "a\n"})
+	va := gitOpen(t, a)
+	gitRun(t, a, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	ctx, cancel := context.WithCancel(context.Background())
+	var waits []time.Duration
+	va.SyncEvery(ctx, time.Millisecond, func(r *SyncReport, next time.Duration) {
+		if r.OK() || r.Rejected {
+			t.Errorf("round: %+v", r)
+		}
+		waits = append(waits, next)
+		if len(waits) == 4 {
+			cancel()
+		}
+	})
+	for i, w := range waits {
+		lo := time.Duration(float64(time.Millisecond<<(i+1)) * 0.9)
+		if w < lo || w > 2*lo {
+			t.Errorf("wait %d after %d failures: %v, want about %v", i, i+1, w, time.Millisecond<<(i+1))
+		}
 	}
 }
