@@ -101,6 +101,38 @@ var conflictCases = []goldenCase{
 	{name: "resolve_section_text", caller: readWrite, call: step{"resolve_conflict", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Zeitleiste","take":"text","content":"- 2026-10-14 Kickoff\n- 2026-12-15 Launch, DNS-Umstellung um 6:00 Uhr","change_summary":"Zeitleiste zusammengeführt"}`}},
 	{name: "err_resolve_no_conflict_there", caller: readWrite, call: step{"resolve_conflict", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Offene Fragen","take":"ours","change_summary":"x"}`}},
 	{name: "err_resolve_bad_take", caller: readWrite, call: step{"resolve_conflict", `{"path":"1_Projekte/Website-Relaunch.md","take":"mine","change_summary":"x"}`}},
+	{name: "err_resolve_text_with_markers", caller: readWrite, call: step{"resolve_conflict", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","take":"text","content":"<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> jonas\n","change_summary":"x"}`}},
+}
+
+// TestConflict_ErrorSuggestionsWork follows the next call of each refused
+// or failed call on a note in conflict, literally (AGENT-CONTRACT rule 18):
+// it succeeds.
+func TestConflict_ErrorSuggestionsWork(t *testing.T) {
+	next := regexp.MustCompile(`(?m)^next: ([a-z_]+) (\{.*\})$`)
+	for _, name := range []string{"err_update_section", "err_resolve_no_conflict_there", "err_resolve_bad_take"} {
+		t.Run(name, func(t *testing.T) {
+			var tc goldenCase
+			for _, c := range conflictCases {
+				if c.name == name {
+					tc = c
+				}
+			}
+			dir := conflictVault(t)
+			c := newTestCore(t, dir)
+			r, _ := runStep(t, c, tc.caller, tc.call, dir, "")
+			m := next.FindStringSubmatch(r.Text)
+			if !r.IsError() || m == nil {
+				t.Fatalf("want an error with a next call:\n%s", r.Text)
+			}
+			var args map[string]any
+			if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+				t.Fatal(err)
+			}
+			if res := c.Call(context.Background(), tc.caller, m[1], args); res.IsError() {
+				t.Fatalf("following %s failed:\n%s", m[0], res.Text)
+			}
+		})
+	}
 }
 
 // TestGolden_Conflict: a note a merge left in conflict, in every answer
@@ -234,4 +266,15 @@ func TestGolden_OverviewSyncFailed(t *testing.T) {
 		t.Errorf("no failed sync in:\n%s", r.Text)
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "overview_sync_failed.golden"), renderGolden(shown, r, dir))
+
+	ok := `{"time":"2026-11-29T11:58:00Z","upstream":"origin/main","merged":"2 commits from origin/main (merged)","pushed":"3 commits to origin/main"}`
+	if err := os.WriteFile(filepath.Join(c.v.StateDir(), "git-sync.json"), []byte(ok), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, shown = runStep(t, c, readOnly, call, dir, "")
+	checkContract(t, readOnly, call, r, dir)
+	if !strings.Contains(r.Text, "git sync, last round at 2026-11-29 11:58 UTC: merged 2 commits from origin/main (merged); pushed 3 commits to origin/main") {
+		t.Errorf("no sync round in:\n%s", r.Text)
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "overview_sync_ok.golden"), renderGolden(shown, r, dir))
 }
