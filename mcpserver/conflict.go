@@ -251,13 +251,23 @@ func (c *Core) ResolveConflict(ctx context.Context, caller Caller, a ResolveConf
 		f.args = append(f.args, arg{"content", a.Content})
 	}
 	f.args = append(f.args, arg{"change_summary", a.ChangeSummary})
-	res, err := c.v.ResolveConflict(a.Path, vault.ConflictResolution{Heading: a.Heading, Take: a.Take, Text: []byte(a.Content)},
-		c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
-	if err != nil {
-		r := c.failWrite(caller, f, a.Path, err)
-		return changedBy(r, res)
+	o := c.opts(caller, a.ChangeSummary, a.ExpectedVersion)
+	// A resolution by one side or both keeps text someone wrote; the
+	// caller's own text may remove most of the note, and then counts as a
+	// delete, as a replace does.
+	g := &editGuard{caller: caller, tool: tool}
+	if a.Take == vault.TakeText {
+		o = g.opts(o)
 	}
-	w := c.written(caller, "resolve_conflict", a.Heading, a.ChangeSummary, res)
+	res, err := c.v.ResolveConflict(a.Path, vault.ConflictResolution{Heading: a.Heading, Take: a.Take, Text: []byte(a.Content)}, o)
+	g.settle()
+	if err != nil {
+		if r := g.refused(c, f, err); r != nil {
+			return r
+		}
+		return changedBy(c.failWrite(caller, f, a.Path, err), res)
+	}
+	w := g.counted(c.written(caller, "resolve_conflict", a.Heading, a.ChangeSummary, res))
 	data := ResolveConflictData{WriteData: w.Data.(WriteData)}
 	if nc := c.conflictOf(res.Note); nc != nil {
 		data.Remaining = conflictData(nc, caller, false, nil)

@@ -278,3 +278,21 @@ func TestGolden_OverviewSyncFailed(t *testing.T) {
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "overview_sync_ok.golden"), renderGolden(shown, r, dir))
 }
+
+// TestGolden_ConflictResolveRemovesMost: a resolution by the caller's own
+// text that keeps less than half of the note counts as a delete, as a
+// replace does: refused without the delete right.
+func TestGolden_ConflictResolveRemovesMost(t *testing.T) {
+	dir := conflictVault(t)
+	c := newTestCore(t, dir)
+	call := step{"resolve_conflict", `{"path":"1_Projekte/Website-Relaunch.md","take":"text","content":"# Website-Relaunch\n\nkurz.\n","change_summary":"gekürzt"}`}
+	r, shown := runStep(t, c, readWrite, call, dir, "")
+	if !r.IsError() || !strings.Contains(r.Text, "error code: permission_denied") {
+		t.Fatalf("not refused:\n%s", r.Text)
+	}
+	checkContract(t, readWrite, call, r, dir)
+	compareGolden(t, filepath.Join("testdata", "golden", "conflict", "err_resolve_removes_most.golden"), renderGolden(shown, r, dir))
+	if res := c.Call(context.Background(), everyone, call.tool, map[string]any{"path": conflictNote, "take": "text", "content": "# Website-Relaunch\n\nkurz.\n", "change_summary": "gekürzt"}); res.IsError() || !strings.Contains(res.Text, "counted as a delete") {
+		t.Errorf("with the delete right:\n%s", res.Text)
+	}
+}
