@@ -281,7 +281,7 @@ func compareGolden(t *testing.T, file, got string) {
 var (
 	// Unfilled templates and Go internals must never reach an agent.
 	forbidden = []string{"%s", "%!", "<nil>", "{{", `""`, "%v", "%d", "*vault.", "*errors.", "goroutine "}
-	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder|open a section|more outline|previous section|next section|parent section|more sections|did you mean|try): ([a-z_]+) (\{.*\})$`)
+	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder|open a section|more outline|previous section|next section|parent section|more sections|did you mean|try|resolve|resolve all): ([a-z_]+) (\{.*\})$`)
 )
 
 // checkContract checks AGENT-CONTRACT rules mechanically on one result.

@@ -63,7 +63,9 @@ type SearchHit struct {
 	// MoreSections counts the note's matching sections not shown (the
 	// "more" call lists them).
 	MoreSections int `json:"more_sections,omitempty"`
-	matching     int // all of them
+	// Conflict is set when the note holds unresolved merge conflicts.
+	Conflict *ConflictData `json:"conflict,omitempty"`
+	matching int           // all of them
 }
 
 // SearchSuggestion is a "did you mean" for a word no note has.
@@ -167,6 +169,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		if note == nil {
 			hit.MoreSections = max(0, h.SectionsTotal-len(h.Sections))
 		}
+		if nc := c.v.ConflictAt(h.Path); nc != nil {
+			hit.Conflict = conflictData(nc, caller, false, nil)
+		}
 		data.Hits = append(data.Hits, hit)
 	}
 	if note != nil {
@@ -231,6 +236,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			fmt.Fprintf(&b, "sections: %d shown, %d more match\n", len(h.Sections), h.MoreSections)
 			b.WriteString("more: " + call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Path: h.Path}, len(h.Sections))}.render(caller.Door) + "\n")
 		}
+		if h.Conflict != nil {
+			writeConflict(&b, h.Conflict, false, caller)
+		}
 	}
 	if next := data.Offset + len(data.Hits); next < data.Total {
 		b.WriteString("\nnext page: " + call{tool, searchArgs(a, next)}.render(caller.Door) + "\n")
@@ -261,6 +269,9 @@ func (c *Core) searchInNote(caller Caller, a SearchNotesArgs, note *vault.Note, 
 	h := data.Hits[0]
 	writeRef(&b, h.NoteRef, "")
 	writeHitProperties(&b, h.Properties)
+	if h.Conflict != nil {
+		writeConflict(&b, h.Conflict, false, caller)
+	}
 	if len(h.Sections) == 0 {
 		fmt.Fprintf(&b, "no sections at offset %d; %s match.\n", a.Offset, plural(h.matching, "section", "sections"))
 		b.WriteString("first page: " + call{tool, searchArgs(a, 0)}.render(caller.Door))

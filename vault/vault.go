@@ -55,6 +55,7 @@ type Vault struct {
 
 	foldOnce sync.Once // foldsNames
 	folds    bool
+	g        gitState // what git says about the repository (gitconflict.go)
 }
 
 // StateDirName is the default state dir inside a vault.

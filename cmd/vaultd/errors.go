@@ -19,7 +19,7 @@ const (
 	exitError    = 1 // any other error: I/O, a broken state dir, an interrupted run
 	exitUsage    = 2 // the command line is wrong: unknown command or flag, missing argument or --summary
 	exitNotFound = 3 // the note, section, folder, trash entry or vault does not exist
-	exitConflict = 4 // the note changed since the version given (--expect), a heading is ambiguous, the note already exists
+	exitConflict = 4 // the note changed since the version given (--expect), a heading is ambiguous, the note already exists or holds merge conflicts
 	exitDenied   = 5 // the vault's rules (9_System) or a permission forbid the change
 	exitInvalid  = 6 // the path or an argument is not valid: outside the vault, a name Windows cannot store, …
 )
@@ -32,7 +32,8 @@ const exitCodesHelp = `Exit codes:
   2  usage: unknown command or flag, missing argument, missing --summary
   3  not found: note, section, folder, trash entry or vault
   4  conflict: the note changed since --expect VERSION, an ambiguous
-     heading, or the note already exists
+     heading, the note already exists, or it holds unresolved merge
+     conflicts (vaultd resolve)
   5  denied by the vault's rules (9_System) or a permission
   6  invalid path or argument (outside the vault, a name Windows cannot
      store, a bad --sort value, …)`
@@ -70,7 +71,7 @@ func codeOf(err error) int {
 		return f.code
 	case errors.Is(err, vault.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, vault.ErrConflict), errors.Is(err, vault.ErrAmbiguous), errors.Is(err, vault.ErrExists):
+	case errors.Is(err, vault.ErrConflict), errors.Is(err, vault.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict):
 		return exitConflict
 	case errors.Is(err, vault.ErrDenied), errors.Is(err, fs.ErrPermission):
 		return exitDenied

@@ -140,7 +140,7 @@ func (a *app) newRoot() *cobra.Command {
 		c.GroupID = "read"
 		root.AddCommand(c)
 	}
-	for _, c := range append(a.writeCommands(), a.reorgCommands()...) {
+	for _, c := range append(append(a.writeCommands(), a.reorgCommands()...), a.resolveCmd()) {
 		c.GroupID = "write"
 		root.AddCommand(c)
 	}
@@ -148,7 +148,7 @@ func (a *app) newRoot() *cobra.Command {
 	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd()} {
+	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}
