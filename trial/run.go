@@ -196,7 +196,8 @@ const DefaultBudget = 10
 
 // Run runs every question in order and returns the trace. A question's
 // note is resolved first, the way read_note resolves a name; one that
-// names no note of the vault is an error before anything runs. When the
+// names no note of the vault (vault.ErrNotFound), or a phrase its note
+// does not hold (vault.ErrInvalid), is an error before anything runs. When the
 // agent cannot reply (Agent.Next fails), Run returns the trace so far —
 // that question included, with verdict ModelError — and the error.
 func (r *Runner) Run(ctx context.Context, qs []Question) (*Trace, error) {
@@ -222,7 +223,7 @@ func (r *Runner) Run(ctx context.Context, qs []Question) (*Trace, error) {
 		if qs[i].Phrase != "" {
 			sec, ok := locate(n.Doc, qs[i].Phrase)
 			if !ok {
-				return nil, fmt.Errorf("question %d: the note %s does not hold the phrase %q (case and spacing do not count)", i+1, n.Path, qs[i].Phrase)
+				return nil, &vault.Error{Kind: vault.ErrInvalid, Msg: fmt.Sprintf("question %d: the note %s does not hold the phrase %q (case and spacing do not count)", i+1, n.Path, qs[i].Phrase)}
 			}
 			where[i] = sec
 		}

@@ -52,6 +52,7 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"keys":       "the vault owner hands out access keys to clients of the HTTP server; an agent must not mint its own",
 		"index":      "builds or catches up the search index; the server keeps its index current by itself",
 		"undo":       "for people: an agent asks for a change to be reverted; the vault's owner decides and runs it",
+		"trial":      "runs an agent over the tools to trace how the vault's texts serve it; a client of the tools, not one of them",
 		"help":       "cobra's help",
 		"completion": "shell completion script",
 	}
