@@ -25,6 +25,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -210,6 +211,7 @@ func (r *Runner) Run(ctx context.Context, qs []Question) (*Trace, error) {
 		name = "text policy"
 	}
 	t := &Trace{Agent: name, Budget: budget, Rights: rights(r.Conn.Perms)}
+	qs = slices.Clone(qs) // the notes are resolved in the copy
 	where := make([]string, len(qs))
 	for i := range qs {
 		if qs[i].Note == "" {
