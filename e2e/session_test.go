@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultd/vaultd/trial"
 )
 
 // TestGoClient_AgentSession walks the session an agent has on a fresh
@@ -44,7 +46,7 @@ func TestGoClient_AgentSession(t *testing.T) {
 	if !ok {
 		t.Fatalf("search Krankenhäuser: no read: line in:\n%s", sr)
 	}
-	next, ok := parseCall(readLine)
+	next, ok := trial.ParseCall(readLine)
 	if !ok || next.Tool != "read_note" {
 		t.Fatalf("search Krankenhäuser: read: line %q is not a read_note call", readLine)
 	}

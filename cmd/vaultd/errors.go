@@ -22,6 +22,7 @@ const (
 	exitConflict = 4 // the note changed since the version given (--expect), a heading is ambiguous, the note already exists or holds merge conflicts
 	exitDenied   = 5 // the vault's rules (9_System) or a permission forbid the change
 	exitInvalid  = 6 // the path or an argument is not valid: outside the vault, a name Windows cannot store, …
+	exitTrial    = 7 // vaultd trial: a question with a proof was not answered from its note within the budget
 )
 
 // exitCodesHelp is the exit-code table shown in `vaultd --help`; README.md
@@ -36,7 +37,9 @@ const exitCodesHelp = `Exit codes:
      conflicts (vaultd resolve)
   5  denied by the vault's rules (9_System) or a permission
   6  invalid path or argument (outside the vault, a name Windows cannot
-     store, a bad --sort value, …)`
+     store, a bad --sort value, …)
+  7  trial: a question with a proof was not answered from its note
+     within the budget`
 
 // failure is an error as the CLI reports it: what went wrong, what to run
 // instead, and the exit code. Every error a command returns is turned into
@@ -51,6 +54,9 @@ type failure struct {
 	// It never repeats the failed command unchanged.
 	try string
 	err error // the cause, for errors.Is and --json; may be nil
+	// printed says stdout already holds the command's --json answer (a
+	// trial's trace, which says what failed), so no error JSON follows it.
+	printed bool
 }
 
 func (f *failure) Error() string { return f.msg }
@@ -94,6 +100,8 @@ func kindOf(code int) string {
 		return "denied"
 	case exitInvalid:
 		return "invalid"
+	case exitTrial:
+		return "not_answered"
 	}
 	return "error"
 }

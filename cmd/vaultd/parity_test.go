@@ -56,6 +56,7 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"undo":       "for people: an agent asks for a change to be reverted; the vault's owner decides and runs it",
 		"git":        "the owner sets up the clone's git (vaultd as merge driver); git runs the merge driver itself",
 		"sync":       "syncs the clone with its git remote; the owner's choice (serve --git-sync runs it), not an agent's",
+		"trial":      "runs an agent over the tools to trace how the vault's texts serve it; a client of the tools, not one of them",
 		"help":       "cobra's help",
 		"completion": "shell completion script",
 	}

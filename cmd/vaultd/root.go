@@ -54,7 +54,7 @@ func execute(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 	if ctx.Err() != nil && f.code == exitError {
 		f.msg = "interrupted"
 	}
-	if a.json {
+	if a.json && !f.printed {
 		printJSONFailure(a.out, f)
 	}
 	printFailure(a.err, f)
@@ -148,7 +148,7 @@ func (a *app) newRoot() *cobra.Command {
 	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd()} {
+	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}
