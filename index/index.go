@@ -31,6 +31,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 	zapx "github.com/blevesearch/zapx/v17"
 
 	"github.com/vaultd/vaultd/vault"
@@ -101,6 +102,10 @@ type Status struct {
 	Watching bool
 	// Problem explains, for people, what is degraded ("" if nothing).
 	Problem string
+	// Unhealthy is true while the index cannot be written (a full state
+	// dir): searches are refused until it heals by itself (Problem says
+	// why).
+	Unhealthy bool `json:",omitempty"`
 	// Indexed counts the notes (re)indexed since Open: parsed and written
 	// to the index, not just found unchanged.
 	Indexed int
@@ -109,6 +114,9 @@ type Status struct {
 // Text renders the status as one line for people and agents, "" when the
 // index is complete: "index building: 3,120 of 6,636 notes".
 func (s Status) Text() string {
+	if s.Unhealthy {
+		return "index not up to date: " + s.Problem
+	}
 	if !s.Building {
 		return ""
 	}
@@ -136,7 +144,7 @@ type Index struct {
 	log  *slog.Logger
 	dir  string
 	lock *lockFile
-	bi   bleve.Index
+	bi   *store // the bleve index, with its health (health.go)
 
 	// wmu serializes every change of the index, the manifest and the path
 	// set. Searches never take it.
@@ -262,8 +270,18 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	}
 	ix := &Index{v: v, o: o, log: o.Logger, dir: o.Dir, lock: lock, ready: make(chan struct{}), rescan: make(chan struct{}, 1)}
 	if err := ix.openBleve(); err != nil {
-		lock.release()
-		return nil, err
+		var busy *BusyError
+		if errors.As(err, &busy) {
+			lock.release()
+			return nil, err
+		}
+		// The index cannot be made now (a full or read-only state dir):
+		// this process owns it anyway, unhealthy, and makes it as soon as
+		// it can (heal), so that others on the vault are served then too.
+		ix.log.Error("search index: cannot open it; retrying in the background", "err", err)
+		ix.bi = &store{onFail: ix.requestRescan, dir: ix.dir}
+		ix.bi.fail(err)
+		ix.man = newManifest()
 	}
 	ix.rebuildResolver()
 	ix.noteCount.Store(int64(ix.man.notes()))
@@ -285,11 +303,17 @@ func (ix *Index) openBleve() error {
 	if _, err := os.Stat(path); err == nil && merr == nil && man.Version == mappingVersion {
 		bi, err := bleve.OpenUsing(path, cfg)
 		if err == nil {
-			ix.bi, ix.man = bi, man
+			ix.setBleve(bi)
+			ix.man = man
 			return nil
 		}
 		if isBoltTimeout(err) {
 			return &BusyError{PID: readPID(filepath.Join(ix.dir, lockName))}
+		}
+		if diskTrouble(err) {
+			// A full or unwritable state dir, not a damaged index: keep
+			// it for when the disk is usable again.
+			return fmt.Errorf("open the search index: %w", err)
 		}
 		ix.log.Warn("search index unreadable; rebuilding it", "err", err)
 	} else if err == nil {
@@ -305,9 +329,28 @@ func (ix *Index) openBleve() error {
 		}
 		return fmt.Errorf("create the search index: %w", err)
 	}
-	ix.bi, ix.man = bi, newManifest()
+	ix.setBleve(bi)
+	ix.man = newManifest()
 	ix.manDirty = true
 	return nil
+}
+
+// setBleve makes bi the index's bleve index (the first, or the one that
+// replaces an unhealthy one).
+func (ix *Index) setBleve(bi bleve.Index) {
+	if ix.bi == nil {
+		ix.bi = newStore(bi)
+	} else {
+		ix.bi.heal(bi)
+	}
+	ix.bi.openRO = ix.openReadOnly
+	ix.bi.dir = ix.dir
+	ix.bi.onFail = ix.requestRescan // wakes the loop, which heals
+}
+
+// openReadOnly opens the index as last persisted, for reading only.
+func (ix *Index) openReadOnly() (bleve.Index, error) {
+	return bleve.OpenUsing(filepath.Join(ix.dir, indexDirName), map[string]any{"read_only": true, "bolt_timeout": "1s"})
 }
 
 func isBoltTimeout(err error) bool {
@@ -329,6 +372,12 @@ func (ix *Index) Status() Status {
 	s := Status{Building: ix.building.Load(), Watching: ix.watching.Load(), Indexed: int(ix.indexed.Load())}
 	if p := ix.problem.Load(); p != nil {
 		s.Problem = *p
+	}
+	if err := ix.bi.healthy(); err != nil {
+		s.Problem, s.Unhealthy = err.Error(), true
+		if ix.bi.stale() {
+			s.Problem = staleText(ix.bi.err().(*UnhealthyError).Cause)
+		}
 	}
 	if s.Building {
 		s.Done, s.Total = int(ix.done.Load()), int(ix.total.Load())
@@ -377,9 +426,11 @@ func (ix *Index) run() {
 		w = ix.startWatcher()
 		ix.watcher.Store(w)
 	}
-	if err := ix.catchUp(ix.ctx); err != nil && ix.ctx.Err() == nil {
-		ix.log.Error("search index: comparing with the files failed", "err", err)
-		ix.setProblem("comparing the index with the files failed: " + err.Error())
+	if ix.bi.healthy() == nil {
+		if err := ix.catchUp(ix.ctx); err != nil && ix.ctx.Err() == nil && ix.bi.healthy() == nil {
+			ix.log.Error("search index: comparing with the files failed", "err", err)
+			ix.setProblem("comparing the index with the files failed: " + err.Error())
+		}
 	}
 	close(ix.ready)
 	var poll <-chan time.Time
@@ -389,7 +440,20 @@ func (ix *Index) run() {
 		defer t.Stop()
 		poll = t.C
 	}
+	// While the index cannot be written, the loop tries to heal it,
+	// first after healFirst, then ever less often (up to healMax).
+	healWait := healFirst
+	var healTimer *time.Timer
 	for {
+		var heal <-chan time.Time
+		if ix.bi.healthy() != nil {
+			if healTimer == nil {
+				healTimer = time.NewTimer(healWait)
+			}
+			heal = healTimer.C
+		} else {
+			healWait = healFirst
+		}
 		select {
 		case <-ix.ctx.Done():
 			if w != nil {
@@ -401,11 +465,65 @@ func (ix *Index) run() {
 			if ix.watching.Load() {
 				continue
 			}
+		case <-heal:
+			healTimer = nil
+			if !ix.heal() {
+				healWait = min(2*healWait, healMax)
+				continue
+			}
+		}
+		if ix.bi.healthy() != nil {
+			continue // a rescan would be refused; the heal timer runs
 		}
 		if err := ix.catchUp(ix.ctx); err != nil && ix.ctx.Err() == nil {
+			if ix.bi.healthy() != nil {
+				ix.log.Warn("search index: still cannot be written", "err", err)
+				healWait = min(2*healWait, healMax)
+				continue
+			}
 			ix.log.Error("search index: rescan failed", "err", err)
 		}
 	}
+}
+
+// How soon and how often an unhealthy index tries to heal.
+const (
+	healFirst = 250 * time.Millisecond
+	healMax   = 4 * time.Second
+)
+
+// heal reopens an unhealthy index from what bleve last persisted (or makes
+// a new one) with the manifest that matches it; the catch-up that follows
+// reindexes what changed meanwhile, the notes of the failed write
+// included. It reports whether the index is usable again (the next write
+// may still fail while the disk is full; then it is unhealthy again).
+func (ix *Index) heal() bool {
+	if err := ix.bi.waitClosed(ix.ctx); err != nil {
+		return false
+	}
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if ix.bi.healthy() == nil {
+		return true
+	}
+	cause := ix.bi.err()
+	ix.bi.closeRO()
+	// openBleve loads the manifest saved with the last persisted batches,
+	// which describes what the reopened index holds (a batch is persisted
+	// before the manifest records it); a rebuilt index starts from an
+	// empty one.
+	if err := ix.openBleve(); err != nil {
+		ix.log.Warn("search index: cannot reopen it yet", "err", err)
+		return false
+	}
+	ix.paths = nil
+	ix.rebuildResolverLocked()
+	ix.noteCount.Store(int64(ix.man.notes()))
+	ix.problem.Store(nil)
+	ix.gen.Add(1)
+	ix.log.Info("search index: writable again; catching up", "was", cause)
+	ix.requestRescan()
+	return true
 }
 
 // requestRescan asks the background loop for a full rescan (coalesced).
@@ -507,22 +625,23 @@ func (ix *Index) catchUp(ctx context.Context) error {
 // policy, in one after compacting. Failure only costs search
 // speed, so it is logged, not returned.
 func (ix *Index) compact(ctx context.Context) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return
-	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return
-	}
 	start := time.Now()
-	// Into one segment: with a document per section the laws are 145,000
-	// documents, which bleve's default policy leaves in 16 segments, and
-	// every term of a query is then looked up 16 times (searches measured
-	// 3× slower).
-	o := mergeplan.SingleSegmentMergePlanOptions
-	if err := s.ForceMerge(ctx, &o); err != nil && ctx.Err() == nil {
-		ix.log.Warn("search index: merging segments failed", "err", err)
+	err := ix.bi.advanced(true, func(adv bindex.Index) error {
+		s, ok := adv.(*scorch.Scorch)
+		if !ok {
+			return nil
+		}
+		// Into one segment: with a document per section the laws are
+		// 145,000 documents, which bleve's default policy leaves in 16
+		// segments, and every term of a query is then looked up 16 times
+		// (searches measured 3× slower).
+		o := mergeplan.SingleSegmentMergePlanOptions
+		return s.ForceMerge(ctx, &o)
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			ix.log.Warn("search index: merging segments failed", "err", err)
+		}
 		return
 	}
 	// The merged-away segment files stay on disk while the snapshot
@@ -581,7 +700,7 @@ func (ix *Index) checkOrphans(onDisk map[string]bool) ([]string, error) {
 		}
 	}
 	if b.Size() > 0 {
-		if err := ix.bi.Batch(b); err != nil {
+		if err := ix.bi.Batch(b, 0); err != nil {
 			return nil, err
 		}
 		ix.gen.Add(1)

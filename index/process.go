@@ -343,8 +343,12 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 	fsys := ix.v.FS()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	if err := ix.bi.healthy(); err != nil {
+		return nil, nil, err
+	}
 	b := ix.bi.NewBatch()
 	var applied []result
+	text := 0
 	for _, r := range rs {
 		if !r.gone {
 			fi, err := fs.Stat(fsys, r.path)
@@ -379,9 +383,10 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			}
 		}
 		applied = append(applied, r)
+		text += r.bytes
 	}
 	if b.Size() > 0 {
-		err := ix.bi.Batch(b)
+		err := ix.bi.Batch(b, text)
 		ix.gen.Add(1) // also after a failed batch: it may have been applied in part
 		if err != nil {
 			return nil, nil, err

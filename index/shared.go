@@ -130,8 +130,11 @@ func (s *Shared) attachLocked() error {
 			srv, lerr := listen(s.dir, ix, up, s.log)
 			if lerr != nil {
 				// Without a socket others cannot share the index, but
-				// this process can still use it.
-				s.log.Warn("search index: cannot serve it to other vaultd processes", "error", lerr)
+				// this process can still use it, and serves it as soon
+				// as it can (a full state dir has no room for the
+				// socket's address file).
+				s.log.Warn("search index: cannot serve it to other vaultd processes yet; retrying", "error", lerr)
+				go s.listenLater(ix, up)
 			}
 			s.local, s.up, s.srv, s.client = ix, up, srv, nil
 			s.gen++
@@ -153,6 +156,31 @@ func (s *Shared) attachLocked() error {
 		}
 		time.Sleep(wait)
 		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// listenRetry is how often an owner that could not open its socket tries
+// again.
+var listenRetry = time.Second
+
+// listenLater opens the socket for the local index ix once it can, unless
+// this process no longer owns ix by then.
+func (s *Shared) listenLater(ix *Index, up *groupUpdate) {
+	for {
+		time.Sleep(listenRetry)
+		s.mu.Lock()
+		if s.closed || s.local != ix {
+			s.mu.Unlock()
+			return
+		}
+		srv, err := listen(s.dir, ix, up, s.log)
+		if err == nil {
+			s.srv = srv
+			s.mu.Unlock()
+			s.log.Info("search index: now shared with other vaultd processes on the vault")
+			return
+		}
+		s.mu.Unlock()
 	}
 }
 

@@ -70,45 +70,47 @@ func (ix *Index) occurs(w qword) bool {
 
 // alike returns the vault's words spelled like w, as written in a note.
 func (ix *Index) alike(ctx context.Context, w qword) []string {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	fr, ok := r.(bindex.IndexReaderFuzzy)
-	if !ok {
-		return nil
-	}
-	fuzz := 1
-	if utf8.RuneCountInString(w.Term) > 5 {
-		fuzz = 2
-	}
-	d, auto, err := fr.FieldDictFuzzyAutomaton(fBody, w.Term, fuzz, "")
-	if err != nil {
-		return nil
-	}
 	type cand struct {
 		term string
 		dist uint8
 		n    uint64
 	}
 	var cands []cand
-	for i := 0; i < maxScan; i++ {
-		e, err := d.Next()
-		if err != nil || e == nil {
-			break
+	err := ix.bi.advanced(false, func(adv bindex.Index) error {
+		r, err := adv.Reader()
+		if err != nil {
+			return err
 		}
-		if strings.HasPrefix(e.Term, partMark) || strings.ContainsAny(e.Term, "-0123456789") {
-			continue
+		defer r.Close()
+		fr, ok := r.(bindex.IndexReaderFuzzy)
+		if !ok {
+			return nil
 		}
-		_, dist := auto.MatchAndDistance(e.Term)
-		cands = append(cands, cand{e.Term, dist, e.Count})
+		fuzz := 1
+		if utf8.RuneCountInString(w.Term) > 5 {
+			fuzz = 2
+		}
+		d, auto, err := fr.FieldDictFuzzyAutomaton(fBody, w.Term, fuzz, "")
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		for i := 0; i < maxScan; i++ {
+			e, err := d.Next()
+			if err != nil || e == nil {
+				break
+			}
+			if strings.HasPrefix(e.Term, partMark) || strings.ContainsAny(e.Term, "-0123456789") {
+				continue
+			}
+			_, dist := auto.MatchAndDistance(e.Term)
+			cands = append(cands, cand{e.Term, dist, e.Count})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil
 	}
-	d.Close()
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].dist != cands[j].dist {
 			return cands[i].dist < cands[j].dist
