@@ -66,6 +66,8 @@ type Results struct {
 	// Status is the index's state when the search ran; Status.Building
 	// means hits may be missing (say so: Status.Text()).
 	Status Status
+	// MeaningCoverage and MeaningProblem are set by SearchFused (meaning.go).
+	MeaningCoverage, MeaningProblem string
 }
 
 // Suggestion offers, for a query word no note has, the vault's words that
@@ -124,6 +126,10 @@ type Hit struct {
 	Heading string
 	Line    int
 	Snippet string
+
+	// By says what found the hit when words and meaning are fused
+	// (SearchFused): ByWords, ByMeaning or ByBoth; "" for a word search.
+	By string
 
 	phrase float64 // see locate
 }

@@ -48,7 +48,8 @@ const (
 	addrName = "index.addr" // the socket's path, written by the owner
 	// wireProto changes whenever the messages below change incompatibly.
 	//	2: Query.Path and Query.Sections; hits carry their sections
-	wireProto = 2
+	//	3: similar
+	wireProto = 3
 )
 
 // Shared is a handle on a vault's index that other vaultd processes on the
@@ -267,6 +268,25 @@ func (s *Shared) Search(ctx context.Context, q Query) (*Results, error) {
 			res = r.Results
 			if res == nil {
 				res = &Results{}
+			}
+		}
+		return err
+	})
+	return res, err
+}
+
+// Similar returns the notes like a note or section; see (*Index).Similar.
+func (s *Shared) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, error) {
+	var res *SimilarResults
+	err := s.do(func(ix *Index) (err error) {
+		res, err = ix.Similar(ctx, q)
+		return err
+	}, func(c *wireClient) error {
+		r, err := c.call(ctx, 0, wireRequest{Method: "similar", Similar: q})
+		if err == nil {
+			res = r.Similar
+			if res == nil {
+				res = &SimilarResults{}
 			}
 		}
 		return err

@@ -26,8 +26,9 @@ type wireHello struct {
 
 type wireRequest struct {
 	ID      uint64
-	Method  string // search, backlinks, status, update, wait
+	Method  string // search, similar, backlinks, status, update, wait
 	Query   Query
+	Similar SimilarQuery
 	Path    string
 	Paths   []string
 	Timeout time.Duration // the caller's remaining time; 0: none
@@ -36,6 +37,7 @@ type wireRequest struct {
 type wireResponse struct {
 	ID        uint64
 	Results   *Results
+	Similar   *SimilarResults
 	Backlinks []Backlink
 	Status    *Status
 	Ready     bool
@@ -162,6 +164,8 @@ func (w *wireServer) handle(req wireRequest) (resp wireResponse) {
 	switch req.Method {
 	case "search":
 		resp.Results, err = w.ix.Search(ctx, req.Query)
+	case "similar":
+		resp.Similar, err = w.ix.Similar(ctx, req.Similar)
 	case "backlinks":
 		resp.Backlinks, err = w.ix.Backlinks(ctx, req.Path)
 	case "status":

@@ -19,6 +19,7 @@ import (
 // where it is consumed; *index.Index implements it.
 type Index interface {
 	Search(ctx context.Context, q index.Query) (*index.Results, error)
+	Similar(ctx context.Context, q index.SimilarQuery) (*index.SimilarResults, error)
 	Backlinks(ctx context.Context, path string) ([]index.Backlink, error)
 	Status() index.Status
 	Update(paths ...string) error

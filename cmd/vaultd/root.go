@@ -136,7 +136,7 @@ func (a *app) newRoot() *cobra.Command {
 	)
 	root.SetHelpCommandGroupID("setup")
 	root.SetCompletionCommandGroupID("setup")
-	for _, c := range append(a.readCommands(), a.searchCmd(), a.backlinksCmd()) {
+	for _, c := range append(a.readCommands(), a.searchCmd(), a.similarCmd(), a.backlinksCmd()) {
 		c.GroupID = "read"
 		root.AddCommand(c)
 	}

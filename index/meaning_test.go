@@ -1,0 +1,157 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaultd/vaultd/embed"
+	"github.com/vaultd/vaultd/embed/embedtest"
+)
+
+var meaningNotes = map[string]string{
+	"Arbeit/Kündigung.md": "# Kündigung\n\nDie Kündigung kam per Post, fristlos.\n\n## Reise\n\nDanach Urlaub und Ferien.\n",
+	"Garten/Beet.md":      "# Beet\n\nTomaten und Pflanzen im Gewächshaus.\n",
+	"Haus/Umzug.md":       "# Umzug\n\nDie neue Wohnung ist ein altes Gebäude.\n",
+	"Netz/Router.md":      "# Router\n\nDer Router verteilt das WLAN, ein Switch pro Stock.\n",
+}
+
+func startMeaning(t *testing.T, ix *Index, e embed.Embedder) *Meaning {
+	t.Helper()
+	m, err := ix.StartMeaning(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := m.WaitSynced(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func tinyStatic(t *testing.T) *embed.Static {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := embedtest.WriteModel(dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := embed.LoadStatic(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestMeaning_FindsOtherWords: "Entlassung" is in no note; by meaning the
+// note on Kündigung is found, its section named; a query with the words
+// finds by both.
+func TestMeaning_FindsOtherWords(t *testing.T) {
+	v, _ := newVault(t, meaningNotes)
+	ix := openIndex(t, v, Options{})
+	m := startMeaning(t, ix, tinyStatic(t))
+	if c := m.CoverageText(); c != "" {
+		t.Errorf("after the first pass: coverage %q, want complete", c)
+	}
+	ctx := context.Background()
+	words := mustSearch(t, ix, Query{Text: "Entlassung"})
+	if len(words.Hits) != 0 {
+		t.Fatalf("by words Entlassung finds %v, want nothing", hitPaths(words))
+	}
+	r, err := ix.SearchFused(ctx, m, Query{Text: "Entlassung"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hits) == 0 || r.Hits[0].Path != "Arbeit/Kündigung.md" || r.Hits[0].By != ByMeaning || r.Hits[0].Heading != "Kündigung" {
+		t.Fatalf("fused Entlassung: got %+v, want Arbeit/Kündigung.md by meaning, section Kündigung", r.Hits)
+	}
+	r, _ = ix.SearchFused(ctx, m, Query{Text: "Urlaub"}, "")
+	if len(r.Hits) == 0 || r.Hits[0].Path != "Arbeit/Kündigung.md" || r.Hits[0].By != ByBoth {
+		t.Errorf("fused Urlaub: got %+v, want the note by both", r.Hits)
+	}
+	r, _ = ix.SearchFused(ctx, m, Query{Text: "Gebäude"}, ByWords)
+	if len(r.Hits) != 1 || r.Hits[0].By != "" {
+		t.Errorf("words only: got %+v", r.Hits)
+	}
+	r, _ = ix.SearchFused(ctx, m, Query{Text: "house", Space: "Haus"}, ByMeaning)
+	if len(r.Hits) != 1 || r.Hits[0].Path != "Haus/Umzug.md" {
+		t.Errorf("meaning only in a space: got %+v", r.Hits)
+	}
+}
+
+// TestMeaning_StoreKeyedByContent: a restart embeds nothing again; a
+// changed section only that; another model starts over in its own file.
+func TestMeaning_StoreKeyedByContent(t *testing.T) {
+	v, dir := newVault(t, meaningNotes)
+	idxDir := filepath.Join(t.TempDir(), "ix")
+	ix := openIndex(t, v, Options{Dir: idxDir})
+	s := tinyStatic(t)
+	srv := embedtest.NewServer(s)
+	defer srv.Close()
+	client := func(model string) embed.Embedder {
+		e, err := embed.NewOpenAI(embed.Config{Kind: embed.KindOpenAI, URL: srv.URL1(), Model: model, BatchSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	m := startMeaning(t, ix, client("tiny"))
+	first := srv.Requests
+	if first == 0 {
+		t.Fatal("nothing was embedded")
+	}
+	m.Close()
+	m = startMeaning(t, ix, client("tiny"))
+	if srv.Requests != first {
+		t.Errorf("a restart sent %d more requests, want none", srv.Requests-first)
+	}
+	// One section changes.
+	p := filepath.Join(dir, "Garten", "Beet.md")
+	if err := os.WriteFile(p, []byte("# Beet\n\nTomaten und Paprika im Garten.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update("Garten/Beet.md"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Batches = nil
+	if err := m.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Batches; len(got) != 1 || got[0] != 1 {
+		t.Errorf("after one section changed: batches %v, want one of 1", got)
+	}
+	m.Close()
+	// Another model: its own file, the old one removed.
+	m2 := startMeaning(t, ix, client("other"))
+	files, _ := filepath.Glob(filepath.Join(idxDir, "vectors-*.bin"))
+	if len(files) != 1 || !strings.Contains(files[0], "openai_other") {
+		t.Errorf("vector files %v, want only the other model's", files)
+	}
+	if m2.StoreSize() == 0 {
+		t.Error("the other model's vectors are empty")
+	}
+}
+
+// TestMeaning_EndpointDown: the embedder cannot be reached; search by
+// words goes on and says why meaning is missing.
+func TestMeaning_EndpointDown(t *testing.T) {
+	v, _ := newVault(t, meaningNotes)
+	ix := openIndex(t, v, Options{})
+	srv := embedtest.NewServer(tinyStatic(t))
+	srv.FailNext.Store(1 << 20)
+	defer srv.Close()
+	zero := 0
+	e, _ := embed.NewOpenAI(embed.Config{Kind: embed.KindOpenAI, URL: srv.URL1(), Model: "tiny", Retries: &zero})
+	m := startMeaning(t, ix, e)
+	if c := m.CoverageText(); !strings.Contains(c, "meaning search is not available: embedding server") || !strings.Contains(c, "by words only") {
+		t.Errorf("coverage %q", c)
+	}
+	r, err := ix.SearchFused(context.Background(), m, Query{Text: "Router"}, "")
+	if err != nil || len(r.Hits) != 1 || r.MeaningProblem == "" {
+		t.Errorf("got %+v, %v; want the word hit and the problem", r, err)
+	}
+}
