@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"text/template"
 	"time"
@@ -19,8 +20,39 @@ import (
 	"github.com/vaultd/vaultd/rules"
 )
 
-// Version is vaultd's version, reported to clients.
-var Version = "0.4.0"
+// Version is vaultd's version: what `vaultd --version`, `vaultd version`
+// and the MCP serverInfo all report. `make build` and `make dist` stamp it
+// from git (git describe --tags --always --dirty) with
+//
+//	-ldflags "-X github.com/vaultd/vaultd/mcpserver.Version=v1.2.3"
+//
+// A build without the stamp reports the module version `go install …@v1.2.3`
+// records, else "dev" (with the VCS revision when the build recorded one).
+var Version = ""
+
+func init() {
+	if Version == "" {
+		Version = buildVersion()
+	}
+}
+
+// buildVersion is the version an unstamped build knows of itself.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	v := "dev"
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "-" + s.Value[:12]
+		}
+	}
+	return v
+}
 
 // Limits are the rate limits of one connection.
 type Limits struct {

@@ -54,6 +54,7 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"undo":       "for people: an agent asks for a change to be reverted; the vault's owner decides and runs it",
 		"help":       "cobra's help",
 		"completion": "shell completion script",
+		"version":    "prints the version; MCP clients get it as serverInfo.version",
 	}
 	a := &app{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}}
 	root := a.newRoot()
