@@ -133,6 +133,9 @@ type ServerOptions struct {
 	Connection func(ctx context.Context) *Connection
 	// Default is the connection for stdio.
 	Default *Connection
+	// ClientLog, when set, is attached to the server: the log records
+	// handed to its Handler go to the clients as MCP log notifications.
+	ClientLog *ClientLog
 }
 
 // NewServer builds the MCP server over a core: every tool registered, the
@@ -179,10 +182,30 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 	}
 	s := server.NewMCPServer("vaultd", Version,
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, false),
+		server.WithPromptCapabilities(false),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completions{c}),
+		server.WithResourceCompletionProvider(completions{c}),
 		server.WithRecovery(),
+		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
 		server.WithInstructions(c.InstructionsFor(defaultPerms)),
 	)
+	if o.ClientLog != nil {
+		o.ClientLog.s.Store(s)
+	}
+	// Notes as resources, workflows as prompts, subscriptions to notes:
+	// all read-only, so every connection (each has read) gets them.
+	c.addResources(s, hooks)
+	c.addPrompts(s, func(ctx context.Context) Perms {
+		if cn := connOf(ctx); cn != nil {
+			return cn.Perms
+		}
+		return Perms{Read: true}
+	})
+	newSubscriptions(c, s, hooks)
 	for _, t := range tools {
 		t := t
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -204,7 +227,7 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 			if t.perm != "read" && allowed(cn.Perms, t.perm) {
 				r = withBudget(r, cn, time.Now())
 			}
-			o.Logger.Info("tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
+			o.Logger.InfoContext(ctx, "tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})
 	}
