@@ -9,7 +9,7 @@
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
-#   make stress  the long-running data-safety and HTTP limit tests (minutes), with figures
+#   make stress  the long-running data-safety, HTTP limit and gesetze search-quality tests (minutes), with figures
 
 GO       ?= go
 BIN      := bin/vaultd
@@ -110,13 +110,16 @@ e2e:
 	$(GO) test -count=1 ./e2e/...
 
 # The long versions of the data-safety tests (editors saving in place and by
-# rename racing appends, 300 SIGKILLs during writes, a full state dir) and
-# of the HTTP limit tests (8 × 60 MB bodies with peak RSS from
-# /proc/PID/status, 1,100 slow connections, a 75 s rogue agent). They log
-# their figures; VAULTD_E2E_BIN=path measures another build over HTTP.
+# rename racing appends, 300 SIGKILLs during writes, a full state dir), of
+# the HTTP limit tests (8 × 60 MB bodies with peak RSS from
+# /proc/PID/status, 1,100 slow connections, a 75 s rogue agent) and of git
+# sync (TestStress_GitSyncConverges: a minute of appends on two clones
+# served with --git-sync). They log their figures; VAULTD_E2E_BIN=path
+# measures another build over HTTP.
 stress:
 	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/
 	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/
+	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestQuality_Gesetze' -v ./index
 
 vet:
 	$(GO) vet ./...

@@ -1,5 +1,9 @@
 // Command bench measures vaultd's search index on the shared corpora and
-// prints one table of medians:
+// prints one table of medians. With -baseline REV (make bench passes the
+// reference commit named in bench/bench.sh) the build, search and stdio
+// figures are measured for that commit's code too, in the same run and
+// interleaved with this tree's (baseline build, this build, baseline
+// build, …), and printed side by side with their ratio:
 //
 //   - full build: wall time, notes/s, MB/s, peak RSS (of a child process that
 //     does only the build), index size on disk;
@@ -18,6 +22,13 @@
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
 //	               [-only build,restart,search,watch,stdio,http] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-baseline REV]
+//
+// The baseline is the bench program of commit REV (git archive, go build),
+// so its children build and search with that commit's index; the query set
+// is this tree's, handed to both in a file. Build and search run in child
+// processes (-child build|restart|search), so that peak RSS is the index's
+// alone and both variants are measured the same way.
 //
 // Corpora are copied (or unpacked) into a temp dir first; the originals are
 // read-only. bench/bench.sh installs ripgrep when it is missing and runs
@@ -66,6 +77,7 @@ func main() {
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
 	writes := flag.Int("writes", 50, "external writes for the change-to-searchable latency")
+	baseline := flag.String("baseline", "", "git revision whose build, search and stdio figures are measured side by side with this tree's")
 	keep := flag.Bool("keep", false, "keep the temp dir")
 	flag.StringVar(&reuse, "tmp", "", "use (and keep) this temp dir; an index built there before is reused")
 	flag.BoolVar(&perQuery, "perquery", false, "print each query's latency, total and top hits")
@@ -89,7 +101,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "temp dir:", tmp)
 	}
 
-	var rows [][]string
+	self, err := os.Executable()
+	check(err)
+	variants := []*variant{{name: "this tree", bench: self, state: ".state"}}
+	if *baseline != "" {
+		if b, err := buildBaseline(*baseline, tmp); err != nil {
+			fmt.Fprintf(os.Stderr, "baseline %s skipped: %v\n", *baseline, err)
+			baselineNote = fmt.Sprintf("baseline %s skipped: %v", *baseline, err)
+		} else {
+			variants = append([]*variant{b}, variants...)
+		}
+	}
+	t := &table{compare: len(variants) > 1}
+	if t.compare {
+		t.baseName = variants[0].rev
+	}
+
 	for _, name := range strings.Split(*corpus, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
@@ -101,82 +128,208 @@ func main() {
 			continue
 		}
 		notes, bytes := countNotes(dir)
-		state := filepath.Join(tmp, name+".state")
-		add := func(metric, value, target string) {
-			rows = append(rows, []string{name, metric, value, target})
-		}
+		t.corpus = name
 		fmt.Fprintf(os.Stderr, "%s: %d notes, %.1f MB\n", name, notes, float64(bytes)/1e6)
+		stateOf := func(v *variant) string { return filepath.Join(tmp, name+v.state) }
 
 		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"]
-		if needIndex && (parts["build"] || !exists(filepath.Join(state, "index.manifest"))) {
-			var walls, rsss, sizes []float64
+		if needIndex {
 			n := *runs
 			if !parts["build"] {
 				n = 1
 			}
+			walls := make([][]float64, len(variants))
+			rsss := make([][]float64, len(variants))
+			sizes := make([][]float64, len(variants))
 			for i := range n {
-				check(os.RemoveAll(state))
-				r := runChild("build", dir, state)
-				walls = append(walls, r.Seconds)
-				rsss = append(rsss, float64(r.MaxRSSKB)/1024)
-				sizes = append(sizes, float64(dirSize(filepath.Join(state, "index")))/1e6)
-				fmt.Fprintf(os.Stderr, "  build %d: %.1fs, peak RSS %.0f MB\n", i+1, r.Seconds, float64(r.MaxRSSKB)/1024)
+				for vi, v := range variants { // interleaved: baseline, this tree, baseline, …
+					state := stateOf(v)
+					if !parts["build"] && exists(filepath.Join(state, "index.manifest")) {
+						continue
+					}
+					check(os.RemoveAll(state))
+					r := runChild(v.bench, "build", dir, state)
+					walls[vi] = append(walls[vi], r.Seconds)
+					rsss[vi] = append(rsss[vi], float64(r.MaxRSSKB)/1024)
+					sizes[vi] = append(sizes[vi], float64(dirSize(filepath.Join(state, "index")))/1e6)
+					fmt.Fprintf(os.Stderr, "  build %d (%s): %.1fs, peak RSS %.0f MB, %.0f MB on disk\n", i+1, v.name, r.Seconds, float64(r.MaxRSSKB)/1024, sizes[vi][len(sizes[vi])-1])
+				}
 			}
 			if parts["build"] {
-				w := median(walls)
-				target := ""
-				if name == "gesetze" {
-					target = "≤ 90 s"
+				med := func(x [][]float64) []float64 {
+					out := make([]float64, len(x))
+					for i := range x {
+						out[i] = median(x[i])
+					}
+					return out
 				}
-				add("full build: wall time", fmt.Sprintf("%.1f s", w), target)
-				add("full build: notes/s", fmt.Sprintf("%.0f", float64(notes)/w), "")
-				add("full build: MB/s", fmt.Sprintf("%.1f", float64(bytes)/1e6/w), "")
-				t := ""
+				w := med(walls)
+				target, maxRatio := "", 0.0
 				if name == "gesetze" {
-					t = "≤ 1024 MB"
+					target, maxRatio = "≤ 90 s; ≤ 1.3× baseline", 1.3
 				}
-				add("full build: peak RSS", fmt.Sprintf("%.0f MB", median(rsss)), t)
-				add("index size on disk", fmt.Sprintf("%.0f MB", median(sizes)), "")
+				t.cmp("full build: wall time", w, secs, target, func(v float64) bool { return name != "gesetze" || v <= 90 }, maxRatio)
+				nps := make([]float64, len(w))
+				for i := range w {
+					nps[i] = float64(notes) / w[i]
+				}
+				t.cmp("full build: notes/s", nps, func(v float64) string { return fmt.Sprintf("%.0f", v) }, "", nil, 0)
+				target = ""
+				if name == "gesetze" {
+					target, maxRatio = "≤ 1024 MB; ≤ 1.0× baseline", 1.0
+				}
+				t.cmp("full build: peak RSS", med(rsss), mb, target, func(v float64) bool { return name != "gesetze" || v <= 1024 }, maxRatio)
+				target = ""
+				if name == "gesetze" {
+					target, maxRatio = "≤ 1.5× baseline", 1.5
+				}
+				t.cmp("index size on disk", med(sizes), mb, target, nil, maxRatio)
 			}
 		}
 		if parts["restart"] {
 			var walls, rsss []float64
 			reindexed := 0
+			v := variants[len(variants)-1]
 			for range *runs {
-				r := runChild("restart", dir, state)
+				r := runChild(v.bench, "restart", dir, stateOf(v))
 				walls = append(walls, r.Seconds)
 				rsss = append(rsss, float64(r.MaxRSSKB)/1024)
 				reindexed = max(reindexed, r.Indexed)
 			}
-			add("restart unchanged: catch-up", fmt.Sprintf("%.2f s", median(walls)), "≤ 3 s")
-			add("restart unchanged: notes reindexed", fmt.Sprint(reindexed), "0")
-			add("restart unchanged: peak RSS", fmt.Sprintf("%.0f MB", median(rsss)), "")
+			t.add("restart unchanged: catch-up", fmt.Sprintf("%.2f s", median(walls)), "≤ 3 s")
+			t.add("restart unchanged: notes reindexed", fmt.Sprint(reindexed), "0")
+			t.add("restart unchanged: peak RSS", fmt.Sprintf("%.0f MB", median(rsss)), "")
 		}
 		if parts["search"] {
-			searchBench(name, dir, state, *rounds, add)
+			searchBench(name, dir, tmp, variants, stateOf, *rounds, t)
 		}
 		if parts["watch"] {
-			watchBench(dir, state, *writes, add)
+			watchBench(dir, stateOf(variants[len(variants)-1]), *writes, t.add)
 		}
 		if parts["stdio"] {
-			stdioBench(name, dir, tmp, add)
+			stdioBench(name, dir, tmp, variants, t)
 		}
 		if parts["http"] && name == "gesetze" { // HTTP load: 8 clients, 30 s (bench/http.go)
-			httpBench(*corpora, name, tmp, add)
+			httpBench(*corpora, name, tmp, t.add)
 		}
 	}
 	fmt.Println("command: go run ./bench " + strings.Join(os.Args[1:], " "))
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "corpus\tmetric\tmedian\ttarget")
-	fmt.Fprintln(tw, "------\t------\t------\t------")
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	if baselineNote != "" {
+		fmt.Println(baselineNote)
 	}
-	tw.Flush()
+	t.print(os.Stdout)
 	if stdioCommand != "" {
 		fmt.Println(stdioCommand)
 	}
 }
+
+// baselineNote says why the baseline columns are missing, or which
+// commit they are.
+var baselineNote string
+
+// variant is a version of vaultd being measured: this tree, or the
+// baseline commit.
+type variant struct {
+	name   string // "this tree", "baseline"
+	rev    string // the baseline's revision as given
+	bench  string // the bench binary (its -child modes)
+	vaultd string // the vaultd binary (stdio), built on first use
+	src    string // module root of its source
+	state  string // suffix of its state dirs
+}
+
+// buildBaseline exports revision rev of this repository into tmp and
+// builds its bench program (whose children use rev's index package).
+func buildBaseline(rev, tmp string) (*variant, error) {
+	root, err := stdioModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	full, err := exec.Command("git", "-C", root, "rev-parse", "--verify", rev+"^{commit}").Output()
+	if err != nil {
+		return nil, fmt.Errorf("git rev-parse %s: not a commit of this repository", rev)
+	}
+	hash := strings.TrimSpace(string(full))
+	src := filepath.Join(tmp, "baseline-src")
+	check(os.RemoveAll(src))
+	check(os.MkdirAll(src, 0o755))
+	archive := exec.Command("sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", root, hash, src)
+	archive.Stderr = os.Stderr
+	if err := archive.Run(); err != nil {
+		return nil, fmt.Errorf("git archive %s: %w", rev, err)
+	}
+	bin := filepath.Join(tmp, "baseline-bench")
+	build := exec.Command("go", "build", "-o", bin, "./bench")
+	build.Dir = src
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("go build ./bench at %s: %w", rev, err)
+	}
+	baselineNote = fmt.Sprintf("baseline: commit %s (%s), built from git archive; ratio = this tree / baseline", hash[:12], rev)
+	return &variant{name: "baseline", rev: rev, bench: bin, src: src, state: ".base-state"}, nil
+}
+
+// table collects the printed rows.
+type table struct {
+	corpus   string
+	compare  bool
+	baseName string
+	rows     [][]string
+}
+
+// add adds a row measured for this tree only.
+func (t *table) add(metric, value, target string) {
+	t.rows = append(t.rows, []string{t.corpus, metric, "", value, "", target, ""})
+}
+
+// cmp adds a row with one value per variant (baseline first when
+// comparing). abs, if set, checks this tree's value against an absolute
+// target; maxRatio > 0 bounds this tree / baseline.
+func (t *table) cmp(metric string, vals []float64, format func(float64) string, target string, abs func(float64) bool, maxRatio float64) {
+	cur := vals[len(vals)-1]
+	row := []string{t.corpus, metric, "", format(cur), "", target, ""}
+	ok, judged := true, false
+	if abs != nil && target != "" {
+		ok, judged = abs(cur), true
+	}
+	if len(vals) > 1 {
+		base := vals[0]
+		row[2] = format(base)
+		if base > 0 {
+			r := cur / base
+			row[4] = fmt.Sprintf("%.2f×", r)
+			if maxRatio > 0 {
+				ok, judged = ok && r <= maxRatio, true
+			}
+		}
+	}
+	if judged {
+		row[6] = map[bool]string{true: "met", false: "MISSED"}[ok]
+	}
+	t.rows = append(t.rows, row)
+}
+
+func (t *table) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if t.compare {
+		fmt.Fprintln(tw, "corpus\tmetric\tbaseline\tthis tree\tratio\ttarget\t")
+		fmt.Fprintln(tw, "------\t------\t--------\t---------\t-----\t------\t")
+		for _, r := range t.rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+	} else {
+		fmt.Fprintln(tw, "corpus\tmetric\tmedian\ttarget\t")
+		fmt.Fprintln(tw, "------\t------\t------\t------\t")
+		for _, r := range t.rows {
+			fmt.Fprintln(tw, strings.Join([]string{r[0], r[1], r[3], r[5], r[6]}, "\t"))
+		}
+	}
+	tw.Flush()
+}
+
+func secs(v float64) string { return fmt.Sprintf("%.1f s", v) }
+func mb(v float64) string   { return fmt.Sprintf("%.0f MB", v) }
+func msf(v float64) string  { return fmt.Sprintf("%.1f ms", v) }
 
 // prepare copies or unpacks a corpus into tmp and returns its folder.
 func prepare(corpora, name, tmp string) (string, error) {
@@ -253,19 +406,19 @@ func dirSize(dir string) int64 {
 type childResult struct {
 	Seconds  float64
 	Indexed  int
-	MaxRSSKB int64 // the child's VmHWM
+	MaxRSSKB int64        // the child's VmHWM
+	Queries  []childQuery `json:",omitempty"` // search mode
 }
 
-// runChild runs this program as a child doing one build or restart, so that
-// its peak RSS is that of the index alone.
-func runChild(mode, dir, state string) childResult {
-	exe, err := os.Executable()
-	check(err)
-	cmd := exec.Command(exe, "-child", mode, dir, state)
+// runChild runs the bench program exe (this one or the baseline's) as a
+// child doing one build or restart, so that its peak RSS is that of the
+// index alone.
+func runChild(exe, mode, dir, state string, extra ...string) childResult {
+	cmd := exec.Command(exe, append([]string{"-child", mode, dir, state}, extra...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "child %s failed: %v\n%s\n", mode, err, out)
+		fmt.Fprintf(os.Stderr, "child %s %s failed: %v\n%s\n", exe, mode, err, out)
 		os.Exit(1)
 	}
 	var r childResult
@@ -281,15 +434,16 @@ func runChild(mode, dir, state string) childResult {
 }
 
 // child opens the index on dir with state dir state, waits until it is up
-// to date and prints the time it took.
+// to date and prints the time it took; in search mode it then runs the
+// queries of a file (see searchChild).
 func child(args []string) {
-	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: bench -child build|restart VAULT STATE")
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: bench -child build|restart|search VAULT STATE [QUERIES ROUNDS]")
 		os.Exit(2)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	dir, state := args[1], args[2]
-	if f := os.Getenv("VAULTD_BENCH_CPUPROFILE"); f != "" {
+	if f := os.Getenv("VAULTD_BENCH_CPUPROFILE"); f != "" && args[0] != "search" {
 		out, err := os.Create(f)
 		check(err)
 		check(pprof.StartCPUProfile(out))
@@ -307,9 +461,70 @@ func child(args []string) {
 	check(ix.WaitReady(context.Background()))
 	took := time.Since(start)
 	st := ix.Status()
+	r := childResult{Seconds: took.Seconds(), Indexed: st.Indexed}
+	if args[0] == "search" {
+		if len(args) != 5 {
+			fmt.Fprintln(os.Stderr, "usage: bench -child search VAULT STATE QUERIES ROUNDS")
+			os.Exit(2)
+		}
+		var rounds int
+		fmt.Sscan(args[4], &rounds)
+		r.Queries = searchChild(ix, args[3], rounds)
+	}
 	check(ix.Close())
 	check(v.Close())
-	json.NewEncoder(os.Stdout).Encode(childResult{Seconds: took.Seconds(), Indexed: st.Indexed, MaxRSSKB: vmHWM()})
+	r.MaxRSSKB = vmHWM()
+	json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// childQuery is one query of the search set as the child gets and
+// answers it.
+type childQuery struct {
+	Text   string
+	Folder string `json:",omitempty"`
+	Space  string `json:",omitempty"`
+	// Answers:
+	Millis []float64 `json:",omitempty"` // one latency per round
+	Total  int       `json:",omitempty"`
+	Top    []string  `json:",omitempty"` // the first three sections shown, "path [heading]"
+}
+
+// searchChild runs the queries in file (JSON, []childQuery) once to warm
+// up (page cache, dictionaries) and then rounds times, and returns them
+// with their latencies. Search computes the snippets of every hit, so the
+// figures include them.
+func searchChild(ix *index.Index, file string, rounds int) []childQuery {
+	b, err := os.ReadFile(file)
+	check(err)
+	var qs []childQuery
+	check(json.Unmarshal(b, &qs))
+	ctx := context.Background()
+	q := func(c childQuery) index.Query { return index.Query{Text: c.Text, Folder: c.Folder, Space: c.Space} }
+	for i, c := range qs {
+		r, err := ix.Search(ctx, q(c))
+		check(err)
+		qs[i].Total = r.Total
+		// The first three sections shown: hits in order, each hit's
+		// sections in order.
+	top:
+		for _, h := range r.Hits {
+			for _, s := range h.Sections {
+				if len(qs[i].Top) == 3 {
+					break top
+				}
+				qs[i].Top = append(qs[i].Top, h.Path+" ["+s.Heading+"]")
+			}
+		}
+	}
+	for range rounds {
+		for i, c := range qs {
+			start := time.Now()
+			_, err := ix.Search(ctx, q(c))
+			qs[i].Millis = append(qs[i].Millis, float64(time.Since(start).Microseconds())/1000)
+			check(err)
+		}
+	}
+	return qs
 }
 
 // vmHWM is this process's peak resident set size in KB (0 if unknown).
@@ -403,49 +618,63 @@ func rgArgs(text string) []string {
 	return args
 }
 
-func searchBench(name, dir, state string, rounds int, add func(metric, value, target string)) {
-	v, err := vault.Open(dir, vault.Options{StateDir: state})
-	check(err)
-	defer v.Close()
-	ix, err := index.Open(v, index.Options{})
-	check(err)
-	defer ix.Close()
-	check(ix.WaitReady(context.Background()))
+// searchBench times the query set in a child per variant (baseline and
+// this tree alternately, twice each) on the index the build left, and rg
+// on the same folder.
+func searchBench(name, dir, tmp string, variants []*variant, stateOf func(*variant) string, rounds int, t *table) {
 	qs := queries(name)
-	// Warm up once (page cache, dictionaries).
-	for _, q := range qs {
-		_, err := ix.Search(context.Background(), q.q)
-		check(err)
+	in := make([]childQuery, len(qs))
+	for i, q := range qs {
+		in[i] = childQuery{Text: q.q.Text, Folder: q.q.Folder, Space: q.q.Space}
 	}
-	var lat []time.Duration
-	per := make([][]time.Duration, len(qs))
-	for range rounds {
-		for i, q := range qs {
-			start := time.Now()
-			_, err := ix.Search(context.Background(), q.q)
-			d := time.Since(start)
-			lat = append(lat, d)
-			per[i] = append(per[i], d)
-			check(err)
+	file := filepath.Join(tmp, name+".queries.json")
+	b, err := json.Marshal(in)
+	check(err)
+	check(os.WriteFile(file, b, 0o644))
+	lat := make([][]time.Duration, len(variants))
+	var last [][]childQuery = make([][]childQuery, len(variants))
+	for range 2 {
+		for vi, v := range variants {
+			r := runChild(v.bench, "search", dir, stateOf(v), file, fmt.Sprint(max(1, rounds/2)))
+			for _, q := range r.Queries {
+				for _, m := range q.Millis {
+					lat[vi] = append(lat[vi], time.Duration(m*float64(time.Millisecond)))
+				}
+			}
+			last[vi] = r.Queries
 		}
 	}
 	if perQuery {
-		for i, q := range qs {
-			r, _ := ix.Search(context.Background(), q.q)
-			var top []string
-			for _, h := range r.Hits[:min(3, len(r.Hits))] {
-				top = append(top, h.Path+" ["+h.Heading+"]")
+		for vi, v := range variants {
+			fmt.Fprintf(os.Stderr, "  %s:\n", v.name)
+			for _, q := range last[vi] {
+				var d []time.Duration
+				for _, m := range q.Millis {
+					d = append(d, time.Duration(m*float64(time.Millisecond)))
+				}
+				fmt.Fprintf(os.Stderr, "  %-32q %8s  total %5d  %s\n", q.Text+" "+q.Folder+q.Space, ms(percentile(d, 50)), q.Total, strings.Join(q.Top, " | "))
 			}
-			fmt.Fprintf(os.Stderr, "  %-32q %8s  total %5d  %s\n", q.q.Text+" "+q.q.Folder+q.q.Space, ms(percentile(per[i], 50)), r.Total, strings.Join(top, " | "))
 		}
 	}
-	p50, p95 := percentile(lat, 50), percentile(lat, 95)
-	add(fmt.Sprintf("search p50 (%d queries × %d)", len(qs), rounds), ms(p50), "≤ 20 ms")
-	add("search p95", ms(p95), "")
+	p50s, p95s := make([]float64, len(variants)), make([]float64, len(variants))
+	for vi := range variants {
+		p50s[vi] = float64(percentile(lat[vi], 50).Microseconds()) / 1000
+		p95s[vi] = float64(percentile(lat[vi], 95).Microseconds()) / 1000
+	}
+	limit := 20.0
+	if name == "gesetze" {
+		limit = 5
+	}
+	t.cmp(fmt.Sprintf("search p50 with snippets (%d queries × %d)", len(qs), 2*max(1, rounds/2)), p50s, msf, fmt.Sprintf("≤ %.0f ms", limit), func(v float64) bool { return v <= limit }, 0)
+	t.cmp("search p95 with snippets", p95s, msf, "≤ 20 ms", func(v float64) bool { return v <= 20 }, 0)
+
+	if name == "gesetze" {
+		questionsBench(dir, tmp, variants, stateOf, t)
+	}
 
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		add("rg -i -l p50", "rg not installed", "")
+		t.add("rg -i -l p50", "rg not installed", "")
 		return
 	}
 	var rgLat []time.Duration
@@ -465,8 +694,70 @@ func searchBench(name, dir, state string, rounds int, add func(metric, value, ta
 		}
 	}
 	rp50 := percentile(rgLat, 50)
-	add("rg -i -l p50 (same queries)", ms(rp50), "")
-	add("speed-up over rg (p50)", fmt.Sprintf("%.1f×", float64(rp50)/float64(p50)), "≥ 5×")
+	t.add("rg -i -l p50 (same queries)", ms(rp50), "")
+	p50 := p50s[len(p50s)-1]
+	t.add("speed-up over rg (p50)", fmt.Sprintf("%.1f×", float64(rp50.Microseconds())/1000/p50), "≥ 5×")
+}
+
+// questionsBench asks the search-quality questions of
+// index/testdata/gesetze-questions.txt (written from reading the laws) of
+// each variant and counts those whose answer is among the first three
+// sections shown. (A variant with one section per hit shows the first
+// three hits' sections.)
+func questionsBench(dir, tmp string, variants []*variant, stateOf func(*variant) string, t *table) {
+	root, err := stdioModuleRoot()
+	check(err)
+	b, err := os.ReadFile(filepath.Join(root, "index", "testdata", "gesetze-questions.txt"))
+	if err != nil {
+		t.add("section questions", "skipped: "+err.Error(), "")
+		return
+	}
+	var qs []childQuery
+	var answers [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, " | ")
+		if len(f) < 3 {
+			continue
+		}
+		qs = append(qs, childQuery{Text: f[0]})
+		answers = append(answers, f[2:])
+	}
+	file := filepath.Join(tmp, "gesetze.questions.json")
+	js, err := json.Marshal(qs)
+	check(err)
+	check(os.WriteFile(file, js, 0o644))
+	found := make([]float64, len(variants))
+	p50 := make([]float64, len(variants))
+	for vi, v := range variants {
+		r := runChild(v.bench, "search", dir, stateOf(v), file, "3")
+		var lat []time.Duration
+		for i, q := range r.Queries {
+			for _, m := range q.Millis {
+				lat = append(lat, time.Duration(m*float64(time.Millisecond)))
+			}
+			ok := false
+			for _, top := range q.Top[:min(3, len(q.Top))] {
+				p, h, _ := strings.Cut(strings.TrimSuffix(top, "]"), " [")
+				for _, a := range answers[i] {
+					ap, ah, _ := strings.Cut(a, "#")
+					ok = ok || p == ap && (h == ah || strings.HasSuffix(h, " > "+ah))
+				}
+			}
+			if ok {
+				found[vi]++
+			}
+			if perQuery {
+				fmt.Fprintf(os.Stderr, "  %s %-40q %v  %s\n", v.name, q.Text, ok, strings.Join(q.Top, " | "))
+			}
+		}
+		p50[vi] = float64(percentile(lat, 50).Microseconds()) / 1000
+	}
+	t.cmp(fmt.Sprintf("section questions: answer in the first 3 sections (of %d)", len(qs)), found,
+		func(v float64) string { return fmt.Sprintf("%.0f", v) }, fmt.Sprintf("%d", len(qs)), func(v float64) bool { return int(v) == len(qs) }, 0)
+	t.cmp("section questions: search p50", p50, msf, "≤ 5 ms", func(v float64) bool { return v <= 5 }, 0)
 }
 
 // watchBench writes notes from outside (as an editor would) and measures

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -29,27 +30,35 @@ import (
 // stdioCalls is how many calls of each tool are timed.
 const stdioCalls = 240
 
-// stdioBinary is the vaultd binary built once per bench run.
-var stdioBinary string
-
 // stdioCommand is the server's command line, printed under the table.
 var stdioCommand string
 
-// stdioBuild builds ./cmd/vaultd into tmp (once).
-func stdioBuild(tmp string) string {
-	if stdioBinary != "" {
-		return stdioBinary
+// stdioBuild builds the variant's ./cmd/vaultd into tmp (once); nil
+// variant: this tree.
+func stdioBuild(tmp string, v *variant) string {
+	if v == nil {
+		v = &thisTree
 	}
-	root, err := stdioModuleRoot()
-	check(err)
-	bin := filepath.Join(tmp, "vaultd-bench-bin")
+	if v.vaultd != "" {
+		return v.vaultd
+	}
+	root := v.src
+	if root == "" {
+		var err error
+		root, err = stdioModuleRoot()
+		check(err)
+	}
+	bin := filepath.Join(tmp, "vaultd-bench-bin"+strings.ReplaceAll(v.state, ".", "-"))
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/vaultd")
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
 	check(cmd.Run())
-	stdioBinary = bin
+	v.vaultd = bin
 	return bin
 }
+
+// thisTree stands for this tree where no variant is given.
+var thisTree = variant{name: "this tree", state: ".state"}
 
 // stdioModuleRoot finds the directory of go.mod from the working directory.
 func stdioModuleRoot() (string, error) {
@@ -111,6 +120,14 @@ type stdioSession struct {
 }
 
 func (s *stdioSession) call(name string, args map[string]any) (string, time.Duration) {
+	text, d, _, _ := s.callHits(name, args)
+	return text, d
+}
+
+// callHits is call that also returns the number of sections the
+// structured answer's hits show (search_notes; a hit without a sections
+// list, as before hits were sections, shows one).
+func (s *stdioSession) callHits(name string, args map[string]any) (string, time.Duration, int, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -132,13 +149,73 @@ func (s *stdioSession) call(name string, args map[string]any) (string, time.Dura
 			fmt.Fprintf(os.Stderr, "  stdio: %s %v: tool error:\n%s\n", name, args, b.String())
 		}
 	}
-	return b.String(), d
+	hits, sections := 0, 0
+	if sc, ok := res.StructuredContent.(map[string]any); ok {
+		if hs, ok := sc["hits"].([]any); ok {
+			hits = len(hs)
+			for _, h := range hs {
+				n := 1
+				if m, ok := h.(map[string]any); ok {
+					if ss, ok := m["sections"].([]any); ok {
+						n = max(1, len(ss))
+					}
+				}
+				sections += n
+			}
+		}
+	}
+	return b.String(), d, hits, sections
 }
 
-// stdioBench serves a copy of the corpus over stdio and times read_note,
-// search_notes and append_to_note round trips.
-func stdioBench(name, dir, tmp string, add func(metric, value, target string)) {
-	bin := stdioBuild(tmp)
+// stdioFigures are one variant's stdio measurements.
+type stdioFigures struct {
+	ready                        time.Duration
+	r50, r95, s50, s95, a50, a95 time.Duration
+	hitChars, sectionChars       float64 // search_notes text per hit (note) and per section shown, in characters
+	tools                        int
+	toolsJSON                    int
+	errors                       int
+	notes, queries, targets      int
+}
+
+// stdioBench runs stdioRun for each variant (baseline first) and adds the
+// rows.
+func stdioBench(name, dir, tmp string, variants []*variant, t *table) {
+	figs := make([]stdioFigures, len(variants))
+	for i, v := range variants {
+		figs[i] = stdioRun(name, dir, tmp, v)
+	}
+	col := func(f func(stdioFigures) float64) []float64 {
+		out := make([]float64, len(figs))
+		for i := range figs {
+			out[i] = f(figs[i])
+		}
+		return out
+	}
+	d := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+	cur := figs[len(figs)-1]
+	t.cmp("stdio: index ready (fresh state dir)", col(func(f stdioFigures) float64 { return f.ready.Seconds() }), secs, "", nil, 0)
+	t.cmp(fmt.Sprintf("stdio: read_note p50 (%d calls, %d notes)", stdioCalls, cur.notes), col(func(f stdioFigures) float64 { return d(f.r50) }), msf, "", nil, 0)
+	t.cmp("stdio: read_note p95", col(func(f stdioFigures) float64 { return d(f.r95) }), msf, "", nil, 0)
+	t.cmp(fmt.Sprintf("stdio: search_notes p50 (%d calls, %d queries)", stdioCalls, cur.queries), col(func(f stdioFigures) float64 { return d(f.s50) }), msf, "", nil, 0)
+	t.cmp("stdio: search_notes p95", col(func(f stdioFigures) float64 { return d(f.s95) }), msf, "", nil, 0)
+	chars := func(v float64) string { return fmt.Sprintf("%.0f chars", v) }
+	t.cmp("stdio: search_notes text per hit (note)", col(func(f stdioFigures) float64 { return f.hitChars }), chars, "", nil, 0)
+	t.cmp("stdio: search_notes text per section shown", col(func(f stdioFigures) float64 { return f.sectionChars }), chars,
+		"≤ 400 chars", func(v float64) bool { return v <= 400 }, 0)
+	t.cmp(fmt.Sprintf("stdio: append_to_note p50 (%d calls, %d notes)", stdioCalls, cur.targets), col(func(f stdioFigures) float64 { return d(f.a50) }), msf, "", nil, 0)
+	t.cmp("stdio: append_to_note p95", col(func(f stdioFigures) float64 { return d(f.a95) }), msf, "", nil, 0)
+	t.cmp(fmt.Sprintf("stdio: tools/list result JSON (%d tools, all rights)", cur.tools), col(func(f stdioFigures) float64 { return float64(f.toolsJSON) }),
+		func(v float64) string { return fmt.Sprintf("%.0f bytes", v) }, "", nil, 0)
+	if cur.errors > 0 {
+		t.add("stdio: tool calls answered with isError", fmt.Sprint(cur.errors), "0")
+	}
+}
+
+// stdioRun serves a copy of the corpus over stdio with the variant's
+// vaultd and times read_note, search_notes and append_to_note round trips.
+func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
+	bin := stdioBuild(tmp, v)
 	vdir := filepath.Join(tmp, name+".stdio-vault")
 	state := filepath.Join(tmp, name+".stdio-state")
 	check(os.RemoveAll(vdir))
@@ -224,14 +301,20 @@ func stdioBench(name, dir, tmp string, add func(metric, value, target string)) {
 			"change_summary": fmt.Sprintf("bench: Eintrag %d angehängt", i)}
 	}
 
+	var chars, hits, sections int
 	measure := func(tool string, args func(int) map[string]any) (p50, p95 time.Duration) {
 		for i := range 5 { // warm-up
 			s.call(tool, args(i))
 		}
 		var lat []time.Duration
 		for i := range stdioCalls {
-			_, d := s.call(tool, args(i))
+			text, d, n, ns := s.callHits(tool, args(i))
 			lat = append(lat, d)
+			if n > 0 {
+				chars += utf8.RuneCountInString(text)
+				hits += n
+				sections += ns
+			}
 		}
 		return percentile(lat, 50), percentile(lat, 95)
 	}
@@ -240,13 +323,12 @@ func stdioBench(name, dir, tmp string, add func(metric, value, target string)) {
 	a50, a95 := measure("append_to_note", appendArgs)
 
 	stdioCommand = "stdio rows: go build -o BIN ./cmd/vaultd; BIN serve --vault <copy of the corpus> --state-dir <fresh temp dir> " +
-		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client"
-	add("stdio: index ready (fresh state dir)", fmt.Sprintf("%.1f s", ready.Seconds()), "")
-	add(fmt.Sprintf("stdio: read_note p50 / p95 (%d calls, %d notes)", stdioCalls, len(notes)), ms(r50)+" / "+ms(r95), "")
-	add(fmt.Sprintf("stdio: search_notes p50 / p95 (%d calls, %d queries)", stdioCalls, len(qs)), ms(s50)+" / "+ms(s95), "")
-	add(fmt.Sprintf("stdio: append_to_note p50 / p95 (%d calls, %d notes)", stdioCalls, len(targets)), ms(a50)+" / "+ms(a95), "")
-	add(fmt.Sprintf("stdio: tools/list result JSON (%d tools, all rights)", len(tools.Tools)), fmt.Sprintf("%d bytes", len(tj)), "")
-	if s.errors > 0 {
-		add("stdio: tool calls answered with isError", fmt.Sprint(s.errors), "0")
+		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client; text per hit = search_notes text characters / hits (notes), per section = / sections shown"
+	f := stdioFigures{ready: ready, r50: r50, r95: r95, s50: s50, s95: s95, a50: a50, a95: a95,
+		tools: len(tools.Tools), toolsJSON: len(tj), errors: s.errors, notes: len(notes), queries: len(qs), targets: len(targets)}
+	if hits > 0 {
+		f.hitChars = float64(chars) / float64(hits)
+		f.sectionChars = float64(chars) / float64(sections)
 	}
+	return f
 }

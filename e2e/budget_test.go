@@ -1,10 +1,11 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/trial"
 )
 
 // The budgeted agent (issue text): "for 10 questions about example-vault,
@@ -14,94 +15,30 @@ import (
 // calls. Include questions that start from a typo'd path, a wrong space
 // and an ambiguous heading."
 //
-// The policy stands in for a cheap model: it knows the question only
-// through its starting call, never looks at structuredContent, and never
-// uses knowledge of the vault. Whatever it needs next must be in the text.
+// The policy is vaultd's own text-only policy (trial.Next, which vaultd
+// trial --policy text runs too): it stands in for a cheap model, knows the
+// question only through its starting call here, never looks at
+// structuredContent, and never uses knowledge of the vault. Whatever it
+// needs next must be in the text.
 
 // budget is the number of calls a question may use, the first included.
 const budget = 4
-
-// toolCall is a tool name with its arguments.
-type toolCall struct {
-	Tool string
-	Args map[string]any
-}
-
-func (c toolCall) String() string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // keep "Projekte > Ziele" readable
-	_ = enc.Encode(c.Args)
-	return c.Tool + " " + strings.TrimSpace(b.String())
-}
-
-// parseCall reads a suggested call as the text spells it:
-// `read_note {"path": "1_Projekte/X.md", "heading": "Ziele"}`.
-func parseCall(s string) (toolCall, bool) {
-	name, args, ok := strings.Cut(strings.TrimSpace(s), " ")
-	if !ok || name == "" {
-		return toolCall{}, false
-	}
-	c := toolCall{Tool: name}
-	if err := json.Unmarshal([]byte(args), &c.Args); err != nil {
-		return toolCall{}, false
-	}
-	if c.Args == nil {
-		c.Args = map[string]any{}
-	}
-	return c, true
-}
-
-// policy decides the next call from the text of the last answer alone:
-//   - an error: follow its first "next: TOOL {json}" line;
-//   - a successful read_note: stop, the agent answers from what it read;
-//   - a search: follow the first hit's "read: read_note {json}" line;
-//   - anything else (listings, overview, empty searches): follow "next:",
-//     else read the first "path:" it shows.
-//
-// ok is false when the text offers nothing to follow.
-func policy(prev toolCall, r result) (next toolCall, ok bool) {
-	follow := func(prefix string) (toolCall, bool) {
-		for _, line := range strings.Split(r.Text, "\n") {
-			if rest, found := strings.CutPrefix(line, prefix); found {
-				return parseCall(rest)
-			}
-		}
-		return toolCall{}, false
-	}
-	if r.IsError {
-		return follow("next: ")
-	}
-	if prev.Tool == "read_note" {
-		return toolCall{}, false
-	}
-	if c, ok := follow("read: "); ok {
-		return c, true
-	}
-	if c, ok := follow("next: "); ok {
-		return c, true
-	}
-	if p, ok := field(r.Text, "path"); ok {
-		return toolCall{Tool: "read_note", Args: map[string]any{"path": p}}, true
-	}
-	return toolCall{}, false
-}
 
 // question is one question, the agent's first call and where the answer is.
 type question struct {
 	text        string
 	kind        string // what the first call tests
-	start       toolCall
+	start       trial.Call
 	wantPath    string
 	wantSection string // suffix of the heading path
 }
 
-func read(path, heading string) toolCall {
-	return toolCall{Tool: "read_note", Args: map[string]any{"path": path, "heading": heading}}
+func read(path, heading string) trial.Call {
+	return trial.Call{Tool: "read_note", Args: map[string]any{"path": path, "heading": heading}}
 }
 
-func search(q string) toolCall {
-	return toolCall{Tool: "search_notes", Args: map[string]any{"query": q}}
+func search(q string) trial.Call {
+	return trial.Call{Tool: "search_notes", Args: map[string]any{"query": q}}
 }
 
 // questions: the starting calls are what a model that has not looked at
@@ -164,18 +101,20 @@ func TestBudgetedAgent(t *testing.T) {
 			s.t = t
 			c := q.start
 			var trail []string
+			var history []trial.Turn
 			var last result
 			used := 0
 			for n := 1; n <= budget; n++ {
 				r := s.call(c.Tool, c.Args)
 				last = r
+				history = append(history, trial.Turn{Call: c, Text: r.Text})
 				trail = append(trail, fmt.Sprintf("%d. %s → %s", n, c, outcome(r)))
 				if c.Tool == "read_note" && reached(q, r) {
 					used = n
 					break
 				}
-				next, ok := policy(c, r)
-				if !ok {
+				next, done := trial.Next(q.text, history)
+				if done {
 					why := "the answer offers no call to follow; the agent stops here"
 					if !r.IsError && c.Tool == "read_note" {
 						why = "the agent has read a section and answers from it"

@@ -178,9 +178,19 @@ type server struct {
 // the initialize handshake.
 func serve(t testing.TB, vault, protocolVersion string, extra ...string) *server {
 	t.Helper()
-	args := append([]string{"serve", "--vault", vault, "--state-dir", t.TempDir()}, extra...)
+	return serveEnv(t, vault, protocolVersion, nil, extra...)
+}
+
+// serveEnv is serve with extra environment for the server process.
+func serveEnv(t testing.TB, vault, protocolVersion string, env []string, extra ...string) *server {
+	t.Helper()
+	args := []string{"serve", "--vault", vault}
+	if !slices.Contains(extra, "--state-dir") { // a test that runs CLI commands on the vault too names it
+		args = append(args, "--state-dir", t.TempDir())
+	}
+	args = append(args, extra...)
 	stderr := &lockedBuffer{}
-	c, err := client.NewStdioMCPClientWithOptions(vaultdBin, nil, args, transport.WithCommandStderrWriter(stderr))
+	c, err := client.NewStdioMCPClientWithOptions(vaultdBin, env, args, transport.WithCommandStderrWriter(stderr))
 	if err != nil {
 		t.Fatalf("start vaultd %s: %v", strings.Join(args, " "), err)
 	}

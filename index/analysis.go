@@ -75,6 +75,14 @@ type textAnalyzer struct {
 	stop  analysis.TokenMap
 }
 
+// homographs are stop words that are also nouns worth finding: Würde
+// (dignity) beside würde (would), Weg (way) beside weg (away), IT beside
+// it. They are indexed like any word (in the 166 MB of laws: 2,175
+// "würde", 879 "weg"); a query counts them for ranking only when it has
+// other words ("Würde des Menschen" finds the notes on Menschen, those with
+// Würde first) and searches them when they are its only words ("Würde").
+var homographs = map[string]bool{"würde": true, "weg": true, "it": true}
+
 var stopWords = func() analysis.TokenMap {
 	m := analysis.NewTokenMap()
 	if err := m.LoadBytes(de.GermanStopWords); err != nil {
@@ -130,7 +138,7 @@ func (a *textAnalyzer) words(input []byte) analysis.TokenStream {
 			j++
 			continue
 		}
-		if _, stop := a.stop[string(t.Term)]; !stop {
+		if _, stop := a.stop[string(t.Term)]; !stop || homographs[string(t.Term)] {
 			ts[j] = t
 			j++
 			plain = append(plain, t)
@@ -182,6 +190,9 @@ type qword struct {
 	Stem   string // German stem before Porter: "haus"
 	Folded string // lower-cased and folded, unstemmed: "hauser"
 	Pos    int    // position in its phrase (stop words leave gaps)
+	// Optional is set for a homograph (see homographs): it counts for
+	// ranking, and must occur only when the query has no other words.
+	Optional bool
 	// Alt are further index terms that count as the word itself (a date's
 	// other spellings, see dates.go).
 	Alt []string
@@ -230,7 +241,9 @@ func analyzeQuery(s string) []qword {
 		case tokDateExtra:
 			continue // indexed for other spellings; the query needs only its own
 		}
-		if _, stop := a.stop[string(t.Term)]; stop {
+		_, stop := a.stop[string(t.Term)]
+		homograph := homographs[string(t.Term)]
+		if stop && !homograph {
 			continue
 		}
 		one := analysis.TokenStream{{Term: append([]byte(nil), t.Term...)}}
@@ -238,7 +251,7 @@ func analyzeQuery(s string) []qword {
 		folded := string(one[0].Term)
 		one = a.light.Filter(one)
 		stem := string(one[0].Term)
-		out = append(out, qword{Term: string(porterStem([]byte(stem))), Stem: stem, Folded: folded, Pos: t.Position})
+		out = append(out, qword{Term: string(porterStem([]byte(stem))), Stem: stem, Folded: folded, Pos: t.Position, Optional: homograph})
 	}
 	return out
 }

@@ -22,6 +22,7 @@ type Document struct {
 	Headings  []Heading
 	Body      string // the note's text after the frontmatter
 	BodyStart int    // byte offset of Body in the file
+	BodyLine  int    // 1-based line where Body starts
 	Tags      []string
 	// Properties are the indexed frontmatter properties as terms,
 	// "prop:status=aktiv" (see props.go).
@@ -35,9 +36,24 @@ type Document struct {
 
 // Heading is a heading of a note as the index keeps it.
 type Heading struct {
-	Path  string // heading path, "Projekte > Ziele"
-	Level int
-	Start int // byte offset of the heading line in the file
+	Path      string // heading path, "Projekte > Ziele"
+	Text      string // its own text, "Ziele"
+	Level     int
+	Start     int // byte offset of the heading line in the file
+	BodyStart int // byte offset of the line after it
+	Line      int // 1-based line of the heading
+	// Ref names the heading alone in read_note's heading argument: its
+	// text when no other heading has that text, else its path (as
+	// vault.Doc.HeadingPaths gives it). "" when that is Path.
+	Ref string
+}
+
+// RefOrPath returns Ref, or Path when Ref is empty.
+func (h Heading) RefOrPath() string {
+	if h.Ref != "" {
+		return h.Ref
+	}
+	return h.Path
 }
 
 // LinkRef is one outgoing link of a note.
@@ -57,13 +73,18 @@ type LinkRef struct {
 // its links, by Obsidian's rules and then by the notes' aliases (nil: no
 // link resolves).
 func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document {
-	d := vault.ParseCached(src) // a note vaultd just wrote was parsed by the write
+	return fromNote(p, src, mod, r, vault.ParseCached(src)) // a note vaultd just wrote was parsed by the write
+}
+
+// fromNote is FromNote with the parse done.
+func fromNote(p string, src []byte, mod time.Time, r *vault.Resolver, d *vault.Doc) *Document {
 	doc := &Document{
 		Path:       p,
 		Title:      vault.NoteTitle(p, d),
 		Aliases:    d.Aliases,
 		Body:       string(src[min(d.BodyStart, len(src)):]),
 		BodyStart:  min(d.BodyStart, len(src)),
+		BodyLine:   1 + bytes.Count(src[:min(d.BodyStart, len(src))], []byte{'\n'}),
 		Tags:       d.Tags,
 		Properties: propertyTerms(d.Frontmatter),
 		Space:      vault.SpaceOf(p),
@@ -71,8 +92,13 @@ func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document 
 		Size:       int64(len(src)),
 		Version:    vault.Version(src),
 	}
-	for _, h := range d.Headings {
-		doc.Headings = append(doc.Headings, Heading{Path: vault.JoinHeadingPath(h.Path), Level: h.Level, Start: h.Start})
+	refs := headingRefs(d)
+	for i, h := range d.Headings {
+		hd := Heading{Path: vault.JoinHeadingPath(h.Path), Text: h.Text, Level: h.Level, Start: h.Start, BodyStart: h.BodyStart, Line: h.Line}
+		if refs[i] != hd.Path {
+			hd.Ref = refs[i]
+		}
+		doc.Headings = append(doc.Headings, hd)
 	}
 	for _, l := range d.Links {
 		if l.Target == "" {
@@ -149,45 +175,6 @@ const (
 	fLinkInfo = "li"   // stored: the outgoing links with their lines
 )
 
-// fields returns the document as bleve indexes it (see mapping.go).
-func (d *Document) fields() map[string]any {
-	// One entry per heading, also empty ones, so that a match's array
-	// position is the heading's index in the meta table.
-	hs := make([]string, len(d.Headings))
-	for i, h := range d.Headings {
-		hs[i] = lastHeading(h.Path)
-	}
-	links := make([]string, 0, len(d.Links))
-	keys := make([]string, 0, len(d.Links))
-	for _, l := range d.Links {
-		if l.Target != "" {
-			links = append(links, l.Target)
-		}
-		links = append(links, l.Candidates...)
-		keys = append(keys, linkKey(l.Raw))
-	}
-	m := map[string]any{
-		fTitle:    d.Title,
-		fAliases:  searchAliases(d),
-		fHeadings: hs,
-		fBody:     d.Body,
-		fPath:     d.Path,
-		fSpace:    d.Space,
-		fFolder:   folderChain(d.Path),
-		fTags:     tagChain(d.Tags),
-		fLinks:    dedupe(links),
-		fLinkKeys: dedupe(keys),
-		fProps:    d.Properties,
-		fVersion:  d.Version,
-		fMeta:     encodeMeta(d),
-		fLinkInfo: encodeLinks(d.Links),
-	}
-	if !d.Modified.IsZero() {
-		m[fModified] = d.Modified.UTC()
-	}
-	return m
-}
-
 // searchAliases are the aliases as searched: the frontmatter aliases and,
 // when the title comes from elsewhere (frontmatter title, first heading),
 // the file name, which is what Obsidian shows and what links use
@@ -206,13 +193,6 @@ func searchAliases(d *Document) []string {
 		}
 	}
 	return append(d.Aliases[:len(d.Aliases):len(d.Aliases)], name)
-}
-
-func lastHeading(p string) string {
-	if i := strings.LastIndex(p, vault.HeadingSep); i >= 0 {
-		return p[i+len(vault.HeadingSep):]
-	}
-	return p
 }
 
 // folderChain lists the folders a note is in, outermost first:
@@ -289,19 +269,27 @@ func clean(s string) string {
 	return s
 }
 
-// meta is "size␟bodyStart␞start␟level␟path␞…" (one record per heading).
+// meta is "size␟bodyStart␟bodyLine␞start␟bodyStart␟line␟level␟ref␟text␞…"
+// (one record per heading; ref is empty when it is the path). Only each
+// heading's own text is kept; the paths follow from the levels. (A stored
+// field is read with every other of its document: the heading table of a
+// law, 2,787 full paths, was 400 KB to decompress for each hit.)
 func encodeMeta(d *Document) string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatInt(d.Size, 10))
 	b.WriteString(unitSep)
 	b.WriteString(strconv.Itoa(d.BodyStart))
+	b.WriteString(unitSep)
+	b.WriteString(strconv.Itoa(d.BodyLine))
 	for _, h := range d.Headings {
 		b.WriteString(recordSep)
-		b.WriteString(strconv.Itoa(h.Start))
+		for _, n := range []int{h.Start, h.BodyStart, h.Line, h.Level} {
+			b.WriteString(strconv.Itoa(n))
+			b.WriteString(unitSep)
+		}
+		b.WriteString(clean(h.Ref))
 		b.WriteString(unitSep)
-		b.WriteString(strconv.Itoa(h.Level))
-		b.WriteString(unitSep)
-		b.WriteString(clean(h.Path))
+		b.WriteString(clean(h.Text))
 	}
 	return b.String()
 }
@@ -309,6 +297,7 @@ func encodeMeta(d *Document) string {
 type meta struct {
 	size      int64
 	bodyStart int
+	bodyLine  int
 	headings  []Heading
 }
 
@@ -319,20 +308,103 @@ func decodeMeta(s string) meta {
 		return m
 	}
 	first := strings.Split(recs[0], unitSep)
-	if len(first) == 2 {
+	if len(first) == 3 {
 		m.size, _ = strconv.ParseInt(first[0], 10, 64)
 		m.bodyStart, _ = strconv.Atoi(first[1])
+		m.bodyLine, _ = strconv.Atoi(first[2])
 	}
 	for _, r := range recs[1:] {
-		f := strings.SplitN(r, unitSep, 3)
-		if len(f) != 3 {
+		f := strings.SplitN(r, unitSep, 6)
+		if len(f) != 6 {
 			continue
 		}
-		st, _ := strconv.Atoi(f[0])
-		lv, _ := strconv.Atoi(f[1])
-		m.headings = append(m.headings, Heading{Start: st, Level: lv, Path: f[2]})
+		var n [4]int
+		for i := range n {
+			n[i], _ = strconv.Atoi(f[i])
+		}
+		m.headings = append(m.headings, Heading{Start: n[0], BodyStart: n[1], Line: n[2], Level: n[3], Ref: f[4], Text: f[5]})
+	}
+	// A heading's path is its parent's and its text.
+	var stack []int
+	for i := range m.headings {
+		h := &m.headings[i]
+		for len(stack) > 0 && m.headings[stack[len(stack)-1]].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		h.Path = h.Text
+		if len(stack) > 0 {
+			h.Path = m.headings[stack[len(stack)-1]].Path + vault.HeadingSep + h.Text
+		}
+		stack = append(stack, i)
 	}
 	return m
+}
+
+// headingRefs returns, for each heading of d, the shortest way to name it
+// alone in read_note's heading argument: its own text when that is unique
+// among the note's headings and reads as plain text (no '>', no leading
+// '#', no "(line N)" ending, white space as vault normalizes it), which
+// vault.Doc.Section resolves by an exact match; else the address
+// vault.Doc.HeadingPaths gives it (computed only when needed: a law has
+// thousands of headings).
+func headingRefs(d *vault.Doc) []string {
+	count := make(map[string]int, len(d.Headings))
+	for _, h := range d.Headings {
+		count[h.Text]++
+	}
+	out := make([]string, len(d.Headings))
+	// "Parent > Text" names heading i alone when no other heading with
+	// that text has a heading with the parent's text among its ancestors
+	// (a path may skip levels).
+	parent := make([]int, len(d.Headings))
+	var stack []int
+	under := map[[2]string]int{} // (ancestor text, text) → headings
+	for i, h := range d.Headings {
+		for len(stack) > 0 && d.Headings[stack[len(stack)-1]].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		parent[i] = -1
+		if len(stack) > 0 {
+			parent[i] = stack[len(stack)-1]
+		}
+		seen := map[string]bool{}
+		for _, a := range stack {
+			if t := d.Headings[a].Text; !seen[t] {
+				seen[t] = true
+				under[[2]string{t, h.Text}]++
+			}
+		}
+		stack = append(stack, i)
+	}
+	anyGT := false // a heading text with '>' could match "Parent > Text" whole
+	for _, h := range d.Headings {
+		anyGT = anyGT || strings.Contains(h.Text, ">")
+	}
+	var paths []string
+	for i, h := range d.Headings {
+		if count[h.Text] == 1 && plainHeadingText(h.Text) {
+			out[i] = h.Text
+			continue
+		}
+		if p := parent[i]; p >= 0 && !anyGT && plainHeadingText(h.Text) {
+			if pt := d.Headings[p].Text; plainHeadingText(pt) && under[[2]string{pt, h.Text}] == 1 {
+				out[i] = pt + vault.HeadingSep + h.Text
+				continue
+			}
+		}
+		if paths == nil {
+			paths = d.HeadingPaths()
+		}
+		out[i] = paths[i]
+	}
+	return out
+}
+
+func plainHeadingText(t string) bool {
+	if t == "" || t[0] == '#' || strings.Contains(t, ">") || strings.HasSuffix(t, ")") && strings.Contains(t, "(line ") {
+		return false
+	}
+	return t == norm.NFC.String(strings.Join(strings.Fields(t), " "))
 }
 
 func encodeLinks(ls []LinkRef) string {

@@ -25,12 +25,27 @@ type fileEntry struct {
 	Note    bool
 	Version string   // notes: hex SHA-256 of the content
 	Aliases []string // notes: frontmatter aliases (for link resolution)
+	// Sections is the number of section numbers the note's section
+	// documents may use (its headings + 1, see docs.go); SectionDocs is
+	// how many of them have a document.
+	Sections, SectionDocs int
 }
 
 const manifestEvery = 2 * time.Second
 
 func newManifest() *manifest {
 	return &manifest{Version: mappingVersion, Files: make(map[string]fileEntry)}
+}
+
+// docs is the number of bleve documents the manifest's notes have.
+func (m *manifest) docs() int {
+	n := 0
+	for _, e := range m.Files {
+		if e.Note {
+			n += 1 + e.SectionDocs
+		}
+	}
+	return n
 }
 
 func (m *manifest) notes() int {

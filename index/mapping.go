@@ -11,7 +11,9 @@ import (
 //
 //	2: date tokens (dates.go), properties (props.go), the file name as an
 //	   alias when the title differs
-const mappingVersion = 2
+//	3: section documents (docs.go); the homograph stop words (Würde, Weg,
+//	   IT) are indexed; headings in meta carry their line and read_note name
+const mappingVersion = 3
 
 const docType = "note"
 
@@ -22,7 +24,7 @@ const docType = "note"
 //	title, aliases, headings, body  analyzer vaultd_text, with term vectors
 //	                                (positions for phrases; byte offsets to find
 //	                                the section and the snippet of a hit); only
-//	                                title is stored — snippets are cut from the
+//	                                title and aliases are stored — snippets are cut from the
 //	                                file, so the 166 MB of gesetze bodies are not
 //	                                stored a second time
 //	path, links, props              exact keyword (links: resolved target paths;
@@ -32,6 +34,18 @@ const docType = "note"
 //	modified                        date, sortable
 //	ver, meta, li                   stored only: version, size/body offset/heading
 //	                                table, outgoing links with their lines
+//
+// Section documents (docs.go) have:
+//
+//	sbody, shead                    the section's own text and heading, whole
+//	                                words only: counts and norms, no term
+//	                                vectors, not stored
+//	sctx                            the enclosing headings' words, likewise
+//	snote                           the note's path (keyword)
+//
+// Documents are built by docs.go (bleve's IndexAdvanced), which analyzes
+// each note once for all its fields; the mapping describes the same fields
+// for bleve's own use (query-time field lookup).
 func newMapping() *mapping.IndexMappingImpl {
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = analyzerText
@@ -73,7 +87,7 @@ func newMapping() *mapping.IndexMappingImpl {
 
 	dm := bleve.NewDocumentStaticMapping()
 	dm.AddFieldMappingsAt(fTitle, text(true))
-	dm.AddFieldMappingsAt(fAliases, text(false))
+	dm.AddFieldMappingsAt(fAliases, text(true))
 	dm.AddFieldMappingsAt(fHeadings, text(false))
 	dm.AddFieldMappingsAt(fBody, text(false))
 	dm.AddFieldMappingsAt(fPath, kw(keyword.Name, false))
@@ -91,6 +105,15 @@ func newMapping() *mapping.IndexMappingImpl {
 	dm.AddFieldMappingsAt(fVersion, stored())
 	dm.AddFieldMappingsAt(fMeta, stored())
 	dm.AddFieldMappingsAt(fLinkInfo, stored())
+	rank := func() *mapping.FieldMapping {
+		f := text(false)
+		f.IncludeTermVectors = false
+		return f
+	}
+	dm.AddFieldMappingsAt(fSecBody, rank())
+	dm.AddFieldMappingsAt(fSecHead, rank())
+	dm.AddFieldMappingsAt(fSecCtx, rank())
+	dm.AddFieldMappingsAt(fSecNote, kw(keyword.Name, false))
 
 	im.AddDocumentMapping(docType, dm)
 	im.DefaultType = docType // without it, query-time field lookup falls back to the default mapping (LIBRARIES §0 #5)

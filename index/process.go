@@ -234,7 +234,7 @@ func (ix *Index) run1(ctx context.Context, items []item, progress bool) (retry, 
 	for range min(ix.o.Workers, len(items)) {
 		wg.Go(func() {
 			for it := range in {
-				out <- ix.read(it, res)
+				out <- ix.read(it, res, progress)
 			}
 		})
 	}
@@ -293,8 +293,9 @@ func (ix *Index) run1(ctx context.Context, items []item, progress bool) (retry, 
 }
 
 // read reads and parses one note. Unchanged content (same hash as indexed)
-// is not reparsed unless forced.
-func (ix *Index) read(it item, r *vault.Resolver) result {
+// is not reparsed unless forced. bulk is set for a build or catch-up (as
+// opposed to Update after a write).
+func (ix *Index) read(it item, r *vault.Resolver, bulk bool) result {
 	res := result{item: it}
 	if it.size < 0 {
 		res.gone = true
@@ -317,7 +318,14 @@ func (ix *Index) read(it item, r *vault.Resolver) result {
 		res.unchanged = true
 		return res
 	}
-	res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
+	if bulk {
+		// A build or catch-up parses each note once: remembering the
+		// parses (vault.ParseCached, 64 MB) would only add to the build's
+		// peak memory.
+		res.doc = fromNote(it.path, b, timeFromNanos(it.mtime), r, vault.Parse(b))
+	} else {
+		res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
+	}
 	res.bytes = len(b)
 	return res
 }
@@ -348,6 +356,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		switch {
 		case r.gone:
 			b.Delete(r.path)
+			deleteSections(b, r.path, 0, ix.man.Files[r.path].Sections)
 		case r.unchanged:
 			if cur, ok := ix.man.Files[r.path]; !ok || cur.Version != r.version {
 				// Indexed meanwhile with other content (the file changed
@@ -356,14 +365,25 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 				continue
 			}
 		default:
-			if err := b.Index(r.path, r.doc.fields()); err != nil {
-				return nil, nil, err
+			for _, doc := range r.doc.bleveDocs() {
+				if err := b.IndexAdvanced(doc); err != nil {
+					return nil, nil, err
+				}
+			}
+			// Section numbers the note no longer has; the others were
+			// replaced (or, for a blank text before the first heading,
+			// are deleted here too).
+			deleteSections(b, r.path, r.doc.sectionSlots(), ix.man.Files[r.path].Sections)
+			if !r.doc.hasSection0() {
+				b.Delete(sectionID(r.path, 0))
 			}
 		}
 		applied = append(applied, r)
 	}
 	if b.Size() > 0 {
-		if err := ix.bi.Batch(b); err != nil {
+		err := ix.bi.Batch(b)
+		ix.gen.Add(1) // also after a failed batch: it may have been applied in part
+		if err != nil {
 			return nil, nil, err
 		}
 	}
@@ -385,7 +405,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			n++
 		default:
 			old := ix.man.Files[r.path]
-			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases}
+			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases, Sections: r.doc.sectionSlots(), SectionDocs: r.doc.sectionDocs()}
 			if !slices.Equal(old.Aliases, e.Aliases) {
 				for _, a := range old.Aliases {
 					aliasKeys = append(aliasKeys, linkKey(a))
@@ -409,6 +429,13 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		ix.rebuildResolverLocked()
 	}
 	return retry, aliasKeys, ix.saveManifest(false)
+}
+
+// deleteSections deletes the section documents from..to-1 of the note at p.
+func deleteSections(b *bleve.Batch, p string, from, to int) {
+	for k := from; k < to; k++ {
+		b.Delete(sectionID(p, k))
+	}
 }
 
 // rebuildResolver builds the link resolver from the known paths and

@@ -48,6 +48,9 @@ type clause struct {
 	words []qword // analyzed (for kindPrefix: the full analysis of raw)
 	// parts of a compound no note has (kindWord; set by Index.decompound)
 	parts []string
+	// optional: a homograph among other words (kindWord): it ranks, but
+	// need not occur
+	optional bool
 }
 
 // parsedQuery is the user's query after parsing; building the bleve query
@@ -60,16 +63,74 @@ type parsedQuery struct {
 	folders []string
 	props   []propFilter // key=value: only notes with the property value
 	noProps []propFilter // -key=value: not notes with it
+	paths   []string     // only these notes (Query.Path)
 	any     bool         // OR between the words
 	ignored []string     // words dropped as too common (stop words)
+	relaxed bool         // searched with any of the words, as no note had all
+	// seq is the query's words in the order typed, positioned with gaps
+	// for stop words, when the query is plain words only (else nil).
+	seq []qword
 }
 
 func (p *parsedQuery) empty() bool { return len(p.must) == 0 }
 
 // filtered reports whether the query has a positive filter (tag, space,
-// folder, property).
+// folder, property, note).
 func (p *parsedQuery) filtered() bool {
-	return len(p.tags)+len(p.spaces)+len(p.folders)+len(p.props) > 0
+	return len(p.tags)+len(p.spaces)+len(p.folders)+len(p.props)+len(p.paths) > 0
+}
+
+// hasDate reports whether a positive clause holds a date.
+func (p *parsedQuery) hasDate() bool {
+	for _, c := range p.must {
+		for _, w := range c.words {
+			if len(w.Alt) > 0 || strings.ContainsRune(w.Term, '-') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyOf reports whether any word suffices (OR, or relaxed).
+func (p *parsedQuery) anyOf() bool { return p.any || p.relaxed }
+
+// required returns the clauses a note must match (all, unless anyOf).
+func (p *parsedQuery) required() []clause {
+	var out []clause
+	for _, c := range p.must {
+		if !c.optional {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// optionalWords returns the optional words as typed.
+func (p *parsedQuery) optionalWords() []string {
+	var out []string
+	for _, c := range p.must {
+		if c.optional {
+			out = append(out, c.raw)
+		}
+	}
+	return out
+}
+
+// phraseWords returns the words as a phrase (for the ranking boost), nil
+// unless the query is two or more plain words.
+func (p *parsedQuery) phraseWords() []qword {
+	if len(p.seq) < 2 {
+		return nil
+	}
+	return p.seq
+}
+
+// needsMembership reports whether a section that matches one of the words
+// may belong to a note that does not match the query: always but for a
+// single word without filters or exclusions.
+func (p *parsedQuery) needsMembership() bool {
+	return len(p.must) != 1 || p.must[0].kind != kindWord || p.filtered() || len(p.not)+len(p.noProps) > 0 || p.relaxed
 }
 
 // parseQuery parses the query language:
@@ -94,6 +155,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 	bad := func(format string, a ...any) error {
 		return &QueryError{Query: q, Msg: fmt.Sprintf(format, a...)}
 	}
+	plain, pos := true, 0 // see parsedQuery.seq
 	s := q
 	for {
 		s = strings.TrimLeftFunc(s, unicode.IsSpace)
@@ -102,6 +164,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 		}
 		neg := false
 		if s[0] == '-' {
+			plain = false
 			neg = true
 			s = s[1:]
 			if s == "" || startsWithSpace(s) {
@@ -109,6 +172,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 		}
 		if s[0] == '"' || strings.HasPrefix(s, "“") || strings.HasPrefix(s, "„") {
+			plain = false
 			_, size := utf8.DecodeRuneInString(s)
 			s = s[size:]
 			end := strings.IndexAny(s, "\"“”")
@@ -140,6 +204,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 		tok, rest := cutToken(s)
 		s = rest
 		if name, val, ok := filterToken(tok); ok {
+			plain = false
 			if strings.HasPrefix(val, "\"") {
 				v, r2, ok := cutQuoted(tok[strings.IndexByte(tok, ':')+1:] + s)
 				if !ok {
@@ -176,6 +241,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 			if val == "" {
 				return nil, bad("%s= needs a value, for example %s=aktiv", key, key)
 			}
+			plain = false
 			f := propFilter{key: key, value: val}
 			if neg {
 				p.noProps = append(p.noProps, f)
@@ -185,14 +251,17 @@ func parseQuery(q string) (*parsedQuery, error) {
 			continue
 		}
 		if strings.HasPrefix(tok, "#") && len(tok) > 1 && !neg {
+			plain = false
 			p.tags = append(p.tags, tok[1:])
 			continue
 		}
 		if tok == "OR" || tok == "|" {
+			plain = false
 			p.any = true
 			continue
 		}
 		if tok == "AND" || tok == "&" || tok == "+" {
+			plain = false
 			continue
 		}
 		tok = strings.TrimPrefix(tok, "+")
@@ -217,6 +286,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 					return nil, bad("%q is too short for *; put at least 2 letters before it, as in pr*", tok)
 				}
 			}
+			plain = false
 			c := clause{kind: kindPrefix, raw: stem, words: []qword{{Term: termOf(words), Stem: folded, Folded: folded}}}
 			if neg {
 				p.not = append(p.not, c)
@@ -229,17 +299,34 @@ func parseQuery(q string) (*parsedQuery, error) {
 		if len(words) == 0 {
 			if strings.IndexFunc(tok, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
 				p.ignored = append(p.ignored, tok)
+				pos++
 			}
 			continue
 		}
-		c := clause{kind: kindWord, raw: tok, words: words}
+		c := clause{kind: kindWord, raw: tok, words: words, optional: len(words) == 1 && words[0].Optional}
 		if len(words) > 1 {
 			c.kind = kindPhrase // "e-mail", "Hans-Peter": the parts in order
+		}
+		if plain && !neg {
+			for _, w := range words {
+				w.Pos = pos + w.Pos
+				p.seq = append(p.seq, w)
+			}
+			pos += words[len(words)-1].Pos
 		}
 		if neg {
 			p.not = append(p.not, c)
 		} else {
 			p.must = append(p.must, c)
+		}
+	}
+	if !plain {
+		p.seq = nil
+	}
+	if len(p.required()) == 0 {
+		// Only homographs: they are the words searched for.
+		for i := range p.must {
+			p.must[i].optional = false
 		}
 	}
 	if len(p.must) == 0 && len(p.not)+len(p.noProps) > 0 && !p.filtered() {

@@ -185,7 +185,7 @@ func TestSearch_HitFields(t *testing.T) {
 	}
 	h := r.Hits[0]
 	b, _ := v.ReadFile("Projekte/Alpha.md")
-	want := Hit{Path: "Projekte/Alpha.md", Title: "Alpha", Space: "Projekte", Heading: "Alpha > Ziele > Meilensteine", Line: 14,
+	want := Hit{Path: "Projekte/Alpha.md", Title: "Alpha", Space: "Projekte", Heading: "Alpha > Ziele > Meilensteine", Line: 15,
 		Snippet: "Erster «Spatenstich» im Mai."}
 	if h.Path != want.Path || h.Title != want.Title || h.Space != want.Space || h.Heading != want.Heading || h.Snippet != want.Snippet || h.Line != want.Line {
 		t.Errorf("hit = %+v\nwant %+v", h, want)

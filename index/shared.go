@@ -47,7 +47,8 @@ const (
 	sockName = "index.sock"
 	addrName = "index.addr" // the socket's path, written by the owner
 	// wireProto changes whenever the messages below change incompatibly.
-	wireProto = 1
+	//	2: Query.Path and Query.Sections; hits carry their sections
+	wireProto = 2
 )
 
 // Shared is a handle on a vault's index that other vaultd processes on the

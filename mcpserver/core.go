@@ -229,7 +229,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // errKind returns the sentinel kind of a domain error, or nil.
 func errKind(err error) error {
 	for _, k := range []error{vault.ErrNotFound, vault.ErrExists, vault.ErrConflict, vault.ErrAmbiguous,
-		vault.ErrInvalidPath, vault.ErrDenied, vault.ErrInvalid, vault.ErrBusy, vault.ErrStateDir} {
+		vault.ErrInvalidPath, vault.ErrDenied, vault.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
 		if errors.Is(err, k) {
 			return k
 		}

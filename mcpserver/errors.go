@@ -82,6 +82,24 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			}
 			next = append(next, retryWith(f, "heading", stripLineHint(alts[0])))
 		}
+	case errors.Is(err, vault.ErrNotFound) && ve.AltKind == "conflict sections":
+		data["sections_in_conflict"] = ve.Alternatives
+		if len(ve.Alternatives) > 0 {
+			b.WriteString("sections in conflict:\n")
+			for _, a := range ve.Alternatives {
+				b.WriteString("- " + a + "\n")
+			}
+			next = append(next, retryWith(f, "heading", ve.Alternatives[0]))
+		} else {
+			b.WriteString("No section holds a conflict: they are in the frontmatter or before the first heading; resolve them for the whole note, without heading.\n")
+			next = append(next, withoutArg(f, "heading"))
+		}
+	case errors.Is(err, vault.ErrInvalid) && ve.AltKind == "choices":
+		data["choices"] = ve.Alternatives
+		b.WriteString("choices: " + strings.Join(ve.Alternatives, ", ") + "\n")
+		if f.tool == "resolve_conflict" {
+			next = append(next, retryWith(f, "take", vault.TakeBoth))
+		}
 	case errors.Is(err, vault.ErrNotFound):
 		alts := limit(ve.Alternatives, maxAlternatives)
 		if len(alts) > 0 {
@@ -142,6 +160,13 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			fmt.Fprintf(&b, "free name: %s\n", ve.Alternatives[0])
 		}
 		next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+	case errors.Is(err, vault.ErrMergeConflict) && ve.Path != "":
+		if nc := c.v.ConflictAt(ve.Path); nc != nil {
+			cd := conflictData(nc, caller, false, nil)
+			data["conflict"] = cd
+			writeConflict(&b, cd, false, caller)
+			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+		}
 	case errors.Is(err, vault.ErrBusy):
 		data["retry_after_seconds"] = 3
 		b.WriteString("retry after: 3 seconds\nNothing was changed. Another program (an editor, git, a sync tool) is saving this note right now; wait 3 seconds, then send the same call again.\n")
@@ -157,7 +182,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			b.WriteString("spaces: " + strings.Join(spaces, ", ") + "\n")
 		}
 	}
-	if f.note != nil && !errors.Is(err, vault.ErrNotFound) || f.note != nil && ve.AltKind == "headings" {
+	if f.note != nil && (!errors.Is(err, vault.ErrNotFound) || ve.AltKind == "headings" || ve.AltKind == "conflict sections") {
 		b.WriteString("note:\n")
 		writeRef(&b, refOf(f.note), "  ")
 	}
@@ -304,6 +329,17 @@ func retryWith(f failure, name string, value any) call {
 	return out
 }
 
+// withoutArg is the failed call without one argument.
+func withoutArg(f failure, name string) call {
+	out := call{tool: f.tool}
+	for _, a := range f.args {
+		if a.name != name {
+			out.args = append(out.args, a)
+		}
+	}
+	return out
+}
+
 // sameCall reports whether a suggestion repeats the failed call (rule 10).
 func sameCall(n call, f failure) bool {
 	if n.tool != f.tool || len(n.args) != len(f.args) {
@@ -373,6 +409,8 @@ func kindName(err error) string {
 		return "busy"
 	case vault.ErrStateDir:
 		return "state_dir_unavailable"
+	case vault.ErrMergeConflict:
+		return "merge_conflict"
 	}
 	return "failed"
 }

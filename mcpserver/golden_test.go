@@ -120,6 +120,13 @@ var goldenCases = []goldenCase{
 	{name: "search_notes/property_filter", caller: readOnly, call: step{"search_notes", `{"query":"status=geplant","limit":3}`}},
 	{name: "search_notes/empty", caller: readOnly, call: step{"search_notes", `{"query":"Raumschiff","space":"1_Projekte"}`}},
 	{name: "search_notes/err_bad_query", caller: readOnly, call: step{"search_notes", `{"query":"\"offen"}`}},
+	{name: "search_notes/in_note", caller: readOnly, call: step{"search_notes", `{"query":"Krankenhäuser","path":"1_Projekte/Klinikverbund Nord.md","limit":2}`}},
+	{name: "search_notes/in_note_last_page", caller: readOnly, call: step{"search_notes", `{"query":"Krankenhäuser","path":"1_Projekte/Klinikverbund Nord.md","limit":2,"offset":4}`}},
+	{name: "search_notes/in_note_no_match", caller: readOnly, call: step{"search_notes", `{"query":"Gewächshaus","path":"1_Projekte/Klinikverbund Nord.md"}`}},
+	{name: "search_notes/err_path_missing", caller: readOnly, call: step{"search_notes", `{"query":"Budget","path":"1_Projekte/Klinikverbund.md"}`}},
+	{name: "search_notes/did_you_mean", caller: readOnly, call: step{"search_notes", `{"query":"Gewächshuas"}`}},
+	{name: "search_notes/did_you_mean_relaxed", caller: readOnly, call: step{"search_notes", `{"query":"Zeitleiste Kanzlei Brant","limit":2}`}},
+	{name: "search_notes/homograph", caller: readOnly, call: step{"search_notes", `{"query":"IT Kundenzugänge","limit":2}`}},
 	{name: "search_notes/after_write", caller: readWrite,
 		before: []step{{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Quokka-Besuch im Zoo geplant.","change_summary":"Notiz"}`}},
 		call:   step{"search_notes", `{"query":"Quokka"}`}},
@@ -277,7 +284,7 @@ func compareGolden(t *testing.T, file, got string) {
 var (
 	// Unfilled templates and Go internals must never reach an agent.
 	forbidden = []string{"%s", "%!", "<nil>", "{{", `""`, "%v", "%d", "*vault.", "*errors.", "goroutine "}
-	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder|open a section|more outline|previous section|next section|parent section|more sections|did you mean|try): ([a-z_]+) (\{.*\})$`)
+	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder|open a section|more outline|previous section|next section|parent section|more sections|did you mean|try|resolve|resolve all): ([a-z_]+) (\{.*\})$`)
 )
 
 // checkContract checks AGENT-CONTRACT rules mechanically on one result.

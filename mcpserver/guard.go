@@ -138,8 +138,11 @@ func (g *editGuard) refused(c *Core, f failure, err error) *Result {
 		return nil
 	}
 	what := "this replace"
-	if g.tool == "update_section" {
+	switch g.tool {
+	case "update_section":
 		what = "this section update"
+	case "resolve_conflict":
+		what = "this resolution"
 	}
 	removal := fmt.Sprintf("%s keeps %d of the note's %d words", what, de.kept, de.total)
 	if de.wait > 0 {
@@ -155,9 +158,12 @@ func (g *editGuard) refused(c *Core, f failure, err error) *Result {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "error: permission denied: %s %q: %s; removing most of a note counts as a delete, which needs the delete permission, and this connection does not have it.\nerror code: permission_denied\n", g.tool, de.path, removal)
-	if g.tool == "update_section" {
+	switch g.tool {
+	case "update_section":
 		b.WriteString("Nothing was changed. Keep the text you are not changing: replace a smaller section (one without the note's other sections below it), or add with append_to_note.\n")
-	} else {
+	case "resolve_conflict":
+		b.WriteString("Nothing was changed. Keep what both sides wrote: resolve with take ours, theirs or both, or give a text that keeps the rest of the note (with heading, only that section's body).\n")
+	default:
 		b.WriteString("Nothing was changed. Keep the text you are not changing: send the whole note back with your edits (read it first), change one section with update_section, or add with append_to_note.\n")
 	}
 	b.WriteString("Only the vault owner can grant the delete permission: `vaultd serve --allow read,write,delete`, or an access key created with it (`vaultd keys create NAME --allow read,write,delete`). Do not retry this call.\n")

@@ -39,7 +39,27 @@ type OverviewData struct {
 	// Interrupted are the multi-file changes (moves) a crash cut short in
 	// the last week, as vaultd's next start finished or left them.
 	Interrupted []InterruptedChange `json:"interrupted,omitempty"`
+	// InConflict are the notes with unresolved merge conflicts.
+	InConflict []ConflictedNote `json:"in_conflict,omitempty"`
+	// Sync is the last round of git sync (vaultd serve --git-sync,
+	// vaultd sync), when there was one.
+	Sync *SyncData `json:"git_sync,omitempty"`
 }
+
+// ConflictedNote is a note in conflict, as vault_overview lists it.
+type ConflictedNote struct {
+	NoteRef
+	Conflict *ConflictData `json:"conflict"`
+}
+
+// SyncData is the last git sync round.
+type SyncData struct {
+	Time   string `json:"time"`
+	Result string `json:"result"`
+}
+
+// overviewConflicts bounds the notes in conflict vault_overview shows.
+const overviewConflicts = 10
 
 // InterruptedChange is a multi-file change a crash cut short.
 type InterruptedChange struct {
@@ -178,6 +198,7 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 			}
 		}
 	}
+	c.overviewGit(&b, &data, notes, caller)
 	if len(data.Recent) > 0 {
 		b.WriteString("\nrecently changed:\n")
 		for _, n := range data.Recent {
@@ -208,4 +229,41 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 	}
 	b.WriteString("\n")
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+// overviewGit writes the notes in conflict and the last sync round.
+func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, notes []*vault.Note, caller Caller) {
+	if last, ok := c.v.LastSync(); ok {
+		data.Sync = &SyncData{Time: when(last.Time), Result: last.Text()}
+		if last.OK() {
+			fmt.Fprintf(b, "\ngit sync, last round at %s: %s\n", data.Sync.Time, data.Sync.Result)
+		} else {
+			fmt.Fprintf(b, "\ngit sync FAILED at %s: %s; vaultd retries with backoff, and the owner may need to act (see the log)\n", data.Sync.Time, data.Sync.Result)
+		}
+	}
+	conflicts, err := c.v.Conflicts()
+	if err != nil || len(conflicts) == 0 {
+		return
+	}
+	refs := c.noteRefs()
+	byPath := map[string]*vault.Note{}
+	for _, n := range notes {
+		byPath[n.Path] = n
+	}
+	fmt.Fprintf(b, "\nin conflict (%s with unresolved merge conflicts; read them before relying on them):\n", plural(len(conflicts), "note", "notes"))
+	for i, nc := range conflicts {
+		if i == overviewConflicts {
+			fmt.Fprintf(b, "(%d more notes in conflict)\n", len(conflicts)-overviewConflicts)
+			break
+		}
+		ref := refs.at(nc.Path)
+		if n := byPath[nc.Path]; n != nil {
+			ref = refOf(n)
+		}
+		cn := ConflictedNote{NoteRef: ref, Conflict: conflictData(nc, caller, false, nil)}
+		data.InConflict = append(data.InConflict, cn)
+		b.WriteString("\n")
+		writeRef(b, cn.NoteRef, "")
+		writeConflict(b, cn.Conflict, false, caller)
+	}
 }

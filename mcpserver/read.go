@@ -30,14 +30,17 @@ type ReadNoteArgs struct {
 
 // ReadNoteData is read_note's structured answer.
 type ReadNoteData struct {
-	Note     NoteRef  `json:"note"`
-	Tags     []string `json:"tags,omitempty"`
-	Aliases  []string `json:"aliases,omitempty"`
-	Section  string   `json:"section,omitempty"`
-	Content  string   `json:"content"`
-	Offset   int      `json:"offset,omitempty"`
-	Total    int      `json:"total_chars"`
-	NextPage int      `json:"next_offset,omitempty"`
+	Note    NoteRef  `json:"note"`
+	Tags    []string `json:"tags,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
+	Section string   `json:"section,omitempty"`
+	// Content is the page shown. Over MCP it is sent once, in the text
+	// (a fenced block), not again here: it was a third of a read's cost
+	// (JSON-encoding the copy); the CLI's --json keeps it.
+	Content  string `json:"content,omitempty"`
+	Offset   int    `json:"offset,omitempty"`
+	Total    int    `json:"total_chars"`
+	NextPage int    `json:"next_offset,omitempty"`
 
 	// Outline lists the sub-sections of what is shown, a page of them.
 	Outline       []OutlineEntry `json:"outline,omitempty"`
@@ -53,6 +56,9 @@ type ReadNoteData struct {
 	// rendered compactly (lists as [a, b]); sent when the page shown does
 	// not hold the frontmatter.
 	Properties []PropertyData `json:"properties,omitempty"`
+
+	// Conflict is set when the note holds unresolved merge conflicts.
+	Conflict *ConflictData `json:"conflict,omitempty"`
 }
 
 // OutlineEntry is one section in an outline.
@@ -129,6 +135,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	text, textStart := d.Src, 0
 	var sub []int // the sub-sections of what is shown, for the outline
 	hi := -1
+	var shown *vault.Heading
 	if heading != "" {
 		h, err := d.Section(heading)
 		if err != nil {
@@ -139,6 +146,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			return c.fail(caller, f, err)
 		}
 		hi = d.HeadingIndex(h)
+		shown = &h
 		data.Section = h.PathString()
 		text, textStart = d.Src[h.Start:h.End], h.Start
 		for j := hi + 1; j < len(d.Headings) && d.Headings[j].Start < h.End; j++ {
@@ -148,6 +156,10 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		for j := range d.Headings {
 			sub = append(sub, j)
 		}
+	}
+	nc := c.conflictOf(n)
+	if nc != nil && a.Offset == 0 {
+		data.Conflict = conflictData(nc, caller, caller.Door != DoorCLI, shown)
 	}
 	data.Total = utf8.RuneCount(text)
 	if a.Offset < 0 || (a.Offset > 0 && a.Offset >= data.Total) {
@@ -201,6 +213,14 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if d.FrontmatterErr != nil {
 		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
 	}
+	if data.Conflict != nil && caller.Door != DoorCLI {
+		writeConflict(&b, data.Conflict, true, caller)
+		if len(nc.Regions) > 0 {
+			b.WriteString("\nthe note as it is, markers included:\n")
+		} else {
+			b.WriteString("\nthe note as it is:\n")
+		}
+	}
 	if a.Offset > 0 || next > 0 {
 		fmt.Fprintf(&b, "showing characters %s–%s of %s (offset counts characters)\n", groupDigits(a.Offset), groupDigits(a.Offset+utf8.RuneCountInString(page)), groupDigits(data.Total))
 	} else {
@@ -239,10 +259,15 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			b.WriteString(nb.label + ": " + call{"read_note", []arg{{"path", n.Path}, {"heading", nb.heading}}}.render(caller.Door) + "\n")
 		}
 	}
-	b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
+	if data.Conflict != nil {
+		b.WriteString("To change it: resolve its merge conflicts first (resolve above); edits that keep the markers are refused.\n")
+	} else {
+		b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
+	}
 	if caller.Door == DoorCLI {
 		return c.ReadNoteCLI(data, caller)
 	}
+	data.Content = ""
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
 }
 
@@ -287,6 +312,9 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 		if nb.heading != "" {
 			fmt.Fprintf(&b, "%s: --heading %s\n", nb.label, shellQuote(nb.heading))
 		}
+	}
+	if d.Conflict != nil {
+		writeConflict(&b, d.Conflict, false, caller)
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d}
 }

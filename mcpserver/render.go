@@ -115,21 +115,22 @@ type call struct {
 // cliSpelling says how a tool is spelled on the command line: the command
 // and which argument, if any, is positional.
 var cliSpelling = map[string]struct{ cmd, positional string }{
-	"vault_overview": {"overview", ""},
-	"search_notes":   {"search", "query"},
-	"read_note":      {"read", "path"},
-	"list_notes":     {"list", "folder"},
-	"get_backlinks":  {"backlinks", "path"},
-	"create_note":    {"create", "path"},
-	"append_to_note": {"append", "path"},
-	"update_section": {"update-section", "path"},
-	"replace_note":   {"replace", "path"},
-	"delete_note":    {"delete", "path"},
-	"restore_note":   {"restore", "trash_path"},
-	"list_trash":     {"trash", ""},
-	"note_history":   {"history", "path"},
-	"recent_changes": {"history", ""},
-	"move_note":      {"move", "path"},
+	"vault_overview":   {"overview", ""},
+	"search_notes":     {"search", "query"},
+	"read_note":        {"read", "path"},
+	"list_notes":       {"list", "folder"},
+	"get_backlinks":    {"backlinks", "path"},
+	"create_note":      {"create", "path"},
+	"append_to_note":   {"append", "path"},
+	"update_section":   {"update-section", "path"},
+	"replace_note":     {"replace", "path"},
+	"delete_note":      {"delete", "path"},
+	"restore_note":     {"restore", "trash_path"},
+	"list_trash":       {"trash", ""},
+	"note_history":     {"history", "path"},
+	"recent_changes":   {"history", ""},
+	"move_note":        {"move", "path"},
+	"resolve_conflict": {"resolve", "path"},
 }
 
 // cliFlag maps argument names to command-line flags.

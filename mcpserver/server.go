@@ -212,26 +212,34 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 			cn := connOf(ctx)
 			caller := Caller{Actor: actorFor(ctx, cn), Perms: cn.Perms, Door: DoorMCP}
 			start := time.Now()
-			var r *Result
-			if !allowed(cn.Perms, t.perm) {
-				r = permissionDenied(caller, t.name, t.perm)
-			} else if ch, refused := cn.reserve(t, start); refused != nil {
-				r = refused
-			} else {
-				caller.charge = ch
-				r = t.run(ctx, c, caller, req.GetArguments())
-				if !r.Changed {
-					ch.refund(time.Now())
-				}
-			}
-			if t.perm != "read" && allowed(cn.Perms, t.perm) {
-				r = withBudget(r, cn, time.Now())
-			}
+			r := c.callOn(ctx, cn, caller, t, req.GetArguments())
 			o.Logger.InfoContext(ctx, "tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})
 	}
 	return s
+}
+
+// callOn runs tool t for caller on connection cn, as every MCP call runs:
+// the connection's rights first, then its rate limits (refunded when the
+// call changed nothing), and on a write tool the limits left.
+func (c *Core) callOn(ctx context.Context, cn *Connection, caller Caller, t tool, args map[string]any) *Result {
+	var r *Result
+	if !allowed(cn.Perms, t.perm) {
+		r = permissionDenied(caller, t.name, t.perm)
+	} else if ch, refused := cn.reserve(t, time.Now()); refused != nil {
+		r = refused
+	} else {
+		caller.charge = ch
+		r = t.run(ctx, c, caller, args)
+		if !r.Changed {
+			ch.refund(time.Now())
+		}
+	}
+	if t.perm != "read" && allowed(cn.Perms, t.perm) {
+		r = withBudget(r, cn, time.Now())
+	}
+	return r
 }
 
 // toMCP turns a result into an MCP tool result: the text for every client,

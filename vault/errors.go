@@ -19,6 +19,10 @@ var (
 	// be written — full or read-only. Writes are refused with it before
 	// anything is published.
 	ErrStateDir = errors.New("state dir unavailable")
+	// ErrMergeConflict: the note holds unresolved merge conflicts, and
+	// the change would keep (or add) conflict markers. Resolve them first
+	// (ResolveConflict).
+	ErrMergeConflict = errors.New("unresolved merge conflict")
 )
 
 // Error is the one domain error type. It names the operation and the

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // noteCache keeps every note of the vault parsed, so that finding a note
@@ -231,6 +233,12 @@ func (v *Vault) spelledAsStored(c string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
+	if !v.foldsNames() {
+		// A file system that tells names apart byte for byte (Linux)
+		// found c under exactly that name: no need to read the folder,
+		// which costs 15 ms in a folder of 4,600 notes.
+		return true
+	}
 	entries, err := fs.ReadDir(v.root.FS(), path.Dir(c))
 	if err != nil {
 		return false
@@ -242,6 +250,38 @@ func (v *Vault) spelledAsStored(c string) bool {
 		}
 	}
 	return false
+}
+
+// foldsNames reports whether the vault's file system finds a name under
+// another spelling — case (macOS, Windows) or Unicode normal form (macOS) —
+// tried once on an entry of the vault's root: does its name with the case
+// of each letter swapped stat as the same file?
+func (v *Vault) foldsNames() bool {
+	v.foldOnce.Do(func() {
+		entries, err := fs.ReadDir(v.root.r.FS(), ".")
+		if err != nil {
+			v.folds = true // cannot tell: take the careful way
+			return
+		}
+		for _, e := range entries {
+			name := e.Name()
+			swapped := strings.Map(func(r rune) rune {
+				if unicode.IsUpper(r) {
+					return unicode.ToLower(r)
+				}
+				return unicode.ToUpper(r)
+			}, name)
+			if swapped == name {
+				continue
+			}
+			a, err1 := v.root.r.Lstat(name)
+			b, err2 := v.root.r.Lstat(swapped)
+			v.folds = err1 == nil && err2 == nil && os.SameFile(a, b)
+			return
+		}
+		v.folds = true // no name with letters: cannot tell
+	})
+	return v.folds
 }
 
 // find runs Find's lookup steps against the snapshot and returns the

@@ -154,9 +154,15 @@ func gitBusy(gitDir string) string {
 // a commit. When the user's own git holds .git/index.lock, the command is
 // retried for up to gitLockWait rather than failed.
 func (v *Vault) git(args ...string) (string, error) {
+	return v.gitRetry(gitTimeout, nil, args...)
+}
+
+// gitRetry is gitRun, retried while the user's git holds .git/index.lock
+// (for up to gitLockWait); it returns stdout and stderr together.
+func (v *Vault) gitRetry(limit time.Duration, env []string, args ...string) (string, error) {
 	deadline := time.Now().Add(gitLockWait)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		out, err := v.git1(args...)
+		out, _, err := v.gitRun(limit, env, args...)
 		if err == nil || !strings.Contains(out, "index.lock") || time.Now().Add(wait).After(deadline) {
 			return out, err
 		}
@@ -169,19 +175,41 @@ func (v *Vault) git(args ...string) (string, error) {
 const gitLockWait = 3 * time.Second
 
 func (v *Vault) git1(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	out, _, err := v.gitRun(gitTimeout, nil, args...)
+	return out, err
+}
+
+// gitRun runs git once in the vault folder, with a time limit and extra
+// environment, and returns stdout followed by stderr, and stderr alone.
+func (v *Vault) gitRun(limit time.Duration, env []string, args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	all := append([]string{"-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)
 	cmd := exec.CommandContext(ctx, "git", all...)
 	cmd.Dir = v.dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0"), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		err = fmt.Errorf("git %s took longer than %v", args[0], gitTimeout)
+		err = fmt.Errorf("git %s took longer than %v", args[0], limit)
 	}
-	return buf.String(), err
+	return stdout.String() + stderr.String(), stderr.String(), err
+}
+
+// gitStdout runs git once and returns its stdout alone (a file's text).
+func (v *Vault) gitStdout(args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = v.dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, errors.New(firstGitLine(stderr.String(), err))
+	}
+	return out.Bytes(), nil
 }
 
 // firstGitLine is the first line git said, for a message: never a host path
@@ -233,4 +261,109 @@ func uniqueSorted(s []string) []string {
 		j++
 	}
 	return out[:j]
+}
+
+// mergeMarkFile, in the state dir, holds the MERGE_HEAD of a merge that
+// vaultd's sync started and that stopped on conflicts: vaultd concludes
+// that merge once every conflict is resolved, and only that one — a merge
+// the user started is the user's to commit.
+const mergeMarkFile = "git-merge"
+
+// ownMerge reports whether the merge in progress is the one vaultd's sync
+// started.
+func (v *Vault) ownMerge(gitDir string) bool {
+	mark, err := v.state.ReadFile(mergeMarkFile)
+	if err != nil {
+		return false
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "MERGE_HEAD"))
+	return err == nil && strings.TrimSpace(string(head)) == strings.TrimSpace(string(mark))
+}
+
+// gitResolvedFor tells git that note p is resolved, after a resolution
+// left no conflict marker in it, and says what happened (Change.Git):
+//
+//   - a note git lists as unmerged is staged (git add): that is what marks
+//     it resolved;
+//   - in a merge vaultd's sync started, with Options.GitCommit, the merge
+//     is concluded with its commit once no file is unmerged; a merge the
+//     user started, or a rebase, is left for the user to finish, and the
+//     text says how;
+//   - outside a merge, with Options.GitCommit, the note is committed like
+//     any change (markers that were committed are gone now).
+//
+// "" when the vault is not in a git repository.
+func (v *Vault) gitResolvedFor(p, summary, actor string) string {
+	gitDir, _ := v.repo()
+	if gitDir == "" {
+		return ""
+	}
+	unlock, err := v.lock(gitKey)
+	if err != nil {
+		return "not staged in git: " + errText(err)
+	}
+	defer unlock()
+	if b, err := v.root.ReadFile(p); err == nil && HasConflicts(b) {
+		return "git is told the note is resolved once no conflict is left in it"
+	}
+	var parts []string
+	m, op := v.unmerged()
+	if _, u := m[nfc(p)]; u {
+		if out, err := v.git("add", "--", p); err != nil {
+			return "could not mark it resolved in git: git add failed: " + firstGitLine(out, err)
+		}
+		v.forgetGit()
+		parts = append(parts, "marked resolved in git (git add)")
+	}
+	switch op {
+	case "":
+		if v.opts.GitCommit {
+			hash, err := v.gitCommit([]string{p}, summary, actor)
+			switch {
+			case err != nil:
+				parts = append(parts, "not committed to git: "+err.Error())
+			case hash != "":
+				parts = append(parts, "committed to git as "+hash)
+			}
+		}
+	case "merge":
+		left := v.UnmergedPaths()
+		switch {
+		case len(left) > 0:
+			parts = append(parts, fmt.Sprintf("the merge still has %s in conflict: %s", plural(len(left), "file"), strings.Join(left[:min(len(left), 5)], ", ")))
+		case v.opts.GitCommit && v.ownMerge(gitDir):
+			hash, err := v.concludeMerge(actor)
+			if err != nil {
+				parts = append(parts, "every conflict of the merge is resolved, but committing the merge failed: "+err.Error())
+			} else {
+				parts = append(parts, "every conflict of the merge is resolved: vaultd committed the merge as "+hash)
+			}
+		case v.ownMerge(gitDir):
+			parts = append(parts, "every conflict of the merge is resolved: vaultd's next sync commits the merge (or run git commit)")
+		default:
+			parts = append(parts, "every conflict of the merge is resolved: the merge is yours, finish it with git commit")
+		}
+	default:
+		parts = append(parts, fmt.Sprintf("git is in the middle of a %s: continue it with git %s --continue once every file is resolved", op, op))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// concludeMerge commits the merge in progress (every file resolved) with
+// git's prepared message, and forgets vaultd's mark of it. The caller
+// holds gitKey.
+func (v *Vault) concludeMerge(actor string) (string, error) {
+	name := gitName(actor)
+	out, err := v.git("-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "commit", "--quiet", "--no-edit", "--cleanup=strip",
+		"--author", name+" <"+strings.ReplaceAll(name, " ", "-")+"@vaultd>")
+	if err != nil {
+		return "", fmt.Errorf("git commit failed: %s", firstGitLine(out, err))
+	}
+	v.state.Remove(mergeMarkFile)
+	v.forgetGit()
+	hash, err := v.git("rev-parse", "--short", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse failed: %s", firstGitLine(hash, err))
+	}
+	return strings.TrimSpace(hash), nil
 }

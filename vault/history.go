@@ -175,7 +175,11 @@ func (v *Vault) record(ch Change, contents ...[]byte) (Change, error) {
 		if ch.Op == "pin" || ch.Op == "unpin" {
 			touched = []string{BookmarksPath} // the note itself is unchanged
 		}
-		ch.Git = v.gitCommitFor(touched, ch.Summary, ch.Actor)
+		if ch.Op == "resolve_conflict" {
+			ch.Git = v.gitResolvedFor(ch.Path, ch.Summary, ch.Actor)
+		} else {
+			ch.Git = v.gitCommitFor(touched, ch.Summary, ch.Actor)
+		}
 	}
 	out, err := v.recordBatch([]Change{ch})
 	if err != nil {

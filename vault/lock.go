@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 // locksDir is the folder of the state dir that holds the lock files.
@@ -74,9 +75,85 @@ func (v *Vault) lock(key string) (unlock func(), err error) {
 	}, nil
 }
 
+// tryLock takes the lock named key if it comes free within wait, and
+// returns its release; ok is false when it did not. A caller that holds
+// other locks and cannot order them with everyone else's (git sync, which
+// locks the notes a merge changes) uses it, so that it never waits on a
+// lock while holding one another writer waits for.
+func (v *Vault) tryLock(key string, wait time.Duration) (unlock func(), ok bool, err error) {
+	deadline := time.Now().Add(wait)
+	l := &v.w.locks
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = make(map[string]*lockEntry)
+	}
+	e := l.m[key]
+	if e == nil {
+		e = &lockEntry{}
+		l.m[key] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	release := func() {
+		l.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(l.m, key)
+		}
+		l.mu.Unlock()
+	}
+	for !e.mu.TryLock() {
+		if time.Now().After(deadline) {
+			release()
+			return nil, false, nil
+		}
+		time.Sleep(lockPoll)
+	}
+	f, err := v.openLockFile(key)
+	if err != nil {
+		e.mu.Unlock()
+		release()
+		return nil, false, err
+	}
+	for {
+		got, err := tryLockFileEx(f)
+		if err != nil || !got && time.Now().After(deadline) {
+			f.Close()
+			e.mu.Unlock()
+			release()
+			return nil, false, err
+		}
+		if got {
+			break
+		}
+		time.Sleep(lockPoll)
+	}
+	return func() {
+		unlockFile(f)
+		f.Close()
+		e.mu.Unlock()
+		release()
+	}, true, nil
+}
+
+// lockPoll is how often tryLock looks again.
+const lockPoll = 5 * time.Millisecond
+
 // lockFile opens the lock file of key and locks it exclusively, waiting
 // for other processes to release it.
 func (v *Vault) lockFile(key string) (*os.File, error) {
+	f, err := v.openLockFile(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFileEx(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock a note: %w", err)
+	}
+	return f, nil
+}
+
+// openLockFile opens (creating) the lock file of key.
+func (v *Vault) openLockFile(key string) (*os.File, error) {
 	sum := sha256.Sum256([]byte(key))
 	name := locksDir + "/" + hex.EncodeToString(sum[:8]) + ".lock"
 	f, err := v.state.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
@@ -88,10 +165,6 @@ func (v *Vault) lockFile(key string) (*os.File, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open a lock file in the state dir: %w", err)
-	}
-	if err := lockFileEx(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock a note: %w", err)
 	}
 	return f, nil
 }

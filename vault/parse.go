@@ -62,6 +62,11 @@ type Doc struct {
 
 	toksOnce sync.Once  // headingTokens, made on first use
 	toks     [][]string // the tokens of each heading's text
+	// Conflicts are the unresolved merge conflicts in the text (see
+	// conflict.go). Their marker lines are not parsed as markdown, so
+	// that "=======" does not make a setext heading nor ">>>>>>>" a
+	// block quote; the text between them is.
+	Conflicts []Conflict
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -152,6 +157,10 @@ func Parse(src []byte) *Doc {
 		}
 		d.parseFrontmatter()
 	}
+	if d.Conflicts = FindConflicts(src); len(d.Conflicts) > 0 {
+		clone()
+		maskConflictMarkers(masked, d.Conflicts)
+	}
 	for i := bytes.IndexByte(src, '\r'); i >= 0; {
 		if i+1 >= len(src) || src[i+1] != '\n' {
 			clone()
@@ -171,6 +180,7 @@ func Parse(src []byte) *Doc {
 	root := md.Parser().Parse(text.NewReader(masked))
 	p.collectHeadings(root)
 	p.collectInline(root)
+	d.placeConflicts()
 
 	if d.Title == "" {
 		for _, h := range d.Headings {

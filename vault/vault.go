@@ -52,6 +52,10 @@ type Vault struct {
 	cache  noteCache // parsed notes by (path, size, mtime) for Find, Notes, Resolver (find.go)
 
 	w writeState // the write side: note locks, subscribers (write.go)
+
+	foldOnce sync.Once // foldsNames
+	folds    bool
+	g        gitState // what git says about the repository (gitconflict.go)
 }
 
 // StateDirName is the default state dir inside a vault.

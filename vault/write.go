@@ -143,6 +143,9 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 			return nil, withOp(err, op, c)
 		}
 	}
+	if err := checkMarkers(op, nil, content); err != nil {
+		return nil, withOp(err, op, c)
+	}
 	if dir := FolderOf(c); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return nil, ioErr(op, c, "could not create the folder "+dir, err)
@@ -387,6 +390,9 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 			if err := pol.CheckWrite(WriteCheck{Op: op, Path: c, Content: next, Actor: o.Actor}); err != nil {
 				return nil, withOp(err, op, c)
 			}
+		}
+		if err := checkMarkers(op, cur, next); err != nil {
+			return nil, withOp(err, op, c)
 		}
 		if o.Check != nil {
 			if err := o.Check(WriteCheck{Op: op, Path: c, Content: next, Actor: o.Actor, Before: cur}); err != nil {

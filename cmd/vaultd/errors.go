@@ -19,9 +19,10 @@ const (
 	exitError    = 1 // any other error: I/O, a broken state dir, an interrupted run
 	exitUsage    = 2 // the command line is wrong: unknown command or flag, missing argument or --summary
 	exitNotFound = 3 // the note, section, folder, trash entry or vault does not exist
-	exitConflict = 4 // the note changed since the version given (--expect), a heading is ambiguous, the note already exists
+	exitConflict = 4 // the note changed since the version given (--expect), a heading is ambiguous, the note already exists or holds merge conflicts
 	exitDenied   = 5 // the vault's rules (9_System) or a permission forbid the change
 	exitInvalid  = 6 // the path or an argument is not valid: outside the vault, a name Windows cannot store, …
+	exitTrial    = 7 // vaultd trial: a question with a proof was not answered from its note within the budget
 )
 
 // exitCodesHelp is the exit-code table shown in `vaultd --help`; README.md
@@ -32,10 +33,13 @@ const exitCodesHelp = `Exit codes:
   2  usage: unknown command or flag, missing argument, missing --summary
   3  not found: note, section, folder, trash entry or vault
   4  conflict: the note changed since --expect VERSION, an ambiguous
-     heading, or the note already exists
+     heading, the note already exists, or it holds unresolved merge
+     conflicts (vaultd resolve)
   5  denied by the vault's rules (9_System) or a permission
   6  invalid path or argument (outside the vault, a name Windows cannot
-     store, a bad --sort value, …)`
+     store, a bad --sort value, …)
+  7  trial: a question with a proof was not answered from its note
+     within the budget`
 
 // failure is an error as the CLI reports it: what went wrong, what to run
 // instead, and the exit code. Every error a command returns is turned into
@@ -50,6 +54,9 @@ type failure struct {
 	// It never repeats the failed command unchanged.
 	try string
 	err error // the cause, for errors.Is and --json; may be nil
+	// printed says stdout already holds the command's --json answer (a
+	// trial's trace, which says what failed), so no error JSON follows it.
+	printed bool
 }
 
 func (f *failure) Error() string { return f.msg }
@@ -70,7 +77,7 @@ func codeOf(err error) int {
 		return f.code
 	case errors.Is(err, vault.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, vault.ErrConflict), errors.Is(err, vault.ErrAmbiguous), errors.Is(err, vault.ErrExists):
+	case errors.Is(err, vault.ErrConflict), errors.Is(err, vault.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict):
 		return exitConflict
 	case errors.Is(err, vault.ErrDenied), errors.Is(err, fs.ErrPermission):
 		return exitDenied
@@ -93,6 +100,8 @@ func kindOf(code int) string {
 		return "denied"
 	case exitInvalid:
 		return "invalid"
+	case exitTrial:
+		return "not_answered"
 	}
 	return "error"
 }

@@ -44,6 +44,8 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"add_card":          "add-card",
 		"upload_attachment": "upload",
 		"list_attachments":  "attachments",
+		// git-synced teams (issue 18)
+		"resolve_conflict": "resolve",
 	}
 	// Commands without a tool, and why.
 	cliOnly := map[string]string{
@@ -52,6 +54,9 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"keys":       "the vault owner hands out access keys to clients of the HTTP server; an agent must not mint its own",
 		"index":      "builds or catches up the search index; the server keeps its index current by itself",
 		"undo":       "for people: an agent asks for a change to be reverted; the vault's owner decides and runs it",
+		"git":        "the owner sets up the clone's git (vaultd as merge driver); git runs the merge driver itself",
+		"sync":       "syncs the clone with its git remote; the owner's choice (serve --git-sync runs it), not an agent's",
+		"trial":      "runs an agent over the tools to trace how the vault's texts serve it; a client of the tools, not one of them",
 		"help":       "cobra's help",
 		"completion": "shell completion script",
 		"version":    "prints the version; MCP clients get it as serverInfo.version",

@@ -56,7 +56,7 @@ func execute(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 	if ctx.Err() != nil && f.code == exitError {
 		f.msg = "interrupted"
 	}
-	if a.json {
+	if a.json && !f.printed {
 		printJSONFailure(a.out, f)
 	}
 	printFailure(a.err, f)
@@ -141,7 +141,7 @@ func (a *app) newRoot() *cobra.Command {
 		c.GroupID = "read"
 		root.AddCommand(c)
 	}
-	for _, c := range append(a.writeCommands(), a.reorgCommands()...) {
+	for _, c := range append(append(a.writeCommands(), a.reorgCommands()...), a.resolveCmd()) {
 		c.GroupID = "write"
 		root.AddCommand(c)
 	}
@@ -149,7 +149,7 @@ func (a *app) newRoot() *cobra.Command {
 	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.versionCmd()} {
+	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd(), a.versionCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}

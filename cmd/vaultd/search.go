@@ -23,7 +23,8 @@ func (a *app) searchCmd() *cobra.Command {
 		Long: `Search the vault's full text (search_notes). All words must occur; German
 and English word forms match (Häuser finds Haus) and so do parts of
 compounds (Plan finds Projektplan, ranked lower). "a phrase" in quotes,
--word to exclude, proj* for a prefix. Each hit names the section it is in.
+-word to exclude, proj* for a prefix. Each hit is a note with its best
+matching sections; --path lists the matching sections of one note.
 
 The first search builds the index in the state dir; later ones catch up
 with what changed since.`,
@@ -40,8 +41,9 @@ with what changed since.`,
 	cmd.Flags().StringVar(&s.Space, "space", "", "only this space (top-level folder)")
 	cmd.Flags().StringVar(&s.Folder, "folder", "", "only this folder and its sub-folders")
 	cmd.Flags().StringVar(&s.Tag, "tag", "", "only notes with this tag")
-	cmd.Flags().IntVar(&s.Limit, "limit", 10, "hits per page")
-	cmd.Flags().IntVar(&s.Offset, "offset", 0, "hits to skip, for the next page")
+	cmd.Flags().StringVar(&s.Path, "path", "", "only this note: list its matching sections")
+	cmd.Flags().IntVar(&s.Limit, "limit", 10, "hits per page (with --path: sections)")
+	cmd.Flags().IntVar(&s.Offset, "offset", 0, "hits to skip, for the next page (with --path: sections)")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,11 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // serveFlags are the flags of vaultd serve.
@@ -23,8 +26,9 @@ type serveFlags struct {
 	logLevel         string // --log-level: what goes to stderr
 	writesPerMinute  int
 	deletesPerMinute int
-	http             string // --http ADDR: serve over streamable HTTP instead of stdio
-	noAuth           bool   // --no-auth: HTTP without access keys (loopback only)
+	http             string        // --http ADDR: serve over streamable HTTP instead of stdio
+	noAuth           bool          // --no-auth: HTTP without access keys (loopback only)
+	gitSync          time.Duration // --git-sync INTERVAL: sync with the git remote every INTERVAL
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -43,7 +47,10 @@ moves notes to the trash, is off unless named). Writes are rate-limited.
 With --git-commit every change becomes a git commit of just the files it
 touched, the change summary as message and the agent as author; while the
 repository is mid-merge or mid-rebase nothing is committed and the history
-says so.
+says so. With --git-sync INTERVAL (e.g. 5m) vaultd also syncs with the git
+remote every INTERVAL — fetch, merge (by sections, after vaultd git
+install), push its own commits; it implies --git-commit. See vaultd sync
+--help; vault_overview and the log report every failed round.
 stdout carries protocol messages only. Over stdio, stderr gets only
 warnings and errors (clients show every stderr line as an error): the
 rest goes to the client as MCP log messages, as much as it asks for with
@@ -79,6 +86,7 @@ owns it, the others ask it, and when it exits the next one takes over.`,
 	fl.StringVar(&f.http, "http", "", "serve over streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	fl.BoolVar(&f.noAuth, "no-auth", false, "with --http on a loopback address: serve without access keys (local experiments, tests)")
 	fl.BoolVar(&a.gitCommit, "git-commit", false, "make every change a git commit of the files it touched (summary as message, actor as author); never while a merge or rebase is in progress")
+	fl.DurationVar(&f.gitSync, "git-sync", 0, "every INTERVAL (e.g. 5m), fetch and merge the git remote and push vaultd's commits (implies --git-commit; see vaultd sync --help)")
 	return cmd
 }
 
@@ -155,6 +163,12 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if a.actor == "cli" {
 		a.actor = "mcp"
 	}
+	if f.gitSync < 0 || f.gitSync > 0 && f.gitSync < 100*time.Millisecond {
+		return usagef(withGlobals(cmd, "vaultd serve --git-sync 5m"), "--git-sync %v is too short: give an interval of 100ms or more, e.g. 5m", f.gitSync)
+	}
+	if f.gitSync > 0 {
+		a.gitCommit = true // sync pushes vaultd's commits
+	}
 	v, err := a.openVault()
 	if err != nil {
 		return err
@@ -165,16 +179,26 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			return err
 		}
 	}
-	if rep, err := v.Recover(); err != nil {
-		logger.Warn("recovery at start failed", "error", err)
-	} else {
-		if len(rep.RemovedTemps)+len(rep.External) > 0 {
-			logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External))
+	// Recovery after a crash (leftover temp files, writes to record,
+	// moves to finish) walks the vault: it runs while the server already
+	// answers, so that a client's initialize never waits for it (it takes
+	// a note's lock for each note it records, as any writer does).
+	recovered := make(chan struct{})
+	go func() {
+		defer close(recovered)
+		rep, err := v.Recover()
+		if err != nil {
+			logger.Warn("recovery at start failed", "error", err)
+			return
+		}
+		if len(rep.RemovedTemps)+len(rep.External)+len(rep.Completed) > 0 {
+			logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External), "completed_writes", len(rep.Completed))
 		}
 		for _, in := range rep.Interrupted { // a move cut short by a crash
 			logger.Warn(in.Text, "change", in.ID)
 		}
-	}
+	}()
+	defer func() { <-recovered }() // before the vault closes
 	// The index is shared with the other vaultd processes on this vault
 	// (another serve, a CLI search): owned here or asked of the owner.
 	idx, err := index.OpenShared(v, index.Options{Watch: true, Logger: logger})
@@ -204,6 +228,24 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.gitSync > 0 {
+		syncCtx, stopSync := context.WithCancel(cmd.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			last := ""
+			v.SyncEvery(syncCtx, f.gitSync, func(r *vault.SyncReport, next time.Duration) {
+				// A round that waits for the same thing as the last one is
+				// not logged again.
+				if t := r.Text(); t != last || r.Error != "" {
+					last = t
+					logSync(logger, r, next)
+				}
+			})
+		}()
+		defer func() { stopSync(); <-done }()
+		logger.Info("git sync on", "interval", f.gitSync.String())
+	}
 	if f.http != "" {
 		return a.serveHTTP(cmd.Context(), f, at, c, perms, logger, clientLog)
 	}
@@ -211,7 +253,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
 	})
 	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn, ClientLog: clientLog})
-	logger.Info("serving over stdio", "notes", len(v.NotePaths()), "rights", rightsText(perms))
+	logger.Info("serving over stdio", "rights", rightsText(perms))
 	err = mcpserver.ServeStdio(cmd.Context(), s, a.in, a.out, log.New(logw, "", log.LstdFlags))
 	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {
 		return err
@@ -231,4 +273,15 @@ func rightsText(p mcpserver.Perms) string {
 		r = append(r, "delete")
 	}
 	return strings.Join(r, ",")
+}
+
+// logSync logs one sync round: failures as warnings with the retry, what
+// changed (or waits) as information, a round with nothing to do not at all.
+func logSync(logger *slog.Logger, r *vault.SyncReport, next time.Duration) {
+	switch {
+	case r.Error != "":
+		logger.Warn("git sync failed", "error", r.Error, "failed_rounds", r.Failures, "retry_in", next.Round(time.Second).String())
+	case r.Merged != "" || r.Pushed != "" || r.Committed > 0 || r.Waiting != "":
+		logger.Info("git sync", "result", r.Text())
+	}
 }

@@ -1,0 +1,836 @@
+package index
+
+import (
+	"context"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// The sections of a hit. A note's matching sections are found among its
+// section documents (docs.go): those holding every required query word
+// that the note's title and aliases do not — in their own text or heading,
+// or in the heading of a section they lie in — ranked by bleve's score of
+// those words there (a word in the section's own heading counts twice, in
+// an enclosing heading half); when no section holds them all, those
+// holding any of them. Title words count for nothing here: they say the
+// note is the right one, not which part of it (the title "Kanzlei Brandt"
+// is no reason to show the introduction for "Exchange server Kanzlei
+// Brandt"). Sections with the query's words as a phrase, as typed, go
+// first. The snippets are cut from the sections' text, analyzed anew: a law
+// of 2 MB costs what its three shown sections cost, not what its thousands
+// of matches would as term locations.
+//
+// A note none of whose sections match — its words only in compounds, or
+// only in its title, or a query of filters only — is placed by its note
+// document's term locations instead (locate).
+
+// maxNoteSections bounds the sections collected per note in one query;
+// more are counted, not collected.
+const maxNoteSections = 50
+
+// details loads the page's notes and their matching sections from..from+n
+// (best first), with snippets.
+//
+// Only the first snippets sections of each hit get a snippet (the others
+// their heading and line): one snippet per note is what a list of notes
+// shows, and cutting one means analyzing its section's text.
+func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, positive, boost query.Query, from, n, snippets int) ([]Hit, error) {
+	byID, err := ix.noteFields(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	qm := matchers(pq)
+	out := make([]Hit, len(ids))
+	metas := make([]meta, len(ids))
+	// Notes grouped by which clauses their title or aliases hold.
+	groups := map[string][]int{}
+	keys := make([]string, len(ids))
+	var order []string
+	for i, id := range ids {
+		out[i].Path = id
+		d := byID[id]
+		if d == nil {
+			continue
+		}
+		out[i].Title, out[i].Version, out[i].Space = fieldString(d, fTitle), fieldString(d, fVersion), fieldString(d, fSpace)
+		metas[i] = metaOf(out[i].Version, fieldString(d, fMeta)) // remembered: see noteFields
+		if positive == nil {
+			continue // filters only: the start of each note
+		}
+		key := titleClauses(pq, d)
+		keys[i] = key
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	secs := make([][]secHit, len(ids))
+	totals := make([]int, len(ids))
+	allWords := make([]bool, len(ids))
+	for _, key := range order {
+		if err := ix.noteSections(ctx, pq, key, ids, groups[key], secs, totals, allWords); err != nil {
+			return nil, err
+		}
+	}
+	for i := range ids {
+		if len(secs[i]) > 1 {
+			rankSections(metas[i], secs[i], qm, inTitle(pq, qm, keys[i]), allWords[i])
+		}
+	}
+	var fallback []string
+	for i := range ids {
+		if byID[ids[i]] != nil && len(secs[i]) == 0 && positive != nil && !allInTitle(pq, keys[i]) {
+			fallback = append(fallback, ids[i])
+		}
+	}
+	var located map[string]Hit
+	if len(fallback) > 0 {
+		hs, err := ix.detailsByLocations(ctx, fallback, positive, boost, qm, pq.phraseWords(), from, n)
+		if err != nil {
+			return nil, err
+		}
+		located = make(map[string]Hit, len(hs))
+		for _, h := range hs {
+			located[h.Path] = h
+		}
+	}
+	phrase := pq.phraseWords()
+	dated := pq.hasDate()
+	var inPhrase map[string]map[int]int
+	if len(phrase) > 1 {
+		if inPhrase, err = ix.phraseSections(ctx, pq, ids, metas); err != nil {
+			return nil, err
+		}
+	}
+	for i := range out {
+		if h, ok := located[ids[i]]; ok {
+			out[i] = h
+			continue
+		}
+		if byID[ids[i]] == nil {
+			continue
+		}
+		hit := &out[i]
+		m := metas[i]
+		list := secs[i]
+		if len(list) == 0 { // title words or filters only: the start of the note
+			k := 0
+			if len(m.headings) > 0 && m.headings[0].Start <= m.bodyStart {
+				k = 1
+			}
+			list, totals[i] = []secHit{{k: k}}, 1
+		}
+		f := ix.openNote(hit.Path, m)
+		if ks := inPhrase[hit.Path]; len(ks) > 0 {
+			// Sections with the words as a phrase first.
+			for j := range list {
+				if c := ks[list[j].k]; c > 0 {
+					lo, _, hi, _ := m.bounds(list[j].k)
+					list[j].phrase = math.Sqrt(float64(c)) / math.Sqrt(float64(max(hi-lo, 1)))
+					hit.phrase = max(hit.phrase, list[j].phrase)
+				}
+			}
+			sort.SliceStable(list, func(a, b int) bool { return list[a].phrase > 0 && list[b].phrase == 0 })
+		}
+		hit.SectionsTotal = totals[i]
+		hit.SectionsOffset = min(from, len(list))
+		for j, s := range list[hit.SectionsOffset:min(len(list), hit.SectionsOffset+max(n, 0))] {
+			hit.Sections = append(hit.Sections, f.section(m, s.k, qm, j < snippets, dated))
+		}
+		if f != nil {
+			f.close()
+		}
+		if len(hit.Sections) > 0 {
+			hit.Heading, hit.Line, hit.Snippet = hit.Sections[0].Heading, hit.Sections[0].Line, hit.Sections[0].Snippet
+		}
+	}
+	return out, nil
+}
+
+// snippetWindow is how much of a section is analyzed at a time for its
+// snippet.
+const (
+	snippetWindow  = 1024
+	snippetWindows = 8 // at most
+)
+
+// noteFields loads the note documents' stored fields; the heading table
+// (meta, for a law hundreds of KB) only for versions not remembered.
+//
+// The fields are remembered per note until it is next indexed (commit
+// forgets it): a stored field is read with its document's others, and
+// for a law that is a block of hundreds of KB to decompress.
+func (ix *Index) noteFields(ctx context.Context, ids []string) (map[string]*search.DocumentMatch, error) {
+	load := func(ids []string, fields ...string) (*bleve.SearchResult, error) {
+		req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
+		req.Fields = fields
+		return ix.bi.SearchInContext(ctx, req)
+	}
+	byID := make(map[string]*search.DocumentMatch, len(ids))
+	gen := ix.gen.Load()
+	var todo []string
+	ix.fields.Lock()
+	if ix.fields.gen != gen {
+		ix.fields.m, ix.fields.gen = nil, gen
+	}
+	var missing []string // notes whose heading table is not remembered
+	for _, id := range ids {
+		if d, ok := ix.fields.m[id]; ok {
+			byID[id] = &search.DocumentMatch{ID: id, Fields: maps.Clone(d)}
+			if v, _ := d[fVersion].(string); !hasMeta(v) {
+				missing = append(missing, id)
+			}
+		} else {
+			todo = append(todo, id)
+		}
+	}
+	ix.fields.Unlock()
+	res := &bleve.SearchResult{}
+	if len(todo) > 0 {
+		var err error
+		if res, err = load(todo, fTitle, fAliases, fVersion, fSpace); err != nil {
+			return nil, err
+		}
+	}
+	for _, h := range res.Hits {
+		byID[h.ID] = h
+		if !hasMeta(fieldString(h, fVersion)) {
+			missing = append(missing, h.ID)
+		}
+	}
+	for id, d := range byID { // forgotten meanwhile (metaOf starts over when full)
+		if v, _ := d.Fields[fVersion].(string); !hasMeta(v) && !slices.Contains(missing, id) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		mres, err := load(missing, fMeta)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range mres.Hits {
+			if d := byID[h.ID]; d != nil {
+				d.Fields[fMeta] = h.Fields[fMeta]
+			}
+		}
+	}
+	ix.fields.Lock()
+	if ix.fields.gen == gen {
+		if ix.fields.m == nil || len(ix.fields.m) >= maxNoteFields {
+			ix.fields.m = map[string]map[string]any{} // start over rather than track use
+		}
+		for _, id := range todo {
+			if d := byID[id]; d != nil {
+				f := maps.Clone(d.Fields)
+				delete(f, fMeta) // remembered by metaOf
+				ix.fields.m[id] = f
+			}
+		}
+	}
+	ix.fields.Unlock()
+	return byID, nil
+}
+
+func hasMeta(version string) bool {
+	_, ok := cachedMeta(version)
+	return ok
+}
+
+// maxNoteFields bounds the notes whose fields noteFields remembers.
+const maxNoteFields = 4096
+
+// phraseSections returns, for the notes ids, how often each section holds
+// the query's words as a phrase (by section number), from the term
+// locations of the phrase's matches.
+func (ix *Index) phraseSections(ctx context.Context, pq *parsedQuery, ids []string, metas []meta) (map[string]map[int]int, error) {
+	ph := phraseQuery(pq)
+	if ph == nil {
+		return nil, nil
+	}
+	q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), ph})
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+	req.IncludeLocations = true
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	out := map[string]map[int]int{}
+	first := phraseTerms(pq.phraseWords())[0]
+	for _, h := range res.Hits {
+		i, ok := at[h.ID]
+		if !ok {
+			continue
+		}
+		m := metas[i]
+		hs := m.headings
+		ks := map[int]int{}
+		for _, t := range first {
+			for _, l := range h.Locations[fBody][t] {
+				off := int(l.Start) + m.bodyStart
+				ks[sort.Search(len(hs), func(j int) bool { return hs[j].Start > off })]++
+			}
+			for _, l := range h.Locations[fHeadings][t] {
+				if len(l.ArrayPositions) > 0 {
+					ks[int(l.ArrayPositions[0])+1]++
+				}
+			}
+		}
+		out[h.ID] = ks
+	}
+	return out, nil
+}
+
+// secHit is a matching section of a note.
+type secHit struct {
+	k      int
+	score  float64
+	phrase float64 // how much of the section the phrase is (noteFile.phraseShare)
+}
+
+// titleClauses returns which positive clauses the note's title or aliases
+// hold, as a string of '1' and '0' (a map key).
+func titleClauses(pq *parsedQuery, d *search.DocumentMatch) string {
+	var toks []string
+	add := func(s string) {
+		for _, t := range headingTokens(s) {
+			toks = append(toks, t.term)
+		}
+	}
+	add(fieldString(d, fTitle))
+	switch a := d.Fields[fAliases].(type) {
+	case string:
+		add(a)
+	case []any:
+		for _, x := range a {
+			if s, ok := x.(string); ok {
+				add(s)
+			}
+		}
+	}
+	key := make([]byte, len(pq.must))
+	for i, c := range pq.must {
+		key[i] = '0'
+		in := func(w qword) bool {
+			return slices.ContainsFunc(w.terms(), func(t string) bool { return slices.Contains(toks, t) })
+		}
+		switch c.kind {
+		case kindWord, kindPhrase:
+			all := true
+			for _, w := range c.words {
+				all = all && in(w)
+			}
+			if all {
+				key[i] = '1'
+			}
+		case kindPrefix:
+			if slices.ContainsFunc(toks, func(t string) bool { return strings.HasPrefix(t, c.words[0].Folded) }) {
+				key[i] = '1'
+			}
+		}
+	}
+	return string(key)
+}
+
+// allInTitle reports whether the title holds every clause that counts
+// (then no section is looked for).
+func allInTitle(pq *parsedQuery, key string) bool {
+	for i, c := range pq.must {
+		if key[i] == '0' && (!c.optional || pq.anyOf()) {
+			return false
+		}
+	}
+	return true
+}
+
+// noteSections finds the matching sections of the notes ids[is], whose
+// title holds the clauses key marks, into secs and totals.
+func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, ids []string, is []int, secs [][]secHit, totals []int, allWords []bool) error {
+	var must, should []query.Query
+	for i, c := range pq.must {
+		if key[i] == '1' {
+			continue
+		}
+		q := ix.secClause(c)
+		if q == nil {
+			q = query.NewMatchNoneQuery()
+		}
+		if c.optional && !pq.anyOf() {
+			should = append(should, q)
+		} else {
+			must = append(must, q)
+		}
+	}
+	if len(must) == 0 {
+		return nil // the title holds every word
+	}
+	notes := make([]query.Query, 0, len(is))
+	pos := make(map[string]int, len(is))
+	for _, i := range is {
+		notes = append(notes, term(fSecNote, ids[i], 1))
+		pos[ids[i]] = i
+	}
+	run := func(words query.Query, only []int) error {
+		var filter []query.Query
+		for _, i := range only {
+			filter = append(filter, term(fSecNote, ids[i], 1))
+		}
+		bq := query.NewBooleanQuery([]query.Query{words, disjunction(filter)}, should, nil)
+		size := maxNoteSections * len(only)
+		r, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bq, size, 0, false))
+		if err != nil {
+			return err
+		}
+		for _, h := range r.Hits {
+			p, k, ok := splitSectionID(h.ID)
+			if i, found := pos[p]; ok && found {
+				secs[i] = append(secs[i], secHit{k: k, score: h.Score})
+			}
+		}
+		for _, i := range only {
+			totals[i] = len(secs[i])
+		}
+		if int(r.Total) > len(r.Hits) {
+			// Some notes have more than were collected: count them.
+			for _, i := range only {
+				if len(secs[i]) == 0 {
+					continue
+				}
+				cq := query.NewConjunctionQuery([]query.Query{words, term(fSecNote, ids[i], 1)})
+				cr, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(cq, 0, 0, false))
+				if err != nil {
+					return err
+				}
+				totals[i] = int(cr.Total)
+			}
+		}
+		return nil
+	}
+	all := must[0]
+	if len(must) > 1 && !pq.anyOf() {
+		all = query.NewConjunctionQuery(must)
+	} else if len(must) > 1 {
+		all = query.NewDisjunctionQuery(must)
+	}
+	if err := run(all, is); err != nil {
+		return err
+	}
+	for _, i := range is {
+		allWords[i] = len(secs[i]) > 0 && !pq.anyOf()
+	}
+	if len(must) > 1 && !pq.anyOf() {
+		// No section has every word: those with any of them.
+		var none []int
+		for _, i := range is {
+			if len(secs[i]) == 0 {
+				none = append(none, i)
+			}
+		}
+		if len(none) > 0 {
+			if err := run(query.NewDisjunctionQuery(must), none); err != nil {
+				return err
+			}
+		}
+	}
+	for _, i := range is {
+		s := secs[i]
+		sort.SliceStable(s, func(a, b int) bool {
+			if math.Abs(s[a].score-s[b].score) > 1e-12 {
+				return s[a].score > s[b].score
+			}
+			return s[a].k < s[b].k
+		})
+	}
+	return nil
+}
+
+// inTitle returns, for each matcher, whether the note's title holds its
+// clause (key, see titleClauses).
+func inTitle(pq *parsedQuery, qm []qmatcher, key string) []bool {
+	out := make([]bool, 0, len(qm))
+	for i, c := range pq.must {
+		n := 1
+		if c.kind == kindPhrase {
+			n = len(c.words)
+		}
+		for range n {
+			out = append(out, key != "" && key[i] == '1')
+		}
+	}
+	return out[:min(len(out), len(qm))]
+}
+
+// rankSections orders a note's matching sections, best first, by the
+// query words each covers (see coverHeading) — in its own heading (the
+// larger the share of the heading the words are, the more), in the
+// heading of a section it lies in, or in its own text — then the deepest
+// (the most specific; the top heading often spans the whole note), then by
+// bleve's score, then the first. Title words and optional words count for
+// nothing. Where a word is comes from the headings (meta); when every
+// section holds every word (allWords), a word in neither its heading nor
+// an enclosing one is in its text.
+func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, allWords bool) {
+	hs := m.headings
+	cover := make([]float64, len(list))
+	depth := make([]int, len(list))
+	memo := map[int]headingHit{}
+	match := func(i int) headingHit {
+		if h, ok := memo[i]; ok {
+			return h
+		}
+		h := headingMatch(hs[i].Text, qm)
+		memo[i] = h
+		return h
+	}
+	for j, s := range list {
+		if s.k < 1 || s.k > len(hs) { // the text before the first heading
+			for w := range qm {
+				if !title[w] && !qm[w].optional && allWords {
+					cover[j] += coverText
+				}
+			}
+			continue
+		}
+		i := s.k - 1
+		depth[j] = hs[i].Level
+		own := match(i)
+		var path []float64
+		lv := hs[i].Level
+		for a := i - 1; a >= 0 && lv > 1; a-- {
+			if hs[a].Level < lv {
+				lv = hs[a].Level
+				anc := match(a)
+				if path == nil {
+					path = make([]float64, len(qm))
+				}
+				for w := range qm {
+					if anc.words[w] > 0 {
+						path[w] = max(path[w], coverPath*anc.words[w])
+					}
+				}
+			}
+		}
+		n := max(headingWords(hs[i].Text), own.positions)
+		c := coverText
+		if n > 0 {
+			c += (coverHeading - coverText) * float64(own.positions) / float64(n)
+		}
+		for w := range qm {
+			if title[w] || qm[w].optional {
+				continue
+			}
+			best := c * own.words[w]
+			inHeadings := own.words[w] == 1
+			if path != nil {
+				best = max(best, path[w])
+				inHeadings = inHeadings || path[w] == coverPath
+			}
+			if allWords && !inHeadings {
+				// The section has the word itself (section documents
+				// hold whole words), and not in a heading: in its text.
+				best = max(best, coverText)
+			}
+			cover[j] += best
+		}
+	}
+	idx := make([]int, len(list))
+	for j := range idx {
+		idx[j] = j
+	}
+	const eps = 1e-9
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := idx[a], idx[b]
+		if math.Abs(cover[x]-cover[y]) > eps {
+			return cover[x] > cover[y]
+		}
+		if depth[x] != depth[y] {
+			return depth[x] > depth[y]
+		}
+		if math.Abs(list[x].score-list[y].score) > 1e-12 {
+			return list[x].score > list[y].score
+		}
+		return list[x].k < list[y].k
+	})
+	sorted := make([]secHit, len(list))
+	for j, x := range idx {
+		sorted[j] = list[x]
+	}
+	copy(list, sorted)
+}
+
+// headingHit is how a heading text matches the query words.
+type headingHit struct {
+	words     []float64 // by matcher: its best weight in the heading
+	positions int       // the heading's word positions that match
+}
+
+// headingMatch matches a heading's text against the query words.
+func headingMatch(text string, qm []qmatcher) headingHit {
+	hh := headingHit{words: make([]float64, len(qm))}
+	last := -1
+	for _, t := range headingTokens(text) { // by position: a part token shares its word's
+		for w, q := range qm {
+			if x := q.weight(t.term); x > 0 {
+				hh.words[w] = max(hh.words[w], x)
+				if t.pos != last {
+					hh.positions++
+					last = t.pos
+				}
+			}
+		}
+	}
+	return hh
+}
+
+type posTerm struct {
+	term string
+	pos  int
+}
+
+// headingTokens returns the index terms of a heading text (with compound
+// part tokens), remembered: the same headings come up search after search.
+func headingTokens(text string) []posTerm {
+	headTokens.Lock()
+	ts, ok := headTokens.m[text]
+	headTokens.Unlock()
+	if ok {
+		return ts
+	}
+	for _, t := range queryAnalyzer.Analyze([]byte(text)) {
+		ts = append(ts, posTerm{string(t.Term), t.Position})
+	}
+	headTokens.Lock()
+	if len(headTokens.m) >= maxWordCounts || headTokens.m == nil {
+		headTokens.m = make(map[string][]posTerm) // start over rather than track use
+	}
+	headTokens.m[text] = ts
+	headTokens.Unlock()
+	return ts
+}
+
+var headTokens struct {
+	sync.Mutex
+	m map[string][]posTerm
+}
+
+// secClause is one clause over the section fields: whole words (and the
+// parts of a compound no note has, at part weight), a phrase's words
+// (without their order: section documents keep no positions), a prefix's
+// expansions. nil if it can match no section.
+func (ix *Index) secClause(c clause) query.Query {
+	word := func(ts ...string) query.Query {
+		var qs []query.Query
+		for _, t := range ts {
+			for _, f := range sectionFields {
+				qs = append(qs, term(f.name, t, f.boost))
+			}
+		}
+		return disjunction(qs)
+	}
+	switch c.kind {
+	case kindPhrase:
+		var ws []query.Query
+		for _, w := range c.words {
+			ws = append(ws, word(w.terms()...))
+		}
+		if len(ws) == 1 {
+			return ws[0]
+		}
+		return query.NewConjunctionQuery(ws)
+	case kindPrefix:
+		w := c.words[0]
+		var ts []string
+		if w.Term != "" {
+			ts = append(ts, w.Term)
+		}
+		for _, t := range ix.dictPrefix(fSecBody, w.Folded, w.Term) {
+			ts = append(ts, t.t)
+		}
+		return word(ts...)
+	}
+	alts := []query.Query{word(c.words[0].terms()...)}
+	if len(c.parts) > 0 {
+		ps := make([]query.Query, 0, len(c.parts))
+		for _, p := range c.parts {
+			ps = append(ps, word(p))
+		}
+		cq := query.NewConjunctionQuery(ps)
+		cq.SetBoost(partBoost)
+		alts = append(alts, cq)
+	}
+	return disjunction(alts)
+}
+
+// noteFile reads a note's sections for their snippets.
+type noteFile struct {
+	ra   io.ReaderAt
+	c    io.Closer
+	size int
+	ok   bool // the file is as indexed (same size): offsets hold
+}
+
+// openNote opens the note at p (nil if it cannot be read).
+func (ix *Index) openNote(p string, m meta) *noteFile {
+	f, err := ix.v.FS().Open(p)
+	if err != nil {
+		return nil
+	}
+	fi, err := f.Stat()
+	ra, ok := f.(io.ReaderAt)
+	if err != nil || !fi.Mode().IsRegular() || !ok {
+		f.Close()
+		return nil
+	}
+	return &noteFile{ra: ra, c: f, size: int(fi.Size()), ok: fi.Size() == m.size}
+}
+
+func (f *noteFile) close() { f.c.Close() }
+
+// bounds returns section k's byte range in the file, where its text
+// starts (after the heading line) and the line of its first byte.
+func (m meta) bounds(k int) (start, bodyStart, end, line int) {
+	start, bodyStart, end, line = m.bodyStart, m.bodyStart, int(m.size), m.bodyLine
+	if k > 0 && k <= len(m.headings) {
+		h := m.headings[k-1]
+		start, bodyStart, line = h.Start, h.BodyStart, h.Line
+	}
+	if k < len(m.headings) {
+		end = m.headings[k].Start
+	}
+	return
+}
+
+// read returns section k's bytes (at most limit) and its bounds.
+func (f *noteFile) read(m meta, k, limit int) (src []byte, start, bodyStart, line int) {
+	start, bodyStart, end, line := m.bounds(k)
+	start, end = min(max(start, 0), f.size), min(max(end, 0), f.size)
+	end = min(max(end, start), start+limit)
+	src = make([]byte, end-start)
+	n, _ := f.ra.ReadAt(src, int64(start))
+	return src[:n], start, min(max(bodyStart, start), start+n), line
+}
+
+// section returns section k as a hit: heading, name for read_note, and the
+// snippet around its matches (analyzed from its text).
+func (f *noteFile) section(m meta, k int, qm []qmatcher, withSnippet, dates bool) SectionHit {
+	var sh SectionHit
+	_, _, _, sh.Line = m.bounds(k)
+	if k > 0 && k <= len(m.headings) {
+		h := m.headings[k-1]
+		sh.Heading, sh.Ref = h.Path, h.RefOrPath()
+	}
+	if f == nil || !f.ok || !withSnippet {
+		return sh
+	}
+	src, start, bodyStart, line := f.read(m, k, snippetWindows*snippetWindow)
+	// Analyzed a window at a time, up to the first window with a match:
+	// a law's annex can be 100 KB of tables, and its first match is what
+	// the snippet shows.
+	var spans []span
+	for lo := 0; lo < min(len(src), snippetWindows*snippetWindow) && len(spans) == 0; {
+		hi := min(len(src), lo+snippetWindow)
+		for hi < len(src) && !isSpaceByte(src[hi]) {
+			hi++ // whole words
+		}
+		for _, t := range snippetTokens(src[lo:hi], dates) {
+			w := 0.0
+			for _, q := range qm {
+				w = max(w, q.weight(t.term))
+			}
+			if w > 0 {
+				spans = append(spans, span{start: start + lo + t.start, end: start + lo + t.end, term: t.term, weight: w, pos: t.pos})
+			}
+		}
+		lo = hi
+	}
+	var ln int
+	sh.Snippet, ln = snippet(src, start, bodyStart, spans)
+	sh.Line = line + ln
+	return sh
+}
+
+// snippetToken is a word of a section as the snippet sees it.
+type snippetToken struct {
+	start, end, pos int
+	term            string
+}
+
+// snippetTokens returns the index terms of src with their offsets. With
+// dates, the analyzer itself runs (it recognizes dates across tokens);
+// else a plain split into letters and digits, each word's terms from the
+// analyzer remembered (wordTerms): the analyzer's word segmentation is
+// most of its cost, and a snippet needs no more than to find the words.
+func snippetTokens(src []byte, dates bool) []snippetToken {
+	var out []snippetToken
+	if dates {
+		for _, t := range queryAnalyzer.Analyze(slices.Clone(src)) {
+			out = append(out, snippetToken{t.Start, t.End, t.Position, string(t.Term)})
+		}
+		return out
+	}
+	pos := 0
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		for j < len(src) {
+			r, size := utf8.DecodeRune(src[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
+				break
+			}
+			j += size
+		}
+		pos++
+		for _, t := range wordTerms(string(src[i:j])) {
+			out = append(out, snippetToken{i, j, pos, t})
+		}
+		i = j
+	}
+	return out
+}
+
+// wordTerms returns the index terms of one word (its stem and compound
+// part token; none for a stop word), remembered.
+func wordTerms(w string) []string {
+	wordTermCache.Lock()
+	ts, ok := wordTermCache.m[w]
+	wordTermCache.Unlock()
+	if ok {
+		return ts
+	}
+	for _, t := range queryAnalyzer.Analyze([]byte(w)) {
+		ts = append(ts, string(t.Term))
+	}
+	wordTermCache.Lock()
+	if len(wordTermCache.m) >= maxWordTerms || wordTermCache.m == nil {
+		wordTermCache.m = make(map[string][]string) // start over rather than track use
+	}
+	wordTermCache.m[w] = ts
+	wordTermCache.Unlock()
+	return ts
+}
+
+// maxWordTerms bounds wordTerms' memory (about 10 MB).
+const maxWordTerms = 1 << 16
+
+var wordTermCache struct {
+	sync.Mutex
+	m map[string][]string
+}

@@ -1,0 +1,220 @@
+package index
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A long note whose words are diluted by its length, and short notes that
+// mention the same words once.
+func sectionVault() map[string]string {
+	var law strings.Builder
+	law.WriteString("# Gesetz über Tiere\n\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&law, "## § %d Allgemeines %d\n\nDie Vorschrift %d regelt Verwaltungsverfahren, Fristen und Zuständigkeiten der Behörden.\n\n", i, i, i)
+	}
+	law.WriteString("## § 41 Haftung des Tierhalters\n\nWird durch ein Tier ein Mensch verletzt, so ist derjenige, welcher das Tier hält, zum Ersatz verpflichtet.\n\n")
+	for i := 42; i <= 80; i++ {
+		fmt.Fprintf(&law, "## § %d Schlussvorschrift %d\n\nDie Vorschrift %d gilt ab dem Jahr %d; der Tierhalter wird unterrichtet.\n\n", i, i, i, 1950+i)
+	}
+	return map[string]string{
+		"Gesetze/Tiergesetz.md":       law.String(),
+		"Notizen/Haftung.md":          "# Haftung\n\nHaftung ist ein weites Feld.\n",
+		"Notizen/Tierhalter.md":       "# Tierhalter\n\nDer Tierhalter füttert.\n",
+		"Notizen/Grundgesetz.md":      "# Grundgesetz\n\n## Art 1\n\nDie Würde des Menschen ist unantastbar.\n\n## Art 2\n\nJeder hat das Recht auf die freie Entfaltung seiner Persönlichkeit.\n",
+		"Notizen/Konjunktiv.md":       "# Konjunktiv\n\nEr würde kommen, wenn es den Menschen passt. Menschen würden das begrüßen.\n",
+		"Notizen/Arbeitsrecht.md":     "# Arbeitsrecht\n\n## Fristen\n\nDie Kündigung braucht eine Frist.\n\n## Form\n\nDie Kündigung bedarf der Schriftform.\n\n## Gründe\n\nEine Kündigung aus wichtigem Grund.\n\n## Zugang\n\nDie Kündigung muss zugehen.\n\n## Sonstiges\n\nNichts.\n",
+		"Notizen/Ohne Überschrift.md": "Kündigung ohne jede Überschrift.\n",
+	}
+}
+
+// TestSections_LongNoteParagraph: the paragraph of a long note that answers
+// comes first, though short notes have the words too.
+func TestSections_LongNoteParagraph(t *testing.T) {
+	v, _ := newVault(t, sectionVault())
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Haftung Tierhalter"})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "Gesetze/Tiergesetz.md" || r.Hits[0].Heading != "Gesetz über Tiere > § 41 Haftung des Tierhalters" {
+		t.Fatalf("search Haftung Tierhalter: want Gesetze/Tiergesetz.md at § 41 first; got:%s", describe(r))
+	}
+	s := r.Hits[0].Sections[0]
+	if s.Ref != "§ 41 Haftung des Tierhalters" || s.Line != 165 || !strings.HasPrefix(s.Snippet, "Wird durch ein Tier") {
+		t.Errorf("section = %+v, want ref %q, line 165 and its text as the snippet", s, "§ 41 Haftung des Tierhalters")
+	}
+	if r := mustSearch(t, ix, Query{Text: "Tierhalter Ersatz"}); len(r.Hits) == 0 || !strings.Contains(r.Hits[0].Snippet, "zum «Ersatz» verpflichtet") {
+		t.Errorf("search Tierhalter Ersatz: want the snippet to mark «Ersatz»; got:%s", describe(r))
+	}
+	// The compound no note has finds the same paragraph by its parts.
+	r = mustSearch(t, ix, Query{Text: "Tierhalterhaftung"})
+	if len(r.Hits) == 0 || r.Hits[0].Heading != "Gesetz über Tiere > § 41 Haftung des Tierhalters" {
+		t.Errorf("search Tierhalterhaftung: want § 41 first; got:%s", describe(r))
+	}
+}
+
+// TestSections_SeveralPerHit: a hit shows its best sections (3 by
+// default), counts all that match, and Path pages through them.
+func TestSections_SeveralPerHit(t *testing.T) {
+	v, _ := newVault(t, sectionVault())
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Kündigung"})
+	i := hitIndex(r, "Notizen/Arbeitsrecht.md")
+	if i < 0 {
+		t.Fatalf("search Kündigung: Notizen/Arbeitsrecht.md missing:%s", describe(r))
+	}
+	h := r.Hits[i]
+	if len(h.Sections) != 3 || h.SectionsTotal != 4 {
+		t.Fatalf("hit %s: %d sections shown of %d, want 3 of 4 (Fristen, Form, Gründe, Zugang): %+v", h.Path, len(h.Sections), h.SectionsTotal, h.Sections)
+	}
+	for _, s := range h.Sections[1:] {
+		if s.Snippet != "" || s.Heading == "" {
+			t.Errorf("further section %+v: want a heading and no snippet", s)
+		}
+	}
+	var all []string
+	for off := 0; off < 6; off += 2 {
+		p := mustSearch(t, ix, Query{Text: "Kündigung", Path: "Notizen/Arbeitsrecht.md", Limit: 2, Offset: off})
+		if p.Total != 1 || len(p.Hits) != 1 {
+			t.Fatalf("path search at %d: %d notes, %d hits, want 1 and 1", off, p.Total, len(p.Hits))
+		}
+		ph := p.Hits[0]
+		if ph.SectionsTotal != 4 || ph.SectionsOffset != min(off, 4) {
+			t.Errorf("path search at %d: total %d offset %d, want 4 and %d", off, ph.SectionsTotal, ph.SectionsOffset, min(off, 4))
+		}
+		for _, s := range ph.Sections {
+			if s.Snippet == "" {
+				t.Errorf("path search: section %q has no snippet", s.Heading)
+			}
+			all = append(all, s.Ref)
+		}
+	}
+	if got := strings.Join(all, ","); len(all) != 4 || !strings.Contains(got, "Fristen") || !strings.Contains(got, "Zugang") {
+		t.Errorf("pages list %q, want the 4 matching sections once each", got)
+	}
+	// The pages continue where the hit's sections end.
+	if first := mustSearch(t, ix, Query{Text: "Kündigung", Path: "Notizen/Arbeitsrecht.md", Limit: 3}); fmt.Sprint(refs(first.Hits[0])) != fmt.Sprint(refs(h)) {
+		t.Errorf("path search lists %v first, the hit showed %v", refs(first.Hits[0]), refs(h))
+	}
+	// A note without headings is one section: its text.
+	if p := mustSearch(t, ix, Query{Text: "Kündigung", Path: "Notizen/Ohne Überschrift.md"}); len(p.Hits) != 1 || p.Hits[0].SectionsTotal != 1 || p.Hits[0].Sections[0].Heading != "" || p.Hits[0].Sections[0].Snippet == "" {
+		t.Errorf("note without headings: %+v", p.Hits)
+	}
+	// A note that does not have the words is no hit.
+	if p := mustSearch(t, ix, Query{Text: "Kündigung", Path: "Notizen/Haftung.md"}); p.Total != 0 || len(p.Hits) != 0 {
+		t.Errorf("path search in a note without the word: %d notes", p.Total)
+	}
+}
+
+func refs(h Hit) []string {
+	var out []string
+	for _, s := range h.Sections {
+		out = append(out, s.Ref)
+	}
+	return out
+}
+
+// TestSearch_Homograph: a stop word that is also a noun is searched when it
+// is the only word, and ranks without restricting beside other words; the
+// words as a phrase rank first.
+func TestSearch_Homograph(t *testing.T) {
+	v, _ := newVault(t, sectionVault())
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Würde"})
+	if r.Total == 0 || hitIndex(r, "Notizen/Grundgesetz.md") < 0 {
+		t.Errorf("search Würde: want Notizen/Grundgesetz.md; got:%s", describe(r))
+	}
+	r = mustSearch(t, ix, Query{Text: "Würde des Menschen"})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "Notizen/Grundgesetz.md" || r.Hits[0].Heading != "Grundgesetz > Art 1" {
+		t.Errorf("search Würde des Menschen: want Grundgesetz > Art 1 first; got:%s", describe(r))
+	}
+	if strings.Join(r.Optional, ",") != "Würde" || strings.Join(r.Ignored, ",") != "des" {
+		t.Errorf("optional %q, ignored %q; want [Würde] and [des]", r.Optional, r.Ignored)
+	}
+	// Menschen is required, Würde is not.
+	if hitIndex(r, "Notizen/Konjunktiv.md") < 0 {
+		t.Errorf("search Würde des Menschen: Notizen/Konjunktiv.md (Menschen, würde) missing:%s", describe(r))
+	}
+}
+
+// TestSearch_DidYouMean: a word no note has gets the vault's words spelled
+// alike, as the notes write them, and a query with the first of them that
+// finds notes.
+func TestSearch_DidYouMean(t *testing.T) {
+	v, _ := newVault(t, sectionVault())
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Kündgung"})
+	if r.Total != 0 || len(r.Suggestions) != 1 {
+		t.Fatalf("search Kündgung: %d notes, suggestions %+v; want 0 notes and one suggestion", r.Total, r.Suggestions)
+	}
+	s := r.Suggestions[0]
+	if s.Word != "Kündgung" || len(s.Words) == 0 || s.Words[0] != "Kündigung" || s.Query != "Kündigung" {
+		t.Errorf("suggestion %+v, want Kündgung → Kündigung", s)
+	}
+	if r2 := mustSearch(t, ix, Query{Text: s.Query}); r2.Total == 0 {
+		t.Errorf("the suggested query %q finds nothing", s.Query)
+	}
+	// A word some note has gets none.
+	if r := mustSearch(t, ix, Query{Text: "Kündigung"}); len(r.Suggestions) != 0 {
+		t.Errorf("search Kündigung: suggestions %+v, want none", r.Suggestions)
+	}
+}
+
+// TestSections_Documents: every note has its section documents, and
+// rewriting or removing a note leaves none behind.
+func TestSections_Documents(t *testing.T) {
+	files := sectionVault()
+	v, dir := newVault(t, files)
+	idx := t.TempDir()
+	ix := openIndex(t, v, Options{Dir: idx})
+	count := func() int {
+		n, err := ix.bi.DocCount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	want := func() int {
+		ix.wmu.Lock()
+		defer ix.wmu.Unlock()
+		return ix.man.docs()
+	}
+	// 7 notes; the law has 81 headings and no text before them.
+	if got := count(); got != want() || got != 7+81+1+1+3+1+6+1 {
+		t.Errorf("documents: got %d, manifest %d", got, want())
+	}
+	p := filepath.Join(dir, "Notizen", "Arbeitsrecht.md")
+	if err := os.WriteFile(p, []byte("# Arbeitsrecht\n\nNur noch ein Abschnitt.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update("Notizen/Arbeitsrecht.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != want() || got != 7+81+1+1+3+1+1+1 {
+		t.Errorf("after shortening a note: %d documents, manifest %d", got, want())
+	}
+	if r := mustSearch(t, ix, Query{Text: "Schriftform"}); r.Total != 0 {
+		t.Errorf("a removed section still matches:%s", describe(r))
+	}
+	if err := os.Remove(filepath.Join(dir, "Gesetze", "Tiergesetz.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update("Gesetze/Tiergesetz.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != want() || got != 6+1+1+3+1+1+1 {
+		t.Errorf("after removing the law: %d documents, manifest %d", got, want())
+	}
+	if r := mustSearch(t, ix, Query{Text: "Tierhalter"}); hitIndex(r, "Gesetze/Tiergesetz.md") >= 0 {
+		t.Errorf("the removed law still matches:%s", describe(r))
+	}
+	// A restart finds index and manifest in agreement.
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix2 := openIndex(t, v, Options{Dir: idx})
+	if st := ix2.Status(); st.Indexed != 0 {
+		t.Errorf("restart reindexed %d notes, want 0", st.Indexed)
+	}
+}
