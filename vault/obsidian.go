@@ -100,3 +100,31 @@ func (s ObsidianSettings) Hides(folder string) bool {
 	}
 	return false
 }
+
+// PathPatterns returns the filters that are not folder prefixes (see
+// ExcludedFolders) as regular expressions (Go syntax, without anchors)
+// that match a whole vault path the filter excludes: a prefix
+// "Privat/Tagebuch" as `Privat/Tagebuch.*`, an expression
+// "/\.excalidraw\.md$/" as `.*(?:\.excalidraw\.md)`.
+func (s ObsidianSettings) PathPatterns() []string {
+	var out []string
+	for _, f := range s.ignore {
+		switch {
+		case f.re == nil && strings.HasSuffix(f.prefix, "/"):
+			// a folder: ExcludedFolders
+		case f.re == nil:
+			out = append(out, regexp.QuoteMeta(f.prefix)+".*")
+		default:
+			r := f.raw[1 : len(f.raw)-1]
+			start, end := ".*", ".*"
+			if strings.HasPrefix(r, "^") {
+				r, start = r[1:], ""
+			}
+			if strings.HasSuffix(r, "$") && !strings.HasSuffix(r, `\$`) {
+				r, end = r[:len(r)-1], ""
+			}
+			out = append(out, start+"(?:"+r+")"+end)
+		}
+	}
+	return out
+}
