@@ -128,3 +128,13 @@ func (s ObsidianSettings) PathPatterns() []string {
 	}
 	return out
 }
+
+// Embed is the embed of link target as the vault writes new ones:
+// "![[target]]", or with UseMarkdownLinks "![](target)" (spaces and
+// parentheses percent-encoded).
+func (s ObsidianSettings) Embed(target string) string {
+	if s.UseMarkdownLinks {
+		return "![](" + escapeDest(target, false) + ")"
+	}
+	return "![[" + target + "]]"
+}
