@@ -3,7 +3,9 @@
 #   make run     serve a copy of the example vault over HTTP on 127.0.0.1:8765
 #                and print how to connect Claude Code and Cursor
 #   make test    go vet + all tests (fuzz seed corpora run as normal tests)
-#   make build   static binary in bin/vaultd
+#   make build   static binary in bin/vaultd, its version stamped from git
+#   make dist    static binaries for linux, darwin, windows × amd64, arm64 in
+#                dist/, with SHA256SUMS and the third-party licenses
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
@@ -13,12 +15,67 @@ GO       ?= go
 BIN      := bin/vaultd
 FUZZTIME ?= 60s
 
-.PHONY: all build run test e2e stress vet lint fuzz bench clean
+# One version everywhere: `vaultd --version`, `vaultd version` and the MCP
+# serverInfo all print mcpserver.Version, stamped here from git (a tag, or
+# the commit, "-dirty" with uncommitted changes); outside a git checkout
+# "dev", unless VERSION=… is given.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X github.com/vaultd/vaultd/mcpserver.Version=$(VERSION)
+# $(call xbuild,GOOS,GOARCH,OUT): one static binary.
+xbuild    = CGO_ENABLED=0 GOOS=$(1) GOARCH=$(2) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(3) ./cmd/vaultd
+DIST_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+HOST_OS   := $(shell $(GO) env GOOS)
+HOST_ARCH := $(shell $(GO) env GOARCH)
+SHA256    := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
+
+.PHONY: all build dist dist-smoke run test e2e stress vet lint tidy-check vulncheck fuzz bench clean
 
 all: lint test build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/vaultd
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/vaultd
+
+# `make dist`: dist/vaultd-OS-ARCH (.exe for windows) for every target,
+# SHA256SUMS over them, THIRD_PARTY_LICENSES.txt (the license file of
+# every module the binary is built from, from the module cache), LICENSE
+# and NOTICE; then the smoke test on the binary this machine can run.
+dist:
+	rm -rf dist && mkdir -p dist
+	@set -e; for t in $(DIST_TARGETS); do os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "dist/vaultd-$$os-$$arch$$ext"; \
+		$(call xbuild,$$os,$$arch,dist/vaultd-$$os-$$arch$$ext); \
+	done
+	cd dist && $(SHA256) vaultd-* > SHA256SUMS
+	cp LICENSE NOTICE dist/
+	@set -e; $(GO) list -deps -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}} {{.Dir}}{{end}}{{end}}' ./cmd/vaultd | sort -u | \
+	while read -r path ver dir; do \
+		printf '==== %s %s ====\n\n' "$$path" "$$ver"; \
+		for f in "$$dir"/LICENSE* "$$dir"/LICENCE* "$$dir"/COPYING* "$$dir"/NOTICE*; do [ -f "$$f" ] && { cat "$$f"; echo; }; done; \
+	done > dist/THIRD_PARTY_LICENSES.txt
+	@ls -l dist
+	@if [ -x dist/vaultd-$(HOST_OS)-$(HOST_ARCH) ]; then sh .ci/smoke dist/vaultd-$(HOST_OS)-$(HOST_ARCH) '$(VERSION)'; fi
+
+# The smoke test of a dist binary, on linux/amd64 (the CI machine), as part
+# of `make test`: built as `make dist` builds it (only this one target, as
+# the six take minutes), then `--version`, `version`, MCP serverInfo and
+# `overview` on a copy of the example vault.
+dist-smoke:
+	@if [ "$(HOST_OS)/$(HOST_ARCH)" != linux/amd64 ]; then \
+		echo "dist-smoke: SKIPPED: it tests the linux/amd64 binary, and this machine is $(HOST_OS)/$(HOST_ARCH)"; \
+	else \
+		mkdir -p bin/smoke && $(call xbuild,linux,amd64,bin/smoke/vaultd-linux-amd64) && \
+		sh .ci/smoke bin/smoke/vaultd-linux-amd64 '$(VERSION)'; \
+	fi
+
+# go.mod and go.sum must be what `go mod tidy` makes of them.
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "tidy-check: go.mod/go.sum differ from what 'go mod tidy' makes (diff above); run: go mod tidy"; exit 1; }
+
+# govulncheck from the module proxy, with the Go vulnerability database
+# from the module proxy too (.ci/vulncheck says what it does and when it
+# skips, loudly).
+vulncheck:
+	$(GO) run ./.ci/vulncheck
 
 # `make run` serves the example vault to AI agents over HTTP on loopback, as
 # a team would: a copy in bin/example-vault (made on the first run, so the
@@ -45,7 +102,7 @@ run: build
 
 # go test runs each fuzz target's seed corpus (f.Add and testdata/fuzz) as a
 # normal test, so the seeds are checked on every `make test`.
-test: vet
+test: vet tidy-check vulncheck dist-smoke
 	$(GO) test ./...
 
 # The end-to-end tests alone: the built binary driven by real MCP clients.
@@ -84,4 +141,4 @@ bench:
 	sh bench/bench.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

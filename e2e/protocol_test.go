@@ -16,7 +16,7 @@ import (
 // TestStdio_OnlyProtocolOnStdout speaks raw JSON-RPC to `vaultd serve`:
 // every line on stdout must be a JSON-RPC 2.0 message (mcp-go's client
 // skips other lines silently, so it cannot be the judge), logs go to
-// stderr and --log-file, the annotations on the wire carry all four hints,
+// --log-file (stderr gets warnings only), the annotations on the wire carry all four hints,
 // and the server exits 0 when stdin closes.
 func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 	t.Parallel()
@@ -169,9 +169,12 @@ func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 		t.Errorf("got %d stdout lines, want at least 7", len(all))
 	}
 
-	// Logs: stderr and the log file, never stdout.
-	for _, where := range []struct{ name, text string }{{"stderr", stderr.String()}, {"--log-file", readFile(t, logFile)}} {
-		wantContains(t, where.name, where.text, "serving over stdio", "name=append_to_note")
+	// Logs: the log file gets info and up, never stdout; stderr stays
+	// quiet (warnings and errors only), as clients show every stderr line
+	// as an error.
+	wantContains(t, "--log-file", readFile(t, logFile), "serving over stdio", "name=append_to_note")
+	if e := stderr.String(); strings.Contains(e, "level=INFO") {
+		t.Errorf("stderr got info lines over stdio (want warnings and errors only):\n%s", e)
 	}
 }
 

@@ -85,9 +85,11 @@ func TestSharedIndex_TwoServersAndCLI(t *testing.T) {
 	t.Parallel()
 	vault := copyVault(t)
 	state := t.TempDir()
-	a, aProc := serveStateProc(t, vault, state)
+	// Over stdio stderr gets warnings only unless asked for more: this
+	// test reads the servers' info lines.
+	a, aProc := serveStateProc(t, vault, state, "--log-level", "info")
 	a.waitIndexed()
-	b := serveState(t, vault, state, "--actor", "cursor")
+	b := serveState(t, vault, state, "--actor", "cursor", "--log-level", "info")
 	wantContains(t, "first server's log", a.stderr.String(), "search index: this process keeps it")
 	wantContains(t, "second server's log", b.stderr.String(), "search index: shared with the vaultd process that keeps it")
 

@@ -64,9 +64,13 @@ type parsedQuery struct {
 	props   []propFilter // key=value: only notes with the property value
 	noProps []propFilter // -key=value: not notes with it
 	paths   []string     // only these notes (Query.Path)
-	any     bool         // OR between the words
-	ignored []string     // words dropped as too common (stop words)
-	relaxed bool         // searched with any of the words, as no note had all
+	// notFolders: not the notes in these folders (Query.NotFolders)
+	notFolders []string
+	// notPaths: not the notes whose path matches (Query.NotPaths)
+	notPaths []string
+	any      bool     // OR between the words
+	ignored  []string // words dropped as too common (stop words)
+	relaxed  bool     // searched with any of the words, as no note had all
 	// seq is the query's words in the order typed, positioned with gaps
 	// for stop words, when the query is plain words only (else nil).
 	seq []qword
@@ -130,7 +134,7 @@ func (p *parsedQuery) phraseWords() []qword {
 // may belong to a note that does not match the query: always but for a
 // single word without filters or exclusions.
 func (p *parsedQuery) needsMembership() bool {
-	return len(p.must) != 1 || p.must[0].kind != kindWord || p.filtered() || len(p.not)+len(p.noProps) > 0 || p.relaxed
+	return len(p.must) != 1 || p.must[0].kind != kindWord || p.filtered() || len(p.not)+len(p.noProps)+len(p.notFolders)+len(p.notPaths) > 0 || p.relaxed
 }
 
 // parseQuery parses the query language:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	vregexp "github.com/blevesearch/vellum/regexp"
 )
 
 // Query is a search request.
@@ -22,6 +23,12 @@ type Query struct {
 	Space  string // only notes in this space (top-level folder), case-insensitive
 	Folder string // only notes in this folder or one below it, case-insensitive
 	Tag    string // only notes with this tag or one below it (project → project/alpha)
+	// NotFolders leaves out the notes in these folders and below them
+	// (Obsidian's "Excluded files"), case-insensitive.
+	NotFolders []string
+	// NotPaths leaves out the notes whose whole vault path matches one
+	// of these regular expressions (the syntax PathPatternOK accepts).
+	NotPaths []string
 	// Properties: only notes whose frontmatter property (key) has the value
 	// (or, for a list, contains it), case-insensitive: {"status": "aktiv"}.
 	Properties map[string]string
@@ -186,6 +193,17 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	}
 	if s := strings.TrimSpace(q.Tag); s != "" {
 		pq.tags = append(pq.tags, strings.TrimPrefix(s, "#"))
+	}
+	for _, f := range q.NotFolders {
+		if f = strings.Trim(strings.TrimSpace(f), "/"); f != "" {
+			pq.notFolders = append(pq.notFolders, f)
+		}
+	}
+	for _, re := range q.NotPaths {
+		if !PathPatternOK(re) {
+			return nil, &QueryError{Query: q.Text, Msg: fmt.Sprintf("the path pattern %q cannot be used", re)}
+		}
+		pq.notPaths = append(pq.notPaths, re)
 	}
 	if s := strings.Trim(strings.TrimSpace(q.Path), "/"); s != "" {
 		pq.paths = append(pq.paths, s)
@@ -492,6 +510,14 @@ func (ix *Index) searchBy(ctx context.Context, pq *parsedQuery, by, positive que
 	for _, f := range pq.noProps {
 		not = append(not, term(fProps, f.term(), 1))
 	}
+	for _, f := range pq.notFolders {
+		not = append(not, term(fFolder, foldKey(f), 1))
+	}
+	for _, re := range pq.notPaths {
+		rq := query.NewRegexpQuery(re)
+		rq.SetField(fPath)
+		not = append(not, rq)
+	}
 	bq := query.NewBooleanQuery([]query.Query{by}, nil, not)
 	filter := positive
 	if f := filterQuery(pq); f != nil {
@@ -523,6 +549,14 @@ func (ix *Index) search(ctx context.Context, pq *parsedQuery, positive, boost qu
 	}
 	for _, f := range pq.noProps {
 		not = append(not, term(fProps, f.term(), 1))
+	}
+	for _, f := range pq.notFolders {
+		not = append(not, term(fFolder, foldKey(f), 1))
+	}
+	for _, re := range pq.notPaths {
+		rq := query.NewRegexpQuery(re)
+		rq.SetField(fPath)
+		not = append(not, rq)
 	}
 	var should []query.Query
 	if boost != nil {
@@ -1082,4 +1116,12 @@ func (ix *Index) scanPrefix(field, prefix, skip string) []termCount {
 type termCount struct {
 	t string
 	n uint64
+}
+
+// PathPatternOK reports whether re can be a Query.NotPaths pattern: a
+// regular expression the index's term automata run (no anchors, word
+// boundaries or lazy repetition), matched against a whole vault path.
+func PathPatternOK(re string) bool {
+	_, err := vregexp.New(re)
+	return err == nil
 }

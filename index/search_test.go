@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -164,6 +165,17 @@ func TestSearch_Syntax(t *testing.T) {
 				}
 			}},
 		{name: "folder filter alone lists notes by path", q: Query{Folder: "Projekte/"}, check: only("Projekte/Alpha.md", "Projekte/Beta.md", "Projekte/Gamma/Notiz.md")},
+		{name: "not folders (Obsidian's excluded files)", q: Query{Text: "Haus", NotFolders: []string{"archiv/"}}, check: func(t *testing.T, r *Results) {
+			if hitIndex(r, "Archiv/Haus.md") >= 0 || r.Total == 0 {
+				t.Errorf("Archiv/Haus.md found though its folder is left out, or nothing found:%s", describe(r))
+			}
+		}},
+		{name: "not folders with a phrase and sub-folders", q: Query{Text: "Plan", NotFolders: []string{"Projekte/Gamma"}}, check: func(t *testing.T, r *Results) {
+			if hitIndex(r, "Projekte/Gamma/Notiz.md") >= 0 {
+				t.Errorf("Projekte/Gamma/Notiz.md found though its folder is left out:%s", describe(r))
+			}
+		}},
+		{name: "not folders with a folder filter alone", q: Query{Folder: "Projekte/", NotFolders: []string{"Projekte/Gamma/"}}, check: only("Projekte/Alpha.md", "Projekte/Beta.md")},
 		{name: "stop words are reported", q: Query{Text: "die Tabelle"}, first: "Archiv/Tabellen.md", check: func(t *testing.T, r *Results) {
 			if strings.Join(r.Ignored, ",") != "die" {
 				t.Errorf("ignored = %q, want [die]", r.Ignored)
@@ -389,5 +401,20 @@ func TestSearchAliases_FileName(t *testing.T) {
 		if got != c.want {
 			t.Errorf("searchAliases(%q, title %q, aliases %q) = %q, want %q", c.path, c.title, c.aliases, got, c.want)
 		}
+	}
+}
+
+func TestSearch_NotPaths(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{})
+	if r := mustSearch(t, ix, Query{Text: "Haus"}); hitIndex(r, "Archiv/Haus.md") < 0 {
+		t.Fatalf("Archiv/Haus.md not found without a pattern:%s", describe(r))
+	}
+	r := mustSearch(t, ix, Query{Text: "Haus", NotPaths: []string{`.*(?:Haus\.md)`}})
+	if hitIndex(r, "Archiv/Haus.md") >= 0 || r.Total == 0 {
+		t.Errorf("Archiv/Haus.md found though a path pattern leaves it out, or nothing found:%s", describe(r))
+	}
+	if _, err := ix.Search(context.Background(), Query{Text: "Haus", NotPaths: []string{`^Archiv`}}); err == nil {
+		t.Error("an anchored pattern was accepted; the index cannot run it")
 	}
 }

@@ -33,7 +33,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		// Not a domain error: an I/O failure. Say so plainly; host paths
 		// must not leak, so only the kind of failure is shown.
 		b.WriteString("error: " + f.tool + " failed: " + scrubHostPaths(scrubHostPaths(err.Error(), c.v.Dir()), c.v.StateDir()) + "\nerror code: failed\n")
-		b.WriteString("The vault was not changed by this call. Try again once; if it fails again, tell the user.")
+		if caller.Door == DoorCLI {
+			b.WriteString("The vault was not changed by this command. If it fails again, check the vault folder and the state dir (--state-dir).")
+		} else {
+			b.WriteString("The vault was not changed by this call. Try again once; if it fails again, tell the user.")
+		}
 		return &Result{Text: b.String(), Data: data, Err: err}
 	}
 	fmt.Fprintf(&b, "error: %s\nerror code: %s\n", ve.Error(), kindName(err))
@@ -135,9 +139,20 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		if len(ve.Alternatives) > 0 {
 			data["missing"] = ve.Alternatives
 		}
-		b.WriteString("This is the vault owner's rule; do not try to work around it. Choose a path the rules allow, or tell the user.\n")
+		switch {
+		case caller.Door != DoorCLI:
+			b.WriteString("This is the vault owner's rule; do not try to work around it. Choose a path the rules allow, or tell the user.\n")
+		case ve.RuleSource != "":
+			// At a terminal the person is the vault's owner: say where the
+			// rule is and how to make the change anyway.
+			fmt.Fprintf(&b, "This is a rule of your vault, in %s; vaultd keeps it for every change made through it, from the command line too. Make this change in Obsidian or an editor, or change the rule in that note.\n", ve.RuleSource)
+		default:
+			b.WriteString("vaultd never changes the rules notes in 9_System itself, from the command line neither: edit them in Obsidian or an editor.\n")
+		}
 		if ve.RuleSource != "" {
 			next = append(next, call{"read_note", []arg{{"path", ve.RuleSource}}})
+		} else if caller.Door == DoorCLI && ve.Path != "" && c.v.Exists(ve.Path) {
+			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
 		}
 	case errors.Is(err, vault.ErrExists):
 		if len(ve.Alternatives) > 0 {
@@ -156,7 +171,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		data["retry_after_seconds"] = 3
 		b.WriteString("retry after: 3 seconds\nNothing was changed. Another program (an editor, git, a sync tool) is saving this note right now; wait 3 seconds, then send the same call again.\n")
 	case errors.Is(err, vault.ErrStateDir):
-		b.WriteString("Retrying will not help yet. Tell the user: vaultd's state dir (history and index) is full or not writable; the vault owner must free space there or fix it. Reading still works.\n")
+		if caller.Door == DoorCLI {
+			b.WriteString("vaultd's state dir (history and index) is full or not writable: free space there or fix it, or give another one with --state-dir. Reading still works.\n")
+		} else {
+			b.WriteString("Retrying will not help yet. Tell the user: vaultd's state dir (history and index) is full or not writable; the vault owner must free space there or fix it. Reading still works.\n")
+		}
 	case errors.Is(err, vault.ErrInvalidPath):
 		b.WriteString("Paths are relative to the vault and use \"/\", e.g. 1_Projekte/Website-Relaunch.md.\n")
 		if spaces := c.v.Spaces(); len(spaces) > 0 {

@@ -103,6 +103,9 @@ type goldenCase struct {
 	call   step
 	// versionOf fills "$VERSION" in args with the current version of this note.
 	versionOf string
+	// outside are notes another program (Obsidian, git) writes after
+	// vaultd opened the vault, before the steps: path → text.
+	outside map[string]string
 }
 
 // goldenCases is every tool, success and each error. Reviewers read the

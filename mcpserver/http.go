@@ -32,6 +32,9 @@ const HTTPPath = "/mcp"
 
 // HTTPOptions configure an HTTP server.
 type HTTPOptions struct {
+	// ClientLog, when set, sends log records of a request to its client
+	// as MCP log messages (see ClientLog).
+	ClientLog *ClientLog
 	// Keys authenticates every request (Authorization: Bearer <secret>).
 	// Each key is its own connection: its rights, its rate limits, and
 	// "key:NAME" as the actor in the history. The store is consulted on
@@ -109,7 +112,8 @@ func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
 		Connection: ConnectionFromContext,
 		// Never reached (every request is authenticated first), but if it
 		// were, it may do nothing.
-		Default: NewConnection("anonymous", Perms{}, o.Limits),
+		Default:   NewConnection("anonymous", Perms{}, o.Limits),
+		ClientLog: o.ClientLog,
 	})
 	h.http = &http.Server{
 		Handler: h,

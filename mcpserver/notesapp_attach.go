@@ -116,7 +116,7 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 		fmt.Fprintf(&b, "recorded in history as change %s\n", d.NoteChangeID)
 		b.WriteString("read it back: " + call{"read_note", []arg{{"path", ref.Path}}}.render(caller.Door) + "\n")
 	} else {
-		fmt.Fprintf(&b, "embed it in a note with: ![[%s]]\n", res.Link)
+		fmt.Fprintf(&b, "embed it in a note with: %s\n", c.v.Obsidian().Embed(res.Link))
 	}
 	r := &Result{Text: strings.TrimRight(b.String(), "\n"), Data: d, Changed: true}
 	if err != nil {

@@ -575,6 +575,8 @@ type ListNotesData struct {
 	TotalFolders int `json:"total_folders,omitempty"`
 	TotalNotes   int `json:"total_notes"`
 	Offset       int `json:"offset"`
+	// Excluded is what Obsidian's "Excluded files" left out.
+	Excluded *ExcludedData `json:"excluded_by_obsidian,omitempty"`
 }
 
 // ListNotes lists a folder: its sub-folders with note counts, then its
@@ -611,10 +613,21 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 	offset := max(a.Offset, 0)
 
 	var entries []vault.Entry
+	x := c.exclusionsFor(folder)
+	hidden, firstHidden := 0, ""
 	werr := c.v.WalkDir(folder, func(e vault.Entry) error {
-		if e.Note {
-			entries = append(entries, e)
+		if !e.Note {
+			return nil
 		}
+		if x.hides(e.Path) {
+			// The first hidden note, one in an excluded folder if any:
+			// its folder is the listing that shows them.
+			if hidden++; firstHidden == "" || x.folderOf(firstHidden) == "" && x.folderOf(e.Path) != "" {
+				firstHidden = e.Path
+			}
+			return nil
+		}
+		entries = append(entries, e)
 		return nil
 	})
 	if werr != nil {
@@ -646,7 +659,7 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 		}
 		direct = append(direct, e)
 	}
-	data := ListNotesData{Folder: folder, Sort: sortBy, Offset: offset}
+	data := ListNotesData{Folder: folder, Sort: sortBy, Offset: offset, Excluded: x.data(hidden, firstHidden)}
 	var pageNotes []vault.Entry
 	if sortBy == "changed" {
 		sort.SliceStable(entries, func(i, j int) bool { return entries[i].ModTime.After(entries[j].ModTime) })
@@ -687,6 +700,13 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 		fmt.Fprintf(&b, "%s, sorted by name: %s and %s\n", where, plural(data.TotalFolders, "sub-folder", "sub-folders"), plural(data.TotalNotes, "note", "notes"))
 	}
 	shown := len(data.Folders) + len(data.Notes)
+	if d := data.Excluded; d != nil {
+		more := &call{"read_note", []arg{{"path", firstHidden}}}
+		if d.Folder != "" {
+			more = &call{"list_notes", []arg{{"folder", d.Folder}}}
+		}
+		writeExcluded(&b, d, "below "+strings.TrimPrefix(where, "folder "), more, caller)
+	}
 	switch {
 	case data.Total == 0:
 		fmt.Fprintf(&b, "no notes in %s.\n", where)

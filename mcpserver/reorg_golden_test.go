@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vaultd/vaultd/vault"
 )
@@ -113,7 +114,14 @@ var reorgCases = []goldenCase{
 			{"append_to_note", `{"path":"2_Bereiche/Team/Besprechungsprotokoll.md","content":"- Retro","change_summary":"Retro"}`},
 		},
 		call: step{"recent_changes", `{"space":"0_Inbox","actor":"agent","since":"2026-11-29"}`}},
-	{name: "recent_changes/outside", caller: readOnly, call: step{"recent_changes", `{"actor":"outside vaultd","folder":"2_Bereiche/Team","limit":2}`}},
+	// The notes vaultd found when it first opened the vault are not
+	// changes; notes written by another program since are.
+	{name: "recent_changes/outside", caller: readOnly,
+		outside: map[string]string{
+			"2_Bereiche/Team/Besprechungsprotokoll.md": "# Besprechungsprotokoll\n\nin Obsidian geändert\n",
+			"2_Bereiche/Team/Neu aus Obsidian.md":      "# Neu aus Obsidian\n",
+		},
+		call: step{"recent_changes", `{"actor":"outside vaultd","folder":"2_Bereiche/Team","limit":2}`}},
 	{name: "recent_changes/empty", caller: readOnly, call: step{"recent_changes", `{"since":"2027-01-01"}`}},
 	{name: "recent_changes/err_bad_since", caller: readOnly, call: step{"recent_changes", `{"since":"letzte Woche"}`}},
 	{name: "recent_changes/err_space", caller: readOnly, call: step{"recent_changes", `{"space":"1_Projekt"}`}},
@@ -124,6 +132,7 @@ func TestGolden_Reorg(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyExampleVault(t)
 			c := newTestCore(t, dir)
+			writeOutside(t, dir, tc.outside)
 			versionOf := func(s step) string {
 				if strings.Contains(s.args, "$VERSION") {
 					return tc.versionOf
@@ -168,6 +177,22 @@ func TestReorg_MoveFollowsInReadsAndSearch(t *testing.T) {
 		}
 		if strings.Contains(r.Text, "path: 1_Projekte/Website-Relaunch/") {
 			t.Errorf("%s %s still names the old place:\n%s", tc.tool, tc.args, r.Text)
+		}
+	}
+}
+
+// writeOutside writes notes as another program would, after vaultd first
+// opened the vault (at fixedNow): an hour later by their modification time.
+func writeOutside(t *testing.T, dir string, notes map[string]string) {
+	t.Helper()
+	later := fixedNow.Add(time.Hour)
+	for p, text := range notes {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(full, later, later); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -160,10 +160,47 @@ func (c *Core) EmptyTrash(ctx context.Context, caller Caller, a EmptyTrashArgs) 
 	if n := len(rep.Removed) - 20; n > 0 {
 		fmt.Fprintf(&b, "(%d more)\n", n)
 	}
-	if data.RemovedTotal > 0 {
-		b.WriteString("The texts of notes deleted through vaultd stay in its history: vaultd history NOTE shows them.")
+	var kept, lost []vault.TrashEntry
+	for _, e := range rep.Removed {
+		if e.Actor != "" {
+			kept = append(kept, e)
+		} else {
+			lost = append(lost, e)
+		}
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(&b, "The texts of the notes deleted through vaultd stay in its history, and undo of the delete brings one back; the delete's change and its undo call: vaultd history %s\n",
+			shellQuote(kept[0].OriginalPath))
+	}
+	switch {
+	case len(lost) == 1:
+		b.WriteString("1 note was not deleted through vaultd (moved to .trash/ by Obsidian or by hand): vaultd kept no text of it, so it is gone for good.\n")
+	case len(lost) > 1:
+		fmt.Fprintf(&b, "%d notes were not deleted through vaultd (moved to .trash/ by Obsidian or by hand): vaultd kept no text of them, so they are gone for good.\n", len(lost))
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
+// EmptyTrashPlan lists the notes EmptyTrash with a would delete for good
+// (trash paths), so that a person can confirm first.
+func (c *Core) EmptyTrashPlan(a EmptyTrashArgs) ([]vault.TrashEntry, error) {
+	age, err := parseAge(a.OlderThan)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := c.v.Trash()
+	if err != nil {
+		return nil, err
+	}
+	cutoff := time.Now().Add(-age)
+	var out []vault.TrashEntry
+	for _, e := range entries {
+		if age > 0 && e.DeletedAt.After(cutoff) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // parseAge reads "30d", "12h", "2w" or a Go duration; "" is 0.

@@ -86,6 +86,8 @@ type SearchData struct {
 	Optional    []string           `json:"ranking_only_words,omitempty"`
 	Suggestions []SearchSuggestion `json:"did_you_mean,omitempty"`
 	Index       string             `json:"index_status,omitempty"`
+	// Excluded is what Obsidian's "Excluded files" left out.
+	Excluded *ExcludedData `json:"excluded_by_obsidian,omitempty"`
 }
 
 // Bounds of search_notes' answers: notes per page (and sections per page
@@ -142,8 +144,12 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		cancel()
 	}
 	q := index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0), Sections: hitSections}
+	x := c.exclusionsFor(a.Space, a.Folder)
 	if note != nil {
 		q.Path = note.Path
+		x.on = false // a note named by path is searched, excluded or not
+	} else if x.on {
+		q.NotFolders, q.NotPaths = x.folders, x.patterns
 	}
 	res, err := c.idx.Search(ctx, q)
 	if err != nil {
@@ -157,7 +163,17 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	for _, s := range res.Suggestions {
 		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: s.Word, Words: s.Words, Query: s.Query})
 	}
+	hidden, firstHidden := 0, ""
+	if x.on {
+		hidden, firstHidden = c.hiddenHits(ctx, q, res, a.Folder)
+	}
 	for _, h := range res.Hits {
+		if x.hides(h.Path) {
+			// A filter the index cannot apply (a regular expression
+			// with anchors inside, say): left out of this page.
+			hidden++
+			continue
+		}
 		ref := NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space}
 		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal}
 		for i, s := range h.Sections {
@@ -175,6 +191,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		data.Hits = append(data.Hits, hit)
 	}
+	data.Excluded = x.data(hidden, firstHidden)
 	if note != nil {
 		return c.searchInNote(caller, a, note, res, data)
 	}
@@ -186,6 +203,13 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	}
 	fmt.Fprintf(&b, "query: %s\n", a.Query)
 	writeSearchNotices(&b, data, caller, len(data.Hits) > 0)
+	if d := data.Excluded; d != nil {
+		var more *call
+		if d.Folder != "" {
+			more = &call{tool, []arg{{"query", a.Query}, {"folder", d.Folder}}}
+		}
+		writeExcluded(&b, d, "matching", more, caller)
+	}
 	if len(data.Hits) == 0 {
 		if data.Total > 0 {
 			fmt.Fprintf(&b, "no hits at offset %d%s; there are %d.\n", a.Offset, where, data.Total)
@@ -622,4 +646,33 @@ func (c *Core) hitProperties(p string) []PropertyData {
 	}
 	hitProps.put(key, out)
 	return slices.Clip(out)
+}
+
+// hiddenHits counts the notes matching q that Obsidian's filters left
+// out of res (q.NotFolders, q.NotPaths), and names the first one found in
+// an excluded folder ("" when only other filters hid notes); folder is
+// the folder the caller searched ("" for none).
+func (c *Core) hiddenHits(ctx context.Context, q index.Query, res *index.Results, folder string) (int, string) {
+	if len(q.NotFolders)+len(q.NotPaths) == 0 {
+		return 0, ""
+	}
+	all := q
+	all.NotFolders, all.NotPaths, all.Limit, all.Offset = nil, nil, 1, 0
+	r, err := c.idx.Search(ctx, all)
+	if err != nil || r.Total <= res.Total {
+		return 0, ""
+	}
+	n := r.Total - res.Total
+	folder = strings.ToLower(strings.Trim(folder, "/"))
+	for _, f := range q.NotFolders {
+		if folder != "" && !strings.HasPrefix(strings.ToLower(f)+"/", folder+"/") {
+			continue // outside the folder searched
+		}
+		cq := all
+		cq.Folder = f
+		if r, err := c.idx.Search(ctx, cq); err == nil && len(r.Hits) > 0 {
+			return n, r.Hits[0].Path
+		}
+	}
+	return n, ""
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"text/template"
 	"time"
@@ -19,8 +20,39 @@ import (
 	"github.com/vaultd/vaultd/rules"
 )
 
-// Version is vaultd's version, reported to clients.
-var Version = "0.4.0"
+// Version is vaultd's version: what `vaultd --version`, `vaultd version`
+// and the MCP serverInfo all report. `make build` and `make dist` stamp it
+// from git (git describe --tags --always --dirty) with
+//
+//	-ldflags "-X github.com/vaultd/vaultd/mcpserver.Version=v1.2.3"
+//
+// A build without the stamp reports the module version `go install …@v1.2.3`
+// records, else "dev" (with the VCS revision when the build recorded one).
+var Version = ""
+
+func init() {
+	if Version == "" {
+		Version = buildVersion()
+	}
+}
+
+// buildVersion is the version an unstamped build knows of itself.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	v := "dev"
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "-" + s.Value[:12]
+		}
+	}
+	return v
+}
 
 // Limits are the rate limits of one connection.
 type Limits struct {
@@ -101,6 +133,9 @@ type ServerOptions struct {
 	Connection func(ctx context.Context) *Connection
 	// Default is the connection for stdio.
 	Default *Connection
+	// ClientLog, when set, is attached to the server: the log records
+	// handed to its Handler go to the clients as MCP log notifications.
+	ClientLog *ClientLog
 }
 
 // NewServer builds the MCP server over a core: every tool registered, the
@@ -147,10 +182,30 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 	}
 	s := server.NewMCPServer("vaultd", Version,
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, false),
+		server.WithPromptCapabilities(false),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completions{c}),
+		server.WithResourceCompletionProvider(completions{c}),
 		server.WithRecovery(),
+		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
 		server.WithInstructions(c.InstructionsFor(defaultPerms)),
 	)
+	if o.ClientLog != nil {
+		o.ClientLog.s.Store(s)
+	}
+	// Notes as resources, workflows as prompts, subscriptions to notes:
+	// all read-only, so every connection (each has read) gets them.
+	c.addResources(s, hooks)
+	c.addPrompts(s, func(ctx context.Context) Perms {
+		if cn := connOf(ctx); cn != nil {
+			return cn.Perms
+		}
+		return Perms{Read: true}
+	})
+	newSubscriptions(c, s, hooks)
 	for _, t := range tools {
 		t := t
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -158,7 +213,7 @@ func NewServer(c *Core, o ServerOptions) *server.MCPServer {
 			caller := Caller{Actor: actorFor(ctx, cn), Perms: cn.Perms, Door: DoorMCP}
 			start := time.Now()
 			r := c.callOn(ctx, cn, caller, t, req.GetArguments())
-			o.Logger.Info("tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
+			o.Logger.InfoContext(ctx, "tool", "name", t.name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})
 	}

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/vaultd/vaultd/vault"
 )

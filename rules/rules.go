@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/unicode/norm"
-	"gopkg.in/yaml.v3"
 
 	"github.com/vaultd/vaultd/vault"
 )

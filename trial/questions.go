@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Question is one question of a trial, and optionally what proves that it

@@ -220,8 +220,8 @@ type UploadResult struct {
 	Renamed    bool   // a file had the name already; a free name was chosen
 	Version    string // hex SHA-256 of the file
 	ChangeID   string
-	Link       string  // the shortest wikilink target that resolves to the file: "Grundriss.png", else its path
-	Embed      string  // "![[Grundriss.png]]" when appended to a note
+	Link       string  // the link target as the vault's newLinkFormat asks (default: the shortest that resolves: "Grundriss.png", else its path)
+	Embed      string  // "![[Grundriss.png]]" (or "![](Grundriss.png)" with useMarkdownLinks) when appended to a note
 	Note       *Result // the append to the note, when Note was set
 }
 
@@ -353,16 +353,29 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 		}
 		break
 	}
+	// The link as Obsidian would write it (Settings → Files and links):
+	// "New link format" shortest (the name, when no other file has it),
+	// relative to the note, or absolute; "Use [[Wikilinks]]" off writes
+	// a markdown embed.
+	ob := v.Obsidian()
 	res.Link = res.Path
-	if r, err := v.Resolver(); err == nil {
-		if rr := r.ResolveName(notePath, path.Base(res.Path)); rr.Status == Resolved && rr.Target == res.Path {
-			res.Link = path.Base(res.Path)
+	switch ob.NewLinkFormat {
+	case "absolute":
+	case "relative":
+		if note != nil {
+			res.Link = relPath(FolderOf(notePath), res.Path)
+		}
+	default:
+		if r, err := v.Resolver(); err == nil {
+			if rr := r.ResolveName(notePath, path.Base(res.Path)); rr.Status == Resolved && rr.Target == res.Path {
+				res.Link = path.Base(res.Path)
+			}
 		}
 	}
 	if note == nil {
 		return res, nil
 	}
-	res.Embed = "![[" + res.Link + "]]"
+	res.Embed = ob.Embed(res.Link)
 	nr, err := v.Append(note.Path, u.Heading, []byte(res.Embed), WriteOpts{Summary: o.Summary, Actor: o.Actor})
 	res.Note = nr
 	if err != nil {

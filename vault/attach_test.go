@@ -192,3 +192,40 @@ func TestAttachments_List(t *testing.T) {
 		t.Errorf("missing folder: %v", err)
 	}
 }
+
+// TestUploadAttachment_LinkSettings: the embed follows Obsidian's "Use
+// [[Wikilinks]]" and "New link format" settings, and the embed written
+// resolves to the file uploaded.
+func TestUploadAttachment_LinkSettings(t *testing.T) {
+	for _, tc := range []struct{ app, want string }{
+		{`{"attachmentFolderPath": "Anhänge"}`, "![[Grundriss EG.png]]"},
+		{`{"attachmentFolderPath": "Anhänge", "newLinkFormat": "absolute"}`, "![[Anhänge/Grundriss EG.png]]"},
+		{`{"attachmentFolderPath": "Anhänge", "newLinkFormat": "relative"}`, "![[../../Anhänge/Grundriss EG.png]]"},
+		{`{"attachmentFolderPath": "Anhänge", "useMarkdownLinks": true}`, "![](Grundriss%20EG.png)"},
+		{`{"attachmentFolderPath": "Anhänge", "useMarkdownLinks": true, "newLinkFormat": "relative"}`, "![](../../Anhänge/Grundriss%20EG.png)"},
+		{`{"attachmentFolderPath": "Anhänge", "useMarkdownLinks": true, "newLinkFormat": "absolute"}`, "![](Anhänge/Grundriss%20EG.png)"},
+	} {
+		v, dir := wOpen(t, map[string]string{".obsidian/app.json": tc.app, "P/Haus/Note.md": "# Note\n"})
+		res, err := v.UploadAttachment(Upload{Name: "Grundriss EG.png", Data: tinyPNG, Note: "P/Haus/Note.md"}, WriteOpts{Summary: "Plan", Actor: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Embed != tc.want {
+			t.Errorf("%s: embed %q, want %q", tc.app, res.Embed, tc.want)
+		}
+		if note := wRead(t, dir, "P/Haus/Note.md"); !strings.Contains(note, tc.want) {
+			t.Errorf("%s: note %q lacks the embed", tc.app, note)
+		}
+		r, err := v.Resolver()
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := Parse([]byte(res.Embed)).Links
+		if len(links) != 1 {
+			t.Fatalf("%s: %q parses as %d links", tc.app, res.Embed, len(links))
+		}
+		if rr := r.Resolve("P/Haus/Note.md", links[0]); rr.Status != Resolved || rr.Target != "Anhänge/Grundriss EG.png" {
+			t.Errorf("%s: %q resolves to %+v, want Anhänge/Grundriss EG.png", tc.app, res.Embed, rr)
+		}
+	}
+}

@@ -219,12 +219,15 @@ func (v *Vault) externalChanges(recs []Change) ([]ChangeEntry, error) {
 		everRecorded[ch.Path] = true
 	}
 	var out []ChangeEntry
+	found := v.firstOpen() // notes untouched since then are how vaultd found the vault
 	err := v.Walk(func(e Entry) error {
 		if !e.Note {
 			return nil
 		}
 		rec, ok := last[e.Path]
 		switch {
+		case !ok && !everRecorded[e.Path] && !found.IsZero() && !e.ModTime.After(found):
+			return nil
 		case !ok:
 			detail := "not changed through vaultd; modified at this time"
 			if everRecorded[e.Path] {

@@ -15,6 +15,8 @@ func (c *cClock) now() time.Time { return c.t }
 
 // cVault opens a vault whose files are dated day 1 and whose clock starts
 // on day 10.
+// cVault opens a vault of files last modified on 1 November 2026, first
+// opened by vaultd on 10 November (the clock).
 func cVault(t *testing.T, files map[string]string) (*Vault, string, *cClock) {
 	t.Helper()
 	dir := t.TempDir()
@@ -108,8 +110,19 @@ func TestChanges_RecentAcrossVault(t *testing.T) {
 	}
 }
 
+// Notes that were in the vault when vaultd first opened it are the vault
+// as found, not changes; a note that appears or changes after that without
+// vaultd is external.
 func TestChanges_UnrecordedNotesAreExternal(t *testing.T) {
-	v, _, _ := cVault(t, map[string]string{"A.md": "a\n", "B/C.md": "c\n"})
+	v, dir, _ := cVault(t, map[string]string{"Alt.md": "alt\n"})
+	if got, total, err := v.RecentChanges(ChangeQuery{}); err != nil || total != 0 {
+		t.Fatalf("a vault as vaultd first found it: got %d changes (%s), %v; want none", total, cSummary(got), err)
+	}
+	later := time.Date(2026, 11, 10, 10, 0, 0, 0, time.UTC) // after the first open (the clock's 9:00)
+	wFiles(t, dir, map[string]string{"A.md": "a\n", "B/C.md": "c\n"})
+	for _, p := range []string{"A.md", "B/C.md"} {
+		os.Chtimes(filepath.Join(dir, p), later, later)
+	}
 	got, total, err := v.RecentChanges(ChangeQuery{})
 	if err != nil {
 		t.Fatal(err)

@@ -19,8 +19,8 @@ import (
 	"github.com/yuin/goldmark/text"
 	"go.abhg.dev/goldmark/hashtag"
 	"go.abhg.dev/goldmark/wikilink"
+	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/unicode/norm"
-	"gopkg.in/yaml.v3"
 )
 
 // Doc is a parsed note. It is produced by Parse, the one parser used by every

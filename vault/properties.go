@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Properties are a note's frontmatter, as Obsidian calls it. This file edits

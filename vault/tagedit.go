@@ -12,7 +12,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"go.abhg.dev/goldmark/hashtag"
 	"go.abhg.dev/goldmark/wikilink"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Tags live in two places in Obsidian: the frontmatter property "tags"

@@ -98,6 +98,21 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 				return res, nil
 			}
 		}
+		// Emptied from the trash: its text is still in the content store
+		// (trash empty promises that), so the note comes back from there,
+		// at its old path, if that is free.
+		if ch.Before != "" && !v.Exists(ch.Path) {
+			if old, err := v.Content(ch.Before); err == nil {
+				o.ExpectedVersion = ""
+				r, err := v.createAs("restore", ch.Path, old, o)
+				if err != nil {
+					return nil, undoErr(op, entry, err)
+				}
+				r.Detail = "brought back from vaultd's history (the trash was emptied since): " + r.Detail
+				res.Op, res.Result = "create", r
+				return res, nil
+			}
+		}
 		return nil, &Error{Op: op, Path: ch.Path, Kind: ErrNotFound,
 			Msg: fmt.Sprintf("cannot undo change %s: the deleted note is no longer in the trash (restored or emptied since)", ch.ID)}
 	}

@@ -101,3 +101,37 @@ func TestUndo_Move(t *testing.T) {
 		t.Errorf("undo folder move: %+v, %v", u, err)
 	}
 }
+
+// trash empty promises that a note deleted through vaultd can still come
+// back: undo of the delete brings its text back from the content store.
+func TestUndo_DeleteAfterTrashEmptied(t *testing.T) {
+	v, dir := wOpen(t, map[string]string{"B.md": "b\n"})
+	d, err := v.Delete("B.md", WriteOpts{Summary: "weg", ExpectedVersion: wVersion(t, dir, "B.md")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := v.EmptyTrash(0); err != nil || len(rep.Removed) != 1 {
+		t.Fatalf("empty trash: %+v, %v", rep, err)
+	}
+	u, err := v.Undo(d.ChangeID, WriteOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Op != "create" || wRead(t, dir, "B.md") != "b\n" || !strings.Contains(u.Result.Detail, "trash was emptied") {
+		t.Errorf("undo delete after trash empty: %+v, B.md %q", u, wRead(t, dir, "B.md"))
+	}
+	// The path is taken again: the undo refuses and overwrites nothing.
+	d2, err := v.Delete("B.md", WriteOpts{Summary: "weg", ExpectedVersion: wVersion(t, dir, "B.md")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.EmptyTrash(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Create("B.md", []byte("neu\n"), wOpts("neu")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Undo(d2.ChangeID, WriteOpts{}); err == nil || wRead(t, dir, "B.md") != "neu\n" {
+		t.Errorf("undo onto a taken path: %v, B.md %q", err, wRead(t, dir, "B.md"))
+	}
+}

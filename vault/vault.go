@@ -89,7 +89,40 @@ func Open(dir string, o Options) (*Vault, error) {
 		root.Close()
 		return nil, err
 	}
+	v.noteFirstOpen()
 	return v, nil
+}
+
+// firstOpenFile in the state dir holds the time vaultd first opened the
+// vault (RFC 3339). The notes that were there then, untouched since, are
+// the vault as vaultd found it, not changes made outside vaultd: a fresh
+// copy of a vault does not report every note as changed.
+const firstOpenFile = "first-open"
+
+// noteFirstOpen writes firstOpenFile when the state dir is new (no
+// history yet). A state dir from before it was written has none, and then
+// every unrecorded note counts as changed outside vaultd, as before.
+func (v *Vault) noteFirstOpen() {
+	if _, err := v.state.Lstat(firstOpenFile); err == nil {
+		return
+	}
+	if _, err := v.state.Lstat(historyFile); err == nil {
+		return
+	}
+	_ = v.state.WriteFile(firstOpenFile, []byte(v.opts.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
+}
+
+// firstOpen returns the time of firstOpenFile, or the zero time.
+func (v *Vault) firstOpen() time.Time {
+	b, err := v.state.ReadFile(firstOpenFile)
+	if err != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 func (v *Vault) openState() error {

@@ -89,7 +89,13 @@ func (v *Vault) step(step, name string) error {
 // created meanwhile; Current is its version when readable, Alternatives a
 // free name nearby); ErrDenied from the Policy.
 func (v *Vault) Create(p string, content []byte, o WriteOpts) (*Result, error) {
-	const op = "create"
+	return v.createAs("create", p, content, o)
+}
+
+// createAs is Create as operation op: "restore" for an undo that brings
+// back a deleted note's text (the rules judge it as a restore, not as a
+// new note).
+func (v *Vault) createAs(op, p string, content []byte, o WriteOpts) (*Result, error) {
 	c, err := NotePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")

@@ -60,6 +60,7 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 		"trial":      "runs an agent over the tools to trace how the vault's texts serve it; a client of the tools, not one of them",
 		"help":       "cobra's help",
 		"completion": "shell completion script",
+		"version":    "prints the version; MCP clients get it as serverInfo.version",
 	}
 	a := &app{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}}
 	root := a.newRoot()

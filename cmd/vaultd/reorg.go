@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // reorgCommands are the commands of reorganising: move and undo (in the
@@ -145,24 +150,89 @@ which "vaultd undo" takes.`,
 // trashEmptyCmd is `vaultd trash empty`: for people only, never a tool.
 func (a *app) trashEmptyCmd() *cobra.Command {
 	var e mcpserver.EmptyTrashArgs
+	var yes bool
 	cmd := &cobra.Command{
-		Use:   "empty [--older-than 30d]",
+		Use:   "empty [--older-than 30d] [--yes]",
 		Short: "Delete the notes in the trash for good",
 		Long: `Delete for good the notes in the vault's .trash/ folder — all of them, or
 with --older-than those deleted longer ago than that (30d, 2w, 12h).
-Only people can do this; no agent tool empties the trash. The texts of
-notes deleted through vaultd stay in its history (vaultd history NOTE).`,
+Only people can do this; no agent tool empties the trash.
+
+It first says how many notes it would delete and asks; without a
+terminal to ask at, it needs --yes. The texts of notes deleted through
+vaultd stay in its history: vaultd history NOTE shows the delete, and
+vaultd undo CHANGE brings the note back. Notes that Obsidian or a person
+moved to .trash/ are gone for good.`,
 		Example: `  vaultd trash empty --older-than 30d
-  vaultd trash empty`,
+  vaultd trash empty --yes`,
 		Args: args(0, false, "no arguments", "vaultd trash empty"),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if !yes {
+				c, v, err := a.openCore()
+				if err != nil {
+					return err
+				}
+				plan, err := c.EmptyTrashPlan(e)
+				v.Close()
+				if err != nil {
+					return err
+				}
+				if len(plan) > 0 {
+					if ok, err := a.confirmEmpty(cmd, e, plan); err != nil || !ok {
+						return err
+					}
+				}
+			}
 			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
 				return c.EmptyTrash(ctx(cmd), who, e)
 			})
 		}),
 	}
 	cmd.Flags().StringVar(&e.OlderThan, "older-than", "", "only notes deleted longer ago than this: 30d, 2w, 12h")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking")
 	return cmd
+}
+
+// confirmEmpty shows what trash empty would delete and asks at a
+// terminal; elsewhere it refuses and names --yes. It reports whether to go
+// on (false with a nil error: the person said no, and nothing happened).
+func (a *app) confirmEmpty(cmd *cobra.Command, e mcpserver.EmptyTrashArgs, plan []vault.TrashEntry) (bool, error) {
+	what := "note"
+	if len(plan) != 1 {
+		what = "notes"
+	}
+	again := withGlobals(cmd, "vaultd trash empty")
+	if e.OlderThan != "" {
+		again += " --older-than " + shellQuote(e.OlderThan)
+	}
+	again += " --yes"
+	if !isTerminalReader(a.in) || !isTerminalWriter(a.err) {
+		return false, usagef(again, "trash empty would delete %d %s for good (vaultd trash lists them); confirm with --yes", len(plan), what)
+	}
+	fmt.Fprintf(a.err, "This deletes %d %s in the trash for good:\n", len(plan), what)
+	for _, t := range plan[:min(len(plan), 10)] {
+		fmt.Fprintf(a.err, "- %s (from %s)\n", t.TrashPath, t.OriginalPath)
+	}
+	if len(plan) > 10 {
+		fmt.Fprintf(a.err, "(%d more: vaultd trash)\n", len(plan)-10)
+	}
+	fmt.Fprint(a.err, "Delete them? [y/N] ")
+	line, _ := bufio.NewReader(a.in).ReadString('\n')
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
+		return true, nil
+	}
+	fmt.Fprintln(a.out, "nothing deleted: the trash is as it was")
+	return false, nil
+}
+
+// isTerminalReader reports whether r is a terminal.
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // addTrashEmpty hangs `empty` under the trash command.

@@ -2,14 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/vaultd/vaultd/mcpserver"
 )
 
 // app holds what every command shares: the streams and the global flags.
@@ -104,9 +106,8 @@ func (a *app) newRoot() *cobra.Command {
 		SilenceUsage:               true,
 		SilenceErrors:              true,
 		SuggestionsMinimumDistance: 2,
-		Version:                    version(),
+		Version:                    mcpserver.Version,
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef(cmd.CommandPath()+" --help", "%s", firstLine(err.Error()))
 	})
@@ -148,10 +149,11 @@ func (a *app) newRoot() *cobra.Command {
 	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd()} {
+	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd(), a.versionCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}
+	a.addCompletions(root)
 	return root
 }
 
@@ -236,18 +238,20 @@ func firstLine(s string) string {
 	return s
 }
 
-// version is the module version the binary was built from ("(devel)" for
-// a local build), with the VCS revision when the build recorded one.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+// versionCmd prints the version, the same as --version and the MCP
+// serverInfo (mcpserver.Version); --json prints {"version": "…"}.
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print vaultd's version (the same as --version and what MCP clients are told)",
+		Example: "  vaultd version",
+		Args:    args(0, false, "no arguments", "vaultd version"),
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if a.json {
+				return json.NewEncoder(a.out).Encode(map[string]string{"version": mcpserver.Version})
+			}
+			_, err := fmt.Fprintf(a.out, "vaultd %s\n", mcpserver.Version)
+			return err
+		}),
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += fmt.Sprintf(" (%s)", s.Value[:12])
-		}
-	}
-	return v
 }

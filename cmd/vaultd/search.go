@@ -93,7 +93,11 @@ by itself.`,
 				return err
 			}
 			st := idx.Status()
-			fmt.Fprintf(a.out, "index ready: %d notes, %d (re)indexed in %s\n", st.Total, st.Indexed, time.Since(start).Round(time.Millisecond))
+			took := time.Since(start).Round(time.Millisecond)
+			if a.json {
+				return writeJSON(a.out, map[string]any{"ready": true, "notes": st.Total, "indexed": st.Indexed, "ms": took.Milliseconds()})
+			}
+			fmt.Fprintf(a.out, "index ready: %d notes, %d (re)indexed in %s\n", st.Total, st.Indexed, took)
 			return nil
 		}),
 	}

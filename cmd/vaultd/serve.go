@@ -23,6 +23,7 @@ type serveFlags struct {
 	readOnly         bool
 	allow            string
 	logFile          string
+	logLevel         string // --log-level: what goes to stderr
 	writesPerMinute  int
 	deletesPerMinute int
 	http             string        // --http ADDR: serve over streamable HTTP instead of stdio
@@ -50,7 +51,11 @@ says so. With --git-sync INTERVAL (e.g. 5m) vaultd also syncs with the git
 remote every INTERVAL — fetch, merge (by sections, after vaultd git
 install), push its own commits; it implies --git-commit. See vaultd sync
 --help; vault_overview and the log report every failed round.
-stdout carries protocol messages only; logs go to stderr and --log-file.
+stdout carries protocol messages only. Over stdio, stderr gets only
+warnings and errors (clients show every stderr line as an error): the
+rest goes to the client as MCP log messages, as much as it asks for with
+logging/setLevel. --log-level sets what stderr gets; --log-file gets
+everything from info up.
 
 With --http ADDR vaultd serves MCP over streamable HTTP at
 http://ADDR/mcp to many clients at once, each with an access key
@@ -74,7 +79,8 @@ owns it, the others ask it, and when it exits the next one takes over.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.readOnly, "read-only", false, "grant the agent read access only")
 	fl.StringVar(&f.allow, "allow", "", "rights to grant: read, write, delete, comma-separated (default read,write)")
-	fl.StringVar(&f.logFile, "log-file", "", "also append logs to this file")
+	fl.StringVar(&f.logFile, "log-file", "", "also append logs (info and up) to this file")
+	fl.StringVar(&f.logLevel, "log-level", "", "what stderr gets: debug, info, warn or error (default: warn over stdio, info over HTTP)")
 	fl.IntVar(&f.writesPerMinute, "writes-per-minute", 60, "rate limit on writes")
 	fl.IntVar(&f.deletesPerMinute, "deletes-per-minute", 10, "rate limit on deletes")
 	fl.StringVar(&f.http, "http", "", "serve over streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
@@ -131,7 +137,17 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	} else if f.noAuth {
 		return usagef(withGlobals(cmd, "vaultd serve --http 127.0.0.1:8765 --no-auth"), "--no-auth applies to --http only")
 	}
+	level := slog.LevelWarn // stdio: quiet stderr
+	if f.http != "" {
+		level = slog.LevelInfo
+	}
+	if f.logLevel != "" {
+		if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+			return usagef(withGlobals(cmd, "vaultd serve --log-level info"), "--log-level %q is not a level: debug, info, warn or error", f.logLevel)
+		}
+	}
 	var logw io.Writer = a.err
+	handlers := []slog.Handler{slog.NewTextHandler(a.err, &slog.HandlerOptions{Level: level})}
 	if f.logFile != "" {
 		lf, err := os.OpenFile(f.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -139,8 +155,10 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		}
 		defer lf.Close()
 		logw = io.MultiWriter(a.err, lf)
+		handlers = append(handlers, slog.NewTextHandler(lf, &slog.HandlerOptions{Level: min(level, slog.LevelInfo)}))
 	}
-	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	clientLog := mcpserver.NewClientLog(f.http == "")
+	logger := slog.New(mcpserver.Fanout(append(handlers, clientLog.Handler())...))
 
 	if a.actor == "cli" {
 		a.actor = "mcp"
@@ -229,12 +247,12 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		logger.Info("git sync on", "interval", f.gitSync.String())
 	}
 	if f.http != "" {
-		return a.serveHTTP(cmd.Context(), f, at, c, perms, logger)
+		return a.serveHTTP(cmd.Context(), f, at, c, perms, logger, clientLog)
 	}
 	conn := mcpserver.NewConnection(a.actor, perms, mcpserver.Limits{
 		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
 	})
-	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn})
+	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn, ClientLog: clientLog})
 	logger.Info("serving over stdio", "rights", rightsText(perms))
 	err = mcpserver.ServeStdio(cmd.Context(), s, a.in, a.out, log.New(logw, "", log.LstdFlags))
 	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {

@@ -52,7 +52,7 @@ func (a *app) openVault() (*vault.Vault, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &failure{code: exitNotFound, err: err,
-			msg: fmt.Sprintf("vault folder %s (from %s) does not exist", dir, from),
+			msg: fmt.Sprintf("vault folder %s (from %s) does not exist: the vault must be a folder that exists — your Obsidian vault's folder, or a new vault made with vaultd init", dir, from),
 			try: "vaultd init " + shellQuote(dir)}
 	case err != nil:
 		return nil, err
@@ -68,7 +68,15 @@ func (a *app) openVault() (*vault.Vault, error) {
 		return nil, &failure{code: exitUsage,
 			msg: fmt.Sprintf("the current folder %s has no notes, so it is probably not your vault; name the vault with --vault DIR or $%s, or start one with: vaultd init DIR", wd, vaultEnv)}
 	}
-	return vault.Open(dir, vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit})
+	v, err := vault.Open(dir, vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit})
+	if err != nil {
+		// The folder is there (checked above): what failed is the state
+		// dir — missing parent, not writable, a file — an error of the
+		// setup (exit 1), not a note that was not found (exit 3), even when
+		// its cause is a missing path.
+		return nil, &failure{code: exitError, msg: err.Error(), err: err}
+	}
+	return v, nil
 }
 
 // looksLikeVault reports whether dir holds an Obsidian config, a vaultd

@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tourSections are the README sections whose ```sh blocks make up the
+// tour: run in order on a fresh copy of example-vault, they must work as
+// written (issue: "the README must run as written").
+var tourSections = []string{
+	"## A tour on the example vault",
+	"## Reorganising, history and undo",
+	"## Properties, tags, pins, boards, attachments",
+}
+
+// expectExit marks a README line that fails on purpose: `# exits N`.
+var expectExit = regexp.MustCompile(`\s+# exits (\d+)$`)
+
+// tourLine is one command of the tour, with its README line number.
+type tourLine struct {
+	n    int
+	text string
+}
+
+// readmeTour extracts the tour's commands from README.md: every line of
+// every ```sh block in tourSections, in order; a line ending in "\" goes
+// on with the next.
+func readmeTour(t *testing.T) []tourLine {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []tourLine
+	in, block := false, false
+	var cont *tourLine
+	for i, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "## "):
+			in = false
+			for _, s := range tourSections {
+				if l == s {
+					in = true
+				}
+			}
+		case in && !block && l == "```sh":
+			block = true
+		case block && l == "```":
+			block = false
+		case block:
+			if cont != nil {
+				cont.text += "\n" + l
+			} else {
+				out = append(out, tourLine{n: i + 1, text: l})
+				cont = &out[len(out)-1]
+			}
+			if !strings.HasSuffix(l, `\`) {
+				cont = nil
+			}
+		}
+	}
+	return out
+}
+
+// TestReadmeTour runs the README's tour as a new user would: one shell,
+// the commands in order, in the repository (the tour starts with make
+// build and copies example-vault), HOME and TMPDIR in temp dirs. Any
+// non-zero exit fails, unless the README marks the line "# exits N" and
+// it exits N.
+func TestReadmeTour(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("the tour is a bash session; no bash here")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("the tour starts with make build; no make here")
+	}
+	lines := readmeTour(t)
+	if len(lines) < 30 {
+		t.Fatalf("the README tour has %d commands; the sections %q were not found", len(lines), tourSections)
+	}
+	var script strings.Builder
+	for _, l := range lines {
+		cmd, want := l.text, "0"
+		if m := expectExit.FindStringSubmatch(cmd); m != nil {
+			cmd, want = strings.TrimSuffix(cmd, m[0]), m[1]
+		}
+		fmt.Fprintf(&script, "echo %s\n%s\nrc=$?\nif [ $rc -ne %s ]; then echo \"README.md:%d exited $rc, want %s (the command above)\" >&2; exit 1; fi\n",
+			shellQuote("$ "+cmd), cmd, want, l.n, want)
+	}
+	home, tmp := t.TempDir(), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-c", script.String())
+	cmd.Dir = repoRoot
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "VAULTD_") && !strings.HasPrefix(e, "HOME=") && !strings.HasPrefix(e, "TMPDIR=") {
+			env = append(env, e)
+		}
+	}
+	cmd.Env = append(env, "HOME="+home, "TMPDIR="+tmp, "NO_COLOR=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the README tour failed (%v):\n%s", err, tail(out.String(), 60))
+	}
+	t.Logf("the README tour ran %d commands", len(lines))
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,0 +1,239 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// Prompts are workflows on a vault a person picks in the client (Claude
+// Code's /mcp__notes__… commands): each returns a message that says what
+// to do and names the exact tool calls to make, in order — only tools the
+// connection may use — plus the notes it is about as embedded resources.
+type prompt struct {
+	name, title, description string
+	args                     []promptArg
+	build                    func(c *Core, p Perms, args map[string]string) (*mcp.GetPromptResult, error)
+}
+
+type promptArg struct {
+	name, description string
+	kind              string // what completes it: "path", "heading", "space"
+	required          bool
+}
+
+var prompts = []prompt{
+	{
+		name:  "changes_this_week",
+		title: "What changed this week",
+		description: "Summarise what changed in the vault in the last 7 days — by agents, people, Obsidian and git — grouped by space, " +
+			"with the notes that matter most read in full.",
+		args:  []promptArg{{name: "space", description: "only this space (top-level folder), e.g. 1_Projekte", kind: "space"}},
+		build: (*Core).changesPrompt,
+	},
+	{
+		name:  "triage_inbox",
+		title: "Triage the inbox",
+		description: "Go through the inbox following the vault's rules in 9_System: for each note say where it belongs and why, " +
+			"and move it there when the connection may write and you are asked to.",
+		build: (*Core).triagePrompt,
+	},
+	{
+		name:        "summarize_note",
+		title:       "Summarise a note with its backlinks",
+		description: "Summarise one note (or one section of it) and what the notes that link to it say about it.",
+		args: []promptArg{
+			{name: "path", description: "the note: a path, title or alias, e.g. 1_Projekte/Website-Relaunch.md", kind: "path", required: true},
+			{name: "heading", description: "only this section of the note", kind: "heading"},
+		},
+		build: (*Core).summarizePrompt,
+	},
+}
+
+func promptByName(name string) (prompt, bool) {
+	for _, p := range prompts {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return prompt{}, false
+}
+
+// argKind is what completes the prompt's argument name ("" if nothing).
+func argKind(p prompt, name string) string {
+	for _, a := range p.args {
+		if a.name == name {
+			return a.kind
+		}
+	}
+	return ""
+}
+
+// addPrompts registers the prompts; each is built for the connection
+// that asks.
+func (c *Core) addPrompts(s *server.MCPServer, permsOf func(context.Context) Perms) {
+	for _, p := range prompts {
+		p := p
+		opts := []mcp.PromptOption{mcp.WithPromptTitle(p.title), mcp.WithPromptDescription(p.description)}
+		for _, a := range p.args {
+			ao := []mcp.ArgumentOption{mcp.ArgumentDescription(a.description)}
+			if a.required {
+				ao = append(ao, mcp.RequiredArgument())
+			}
+			opts = append(opts, mcp.WithArgument(a.name, ao...))
+		}
+		s.AddPrompt(mcp.NewPrompt(p.name, opts...), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return p.build(c, permsOf(ctx), req.Params.Arguments)
+		})
+	}
+}
+
+// GetPrompt builds a prompt by name for a connection with perms (the CLI
+// and tests; MCP clients go through prompts/get).
+func (c *Core) GetPrompt(name string, perms Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+	p, ok := promptByName(name)
+	if !ok {
+		var names []string
+		for _, p := range prompts {
+			names = append(names, p.name)
+		}
+		return nil, fmt.Errorf("no prompt %q; the prompts are %s", name, strings.Join(names, ", "))
+	}
+	return p.build(c, perms, args)
+}
+
+func userText(text string) mcp.PromptMessage {
+	return mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))
+}
+
+// noteResource embeds a note's markdown in a prompt message.
+func (c *Core) noteResource(n *vault.Note) mcp.PromptMessage {
+	return mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(mcp.TextResourceContents{
+		URI: NoteURI(n.Path), MIMEType: "text/markdown", Text: string(n.Doc.Src),
+		Meta: map[string]any{"path": n.Path, "title": n.Title, "version": vault.ShortVersion(n.Version), "space": n.Space},
+	}))
+}
+
+func steps(lines ...string) string {
+	var b strings.Builder
+	n := 0
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "%d. %s\n", n, l)
+	}
+	return b.String()
+}
+
+func (c *Core) changesPrompt(p Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+	space := strings.TrimSpace(args["space"])
+	rc := []arg{{"since", "7d"}}
+	where := "the vault"
+	if space != "" {
+		if !containsFold(c.v.Spaces(), space) {
+			return nil, fmt.Errorf("no space %q; the spaces are %s", space, strings.Join(c.v.Spaces(), ", "))
+		}
+		rc = append(rc, arg{"space", space})
+		where = "the space " + space
+	}
+	text := fmt.Sprintf("Tell me what changed in %s over the last 7 days.\n\n", where) + steps(
+		"Call "+call{"recent_changes", rc}.render(DoorMCP)+" — it lists every change, newest first: by agents and people through vaultd, and by Obsidian, git or an editor (actor \"outside vaultd\"). Follow its \"next page:\" call until you have them all (at most 5 pages; then say how many you left out).",
+		"For the 3 notes that changed most or matter most, call note_history with their path to see each change's diff, and read_note where you need the whole text.",
+		"Answer grouped by space: for each note its path and title, who changed it, what changed and why (the change summaries). End with what looks unfinished or needs a person.",
+	) + "\nDo not change any note: this is a report."
+	return mcp.NewGetPromptResult("What changed in "+where+" in the last 7 days", []mcp.PromptMessage{userText(text)}), nil
+}
+
+func (c *Core) triagePrompt(p Perms, _ map[string]string) (*mcp.GetPromptResult, error) {
+	r, err := c.Rules()
+	if err != nil {
+		return nil, err
+	}
+	inbox := r.Inbox
+	if inbox == "" {
+		inbox = "0_Inbox"
+		for _, s := range c.v.Spaces() {
+			if strings.Contains(strings.ToLower(s), "inbox") {
+				inbox = s
+				break
+			}
+		}
+	}
+	if !c.v.Exists(inbox) {
+		return nil, fmt.Errorf("the vault has no inbox folder %q (a rules note in 9_System can name one: inbox: FOLDER); the spaces are %s", inbox, strings.Join(c.v.Spaces(), ", "))
+	}
+	var msgs []mcp.PromptMessage
+	var ruleSteps []string
+	var rulesRead []string
+	for _, n := range r.Notes {
+		rulesRead = append(rulesRead, call{"read_note", []arg{{"path", n.Path}}}.render(DoorMCP))
+	}
+	if len(rulesRead) > 0 {
+		ruleSteps = append(ruleSteps, "The vault's rules are in 9_System (the first one is below): read them all first — "+strings.Join(rulesRead, ", ")+". They say which folders exist for what, which properties new notes need, and what agents may not change.")
+	} else {
+		ruleSteps = append(ruleSteps, "This vault has no rules notes in 9_System: go by its spaces ("+strings.Join(c.v.Spaces(), ", ")+"), which vault_overview {} describes.")
+	}
+	act := "Propose a place for each note; this connection may only read, so say what the vault's owner should move."
+	if p.Write {
+		act = "Propose a place for each note and wait for my go-ahead; then move each with move_note, its path, the folder as to (ending in /), the version read_note showed as expected_version and a change_summary saying why. Notes the rules protect stay where they are."
+	}
+	text := fmt.Sprintf("Triage the inbox %s of this vault, following its rules.\n\n", inbox) + steps(append(ruleSteps,
+		"Call "+call{"list_notes", []arg{{"folder", inbox}}}.render(DoorMCP)+" to see what is in the inbox (follow its \"next page:\" call if there is one).",
+		"Read each note with read_note and its path; search_notes finds where similar notes already live.",
+		act,
+	)...) + "\nAnswer with a table: note, where it belongs, why."
+	msgs = append(msgs, userText(text))
+	if len(r.Notes) > 0 {
+		if n, err := c.v.Read(r.Notes[0].Path); err == nil {
+			msgs = append(msgs, c.noteResource(n))
+		}
+	}
+	return mcp.NewGetPromptResult("Triage "+inbox+" following the rules in 9_System", msgs), nil
+}
+
+func (c *Core) summarizePrompt(p Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+	ref := strings.TrimSpace(args["path"])
+	if ref == "" {
+		return nil, fmt.Errorf("summarize_note needs path: the note to summarise, e.g. %s", c.exampleNote())
+	}
+	n, linkHeading, err := c.v.Find(ref)
+	if err != nil {
+		msg := err.Error()
+		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
+			msg += "; closest: " + strings.Join(limit(ve.Alternatives, maxAlternatives), ", ")
+		}
+		return nil, fmt.Errorf("summarize_note: %s", msg)
+	}
+	heading := strings.TrimSpace(args["heading"])
+	if heading == "" {
+		heading = linkHeading
+	}
+	read := []arg{{"path", n.Path}}
+	what := fmt.Sprintf("the note %s (%q)", n.Path, n.Title)
+	if heading != "" {
+		read = append(read, arg{"heading", heading})
+		what = fmt.Sprintf("the section %q of the note %s", heading, n.Path)
+	}
+	text := fmt.Sprintf("Summarise %s and what the notes that link to it say about it.\n\n", what) + steps(
+		"The note's text is below (version "+vault.ShortVersion(n.Version)+"). If it is long or you need one section, call "+call{"read_note", read}.render(DoorMCP)+".",
+		"Call "+call{"get_backlinks", []arg{{"path", n.Path}}}.render(DoorMCP)+" for the notes that link to it, with the line of each link; read the ones that add something with read_note.",
+		"Answer in the note's language: a summary of 5 sentences at most, then what the linking notes add (each by path), then open questions.",
+	) + "\nDo not change any note."
+	return mcp.NewGetPromptResult("Summary of "+n.Path+" with its backlinks", []mcp.PromptMessage{userText(text), c.noteResource(n)}), nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
