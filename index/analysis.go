@@ -83,6 +83,22 @@ type textAnalyzer struct {
 // Würde first) and searches them when they are its only words ("Würde").
 var homographs = map[string]bool{"würde": true, "weg": true, "it": true}
 
+// questionWords are the question words the stop lists lack (they have
+// wie, was, wo, welche, when, why, what …): a question typed as it is
+// asked ("Wann ist der Launch geplant?") would otherwise need a note that
+// says "wann". With them the contractions of a preposition and an article
+// the German list lacks (it has zum, im, vom): "beim KVN" is about the
+// KVN. They are indexed like any word, and left out of queries as stop
+// words are.
+var questionWords = map[string]bool{
+	"beim": true, "ans": true, "aufs": true, "fürs": true, "übers": true, "durchs": true, "ums": true,
+	"wann": true, "warum": true, "wieso": true, "weshalb": true, "weswegen": true,
+	"wer": true, "wem": true, "wen": true, "wessen": true, "inwiefern": true,
+	"woher": true, "wohin": true, "wofür": true, "womit": true, "wozu": true, "wodurch": true,
+	"worüber": true, "worauf": true, "woran": true, "worin": true, "wovon": true, "wovor": true,
+	"whose": true,
+}
+
 var stopWords = func() analysis.TokenMap {
 	m := analysis.NewTokenMap()
 	if err := m.LoadBytes(de.GermanStopWords); err != nil {
@@ -243,7 +259,7 @@ func analyzeQuery(s string) []qword {
 		}
 		_, stop := a.stop[string(t.Term)]
 		homograph := homographs[string(t.Term)]
-		if stop && !homograph {
+		if (stop && !homograph) || questionWords[string(t.Term)] {
 			continue
 		}
 		one := analysis.TokenStream{{Term: append([]byte(nil), t.Term...)}}
