@@ -51,22 +51,26 @@ type clause struct {
 	// optional: a homograph among other words (kindWord): it ranks, but
 	// need not occur
 	optional bool
+	// wholeOnly: the word is searched without its compounds and longer
+	// forms (kindWord; set by Index.boundParts)
+	wholeOnly bool
 }
 
 // parsedQuery is the user's query after parsing; building the bleve query
 // from it cannot fail on syntax.
 type parsedQuery struct {
-	must    []clause
-	not     []clause
-	tags    []string
-	spaces  []string
-	folders []string
-	props   []propFilter // key=value: only notes with the property value
-	noProps []propFilter // -key=value: not notes with it
-	paths   []string     // only these notes (Query.Path)
-	any     bool         // OR between the words
-	ignored []string     // words dropped as too common (stop words)
-	relaxed bool         // searched with any of the words, as no note had all
+	must      []clause
+	not       []clause
+	tags      []string
+	spaces    []string
+	folders   []string
+	props     []propFilter // key=value: only notes with the property value
+	noProps   []propFilter // -key=value: not notes with it
+	paths     []string     // only these notes (Query.Path)
+	any       bool         // OR between the words
+	ignored   []string     // words dropped as too common (stop words)
+	relaxed   bool         // searched with any of the words, as no note had all
+	wholeOnly []string     // words searched without their compounds (boundParts), as typed
 	// seq is the query's words in the order typed, positioned with gaps
 	// for stop words, when the query is plain words only (else nil).
 	seq []qword
