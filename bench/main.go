@@ -16,13 +16,23 @@
 //     trips p50/p95, and the size of the tools/list answer (bench/stdio.go).
 //   - http (gesetze only): `vaultd serve --http` under 8 concurrent clients
 //     for 30 s — throughput and p50/p95/p99 per tool, and a check that every
-//     acknowledged append is on disk exactly once (bench/http.go).
+//     acknowledged append is on disk exactly once (bench/http.go);
+//   - cold: a restart with the page cache emptied (drop_caches where
+//     allowed, else fadvise; bench/cold.go);
+//   - with -growth: gesetze 1×, 2×, 4× with perturbed copies — build,
+//     peak RSS, index size, restart, search p50, and which of them grows
+//     faster than the vault (bench/growth.go; minutes).
+//
+// Under the table, every row with a target is listed again with its
+// verdict (met/MISSED): the targets vaultd holds itself to. Figures are
+// medians with warm caches (each child answers its queries once before
+// timing them) but for the cold row.
 //
 // Usage (from the repository root):
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
-//	               [-only build,restart,search,watch,stdio,http] [-runs 3] [-rounds 5] [-writes 50]
-//	               [-baseline REV]
+//	               [-only build,restart,cold,search,watch,stdio,http] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-baseline REV] [-growth]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
 // so its children build and search with that commit's index; the query set
