@@ -766,25 +766,23 @@ func (ix *Index) wholeQuery(pq *parsedQuery) query.Query {
 // Menschen 511, Haftung 422).
 const phraseBudget = 1000
 
-// phraseCheap reports whether the phrase passes may run (phraseBudget).
+// phraseCheap reports whether the phrase passes may run (phraseBudget):
+// whether some word of the phrase is in at most phraseBudget notes' text.
 func (ix *Index) phraseCheap(pq *parsedQuery) bool {
 	ws := pq.phraseWords()
 	if len(ws) < 2 {
 		return false
 	}
-	rarest := uint64(math.MaxUint64)
 	for _, w := range ws {
 		n := uint64(0)
 		for _, t := range w.terms() {
-			m := uint64(0)
-			for _, f := range textFields {
-				m = max(m, ix.docFreq(f.name, t))
-			}
-			n += m
+			n += ix.docFreq(fBody, t)
 		}
-		rarest = min(rarest, n)
+		if n <= phraseBudget {
+			return true
+		}
 	}
-	return rarest <= phraseBudget
+	return false
 }
 
 // phraseQuery matches the query's words as a phrase (see
@@ -966,16 +964,19 @@ func (ix *Index) boundParts(pq *parsedQuery) {
 		x := word{i: i}
 		suffix := partMark + string(reverseRunes([]byte(w.Stem)))
 		for _, f := range textFields {
+			// (Remembered: the note query asks for the same lists.)
 			for _, t := range append(ix.dictPrefix(f.name, suffix, ""), ix.dictPrefix(f.name, w.Stem, w.Term)...) {
 				x.cost += t.n
 			}
-			x.freq = max(x.freq, ix.docFreq(f.name, w.Term))
 		}
 		total += x.cost
 		ws = append(ws, x)
 	}
 	if total <= partBudget {
 		return
+	}
+	for j := range ws {
+		ws[j].freq = ix.docFreq(fBody, pq.must[ws[j].i].words[0].Term)
 	}
 	sort.SliceStable(ws, func(a, b int) bool { return ws[a].freq > ws[b].freq })
 	for _, x := range ws {
