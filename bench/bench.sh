@@ -3,6 +3,7 @@
 # ripgrep is needed for the comparison with a plain file scan; it is
 # installed with apt-get when missing. Flags are passed on, e.g.
 #   sh bench/bench.sh -corpus gesetze -only build,search -runs 1
+#   sh bench/bench.sh -corpus gesetze -runs 1 -growth   # + gesetze 1×/2×/4×
 #
 # The build, search and stdio figures are printed side by side with those
 # of a reference commit (VAULTD_BENCH_BASELINE, default 8dc906a: the index

@@ -167,9 +167,103 @@ func (s *stdioSession) callHits(name string, args map[string]any) (string, time.
 	return b.String(), d, hits, sections
 }
 
+// stdioStart starts `vaultd serve` (bin args) with an MCP session and
+// waits for initialize.
+func stdioStart(bin string, args []string, logf *os.File) *stdioSession {
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, args, transport.WithCommandStderrWriter(logf))
+	check(err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "vaultd-bench", Version: "0"}
+	_, err = c.Initialize(ctx, init)
+	check(err)
+	return &stdioSession{c: c}
+}
+
+// bigFolderFigures are read_note round trips in the folder with the most
+// notes directly in it, by path and by title.
+type bigFolderFigures struct {
+	folder          string
+	notes           int // directly in the folder
+	path50, title50 time.Duration
+	titles          int // notes read by title (with a title no other note has)
+}
+
+// stdioBigFolder times read_note by path and by title on up to 50 notes
+// of the folder holding the most notes (when it holds ≥ 4,000).
+func stdioBigFolder(s *stdioSession, vdir string) bigFolderFigures {
+	byFolder := map[string][]string{}
+	filepath.WalkDir(vdir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") {
+			rel, _ := filepath.Rel(vdir, p)
+			rel = filepath.ToSlash(rel)
+			dir := ""
+			if i := strings.LastIndex(rel, "/"); i >= 0 {
+				dir = rel[:i]
+			}
+			byFolder[dir] = append(byFolder[dir], rel)
+		}
+		return nil
+	})
+	var f bigFolderFigures
+	for dir, ps := range byFolder {
+		if len(ps) > f.notes || len(ps) == f.notes && dir < f.folder {
+			f.folder, f.notes = dir, len(ps)
+		}
+	}
+	if f.notes < 4000 {
+		return f
+	}
+	ps := byFolder[f.folder]
+	sort.Strings(ps)
+	// Titles: frontmatter title or H1, else none; only those no other
+	// note of the vault has.
+	titleOf := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(vdir, filepath.FromSlash(rel)))
+		if err != nil {
+			return ""
+		}
+		return vault.Parse(b).Title
+	}
+	count := map[string]int{}
+	for _, list := range byFolder {
+		for _, p := range list {
+			if t := strings.ToLower(titleOf(p)); t != "" {
+				count[t]++
+			}
+		}
+	}
+	var paths, titles []string
+	for i := 0; i < len(ps) && len(paths) < 50; i += max(1, len(ps)/50) {
+		paths = append(paths, ps[i])
+		if t := titleOf(ps[i]); t != "" && count[strings.ToLower(t)] == 1 {
+			titles = append(titles, t)
+		}
+	}
+	time1 := func(arg []string) time.Duration {
+		for i := range min(5, len(arg)) {
+			s.call("read_note", map[string]any{"path": arg[i]})
+		}
+		var lat []time.Duration
+		for i := range stdioCalls {
+			_, d := s.call("read_note", map[string]any{"path": arg[i%len(arg)]})
+			lat = append(lat, d)
+		}
+		return percentile(lat, 50)
+	}
+	f.path50 = time1(paths)
+	if len(titles) > 0 {
+		f.title50, f.titles = time1(titles), len(titles)
+	}
+	return f
+}
+
 // stdioFigures are one variant's stdio measurements.
 type stdioFigures struct {
 	ready                        time.Duration
+	initAfter, searchAfter       time.Duration // after a restart: initialize answered; a search answered from a complete index
+	big                          bigFolderFigures
 	r50, r95, s50, s95, a50, a95 time.Duration
 	hitChars, sectionChars       float64 // search_notes text per hit (note) and per section shown, in characters
 	tools                        int
@@ -207,6 +301,20 @@ func stdioBench(name, dir, tmp string, variants []*variant, t *table) {
 	t.cmp("stdio: append_to_note p95", col(func(f stdioFigures) float64 { return d(f.a95) }), msf, "", nil, 0)
 	t.cmp(fmt.Sprintf("stdio: tools/list result JSON (%d tools, all rights)", cur.tools), col(func(f stdioFigures) float64 { return float64(f.toolsJSON) }),
 		func(v float64) string { return fmt.Sprintf("%.0f bytes", v) }, "", nil, 0)
+	t.cmp("stdio: restart on the unchanged vault → initialize answered", col(func(f stdioFigures) float64 { return d(f.initAfter) }), msf,
+		"≤ 100 ms", func(v float64) bool { return v <= 100 }, 0)
+	t.cmp("stdio: restart on the unchanged vault → first search from a complete index", col(func(f stdioFigures) float64 { return f.searchAfter.Seconds() }),
+		func(v float64) string { return fmt.Sprintf("%.2f s", v) }, "≤ 0.5 s", func(v float64) bool { return v <= 0.5 }, 0)
+	if b := cur.big; b.notes >= 4000 {
+		t.cmp(fmt.Sprintf("stdio: read_note by path p50 (folder %s/, %d notes)", b.folder, b.notes), col(func(f stdioFigures) float64 { return d(f.big.path50) }), msf,
+			"≤ 2 ms", func(v float64) bool { return v <= 2 }, 0)
+		if b.titles > 0 {
+			t.cmp(fmt.Sprintf("stdio: read_note by title p50 (%d titles there)", b.titles), col(func(f stdioFigures) float64 { return d(f.big.title50) }), msf,
+				"≤ 5 ms", func(v float64) bool { return v <= 5 }, 0)
+		}
+	} else {
+		t.add("stdio: read_note in a folder of ≥ 4,000 notes", fmt.Sprintf("none here (largest: %q, %d notes); see tldr-en", cur.big.folder, cur.big.notes), "")
+	}
 	if cur.errors > 0 {
 		t.add("stdio: tool calls answered with isError", fmt.Sprint(cur.errors), "0")
 	}
@@ -229,21 +337,18 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 	defer logf.Close()
 	args := []string{"serve", "--vault", vdir, "--state-dir", state, "--allow", "read,write,delete",
 		"--writes-per-minute", "1000000"}
-	c, err := client.NewStdioMCPClientWithOptions(bin, nil, args, transport.WithCommandStderrWriter(logf))
-	check(err)
-	defer c.Close()
-	s := &stdioSession{c: c}
-
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "vaultd-bench", Version: "0"}
-	_, err = c.Initialize(ctx, init)
-	cancel()
-	check(err)
+	s := stdioStart(bin, args, logf)
+	c := s.c
+	closed := false
+	defer func() {
+		if !closed {
+			c.Close()
+		}
+	}()
 
 	// The size of what a client loads into the model's context up front.
-	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	cancel()
 	check(err)
@@ -321,10 +426,33 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 	r50, r95 := measure("read_note", readArgs)
 	s50, s95 := measure("search_notes", searchArgs)
 	a50, a95 := measure("append_to_note", appendArgs)
+	big := stdioBigFolder(s, vdir)
+
+	// Restart on the unchanged vault (the server's own writes are
+	// indexed): until initialize is answered, and until a search is
+	// answered from a complete index, everything serve does at start
+	// included (recovery, the watcher, the catch-up).
+	check(c.Close())
+	closed = true
+	start = time.Now()
+	s2 := stdioStart(bin, args, logf)
+	initAfter := time.Since(start)
+	for {
+		text, _ := s2.call("search_notes", searchArgs(1))
+		if !strings.Contains(text, "index building") {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			check(fmt.Errorf("stdio: index not ready 5 minutes after a restart"))
+		}
+	}
+	searchAfter := time.Since(start)
+	s.errors += s2.errors
+	check(s2.c.Close())
 
 	stdioCommand = "stdio rows: go build -o BIN ./cmd/vaultd; BIN serve --vault <copy of the corpus> --state-dir <fresh temp dir> " +
 		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client; text per hit = search_notes text characters / hits (notes), per section = / sections shown"
-	f := stdioFigures{ready: ready, r50: r50, r95: r95, s50: s50, s95: s95, a50: a50, a95: a95,
+	f := stdioFigures{ready: ready, initAfter: initAfter, searchAfter: searchAfter, big: big, r50: r50, r95: r95, s50: s50, s95: s95, a50: a50, a95: a95,
 		tools: len(tools.Tools), toolsJSON: len(tj), errors: s.errors, notes: len(notes), queries: len(qs), targets: len(targets)}
 	if hits > 0 {
 		f.hitChars = float64(chars) / float64(hits)

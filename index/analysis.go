@@ -1,6 +1,8 @@
 package index
 
 import (
+	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -122,47 +124,84 @@ func newTextAnalyzer() *textAnalyzer {
 
 // Analyze returns the index tokens of input: the stems, the part tokens and
 // the date tokens.
+//
+// What a lower-cased word becomes (folded, stemmed twice, its part token)
+// depends on the word alone, and the words of a text repeat: the result is
+// remembered per word (stems), which halves the analyzer's share of a
+// build.
 func (a *textAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	ts := a.words(input)
+	ts := a.tok.Tokenize(input)
+	ts = a.lower.Filter(ts)
+	ts = dates(input, ts)
 	out := make(analysis.TokenStream, 0, len(ts)+len(ts)/2)
 	for _, t := range ts {
 		if isDateToken(t) {
 			out = append(out, t)
 			continue
 		}
-		if p := partToken(t.Term); p != nil {
-			out = append(out, &analysis.Token{Term: p, Start: t.Start, End: t.End, Position: t.Position, Type: t.Type})
+		st, ok := stems.get(t.Term)
+		if !ok {
+			st = a.stem(t.Term)
+			stems.put(t.Term, st)
 		}
-		t.Term = porterStem(t.Term)
+		if st.stop {
+			continue
+		}
+		if st.part != nil {
+			out = append(out, &analysis.Token{Term: st.part, Start: t.Start, End: t.End, Position: t.Position, Type: t.Type})
+		}
+		t.Term = st.term
 		out = append(out, t)
 	}
 	return out
 }
 
-// words tokenizes, lower-cases, rewrites dates (see dates), drops stop
-// words, folds and applies the German light stemmer to the other words;
-// Porter and part tokens come after.
-func (a *textAnalyzer) words(input []byte) analysis.TokenStream {
-	ts := a.tok.Tokenize(input)
-	ts = a.lower.Filter(ts)
-	ts = dates(input, ts)
-	j := 0
-	plain := make(analysis.TokenStream, 0, len(ts))
-	for _, t := range ts {
-		if isDateToken(t) {
-			ts[j] = t
-			j++
-			continue
-		}
-		if _, stop := a.stop[string(t.Term)]; !stop || homographs[string(t.Term)] {
-			ts[j] = t
-			j++
-			plain = append(plain, t)
-		}
+// stemmed is what one lower-cased word becomes in the index. Its slices
+// are shared by every token of the word and never changed.
+type stemmed struct {
+	stop bool   // a stop word (not a homograph): no token
+	term []byte // folded, German light stem, Porter stem
+	part []byte // partMark + reversed German stem; nil if none
+}
+
+// stem runs the chain after lower-casing on one word.
+func (a *textAnalyzer) stem(lower []byte) stemmed {
+	if _, stop := a.stop[string(lower)]; stop && !homographs[string(lower)] {
+		return stemmed{stop: true}
 	}
-	// The filters change the tokens in place.
-	a.light.Filter(a.norm.Filter(plain))
-	return ts[:j]
+	one := analysis.TokenStream{{Term: slices.Clone(lower)}}
+	a.light.Filter(a.norm.Filter(one))
+	st := stemmed{part: partToken(one[0].Term)}
+	st.term = slices.Clip(porterStem(one[0].Term))
+	return st
+}
+
+// stemCache remembers stemmed per word, for every analysis (index and
+// queries alike). When full it keeps what it has: the words met first
+// are mostly the frequent ones, and a start over would stem them again.
+type stemCache struct {
+	mu sync.RWMutex
+	m  map[string]stemmed
+}
+
+// maxStems bounds the remembered words (about 10 MB).
+const maxStems = 1 << 17
+
+var stems = stemCache{m: make(map[string]stemmed)}
+
+func (c *stemCache) get(w []byte) (stemmed, bool) {
+	c.mu.RLock()
+	st, ok := c.m[string(w)]
+	c.mu.RUnlock()
+	return st, ok
+}
+
+func (c *stemCache) put(w []byte, st stemmed) {
+	c.mu.Lock()
+	if len(c.m) < maxStems {
+		c.m[string(w)] = st
+	}
+	c.mu.Unlock()
 }
 
 var porterFilter = porter.NewPorterStemmer()

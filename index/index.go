@@ -18,9 +18,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -87,6 +89,12 @@ type Options struct {
 	// as an 8 MB batch was before them; the gesetze build peaks at about
 	// the same RSS, 760 MB, as it did with 8 MB and no section documents.)
 	BatchDocs, BatchBytes int
+	// BuildMemory is the soft memory limit (runtime/debug.SetMemoryLimit)
+	// of the process while a large catch-up runs (a first build): the
+	// garbage collector then runs before the heap doubles. Default 384
+	// MiB; negative: none. It is not set when the process has a limit of
+	// its own (GOMEMLIMIT).
+	BuildMemory int64
 }
 
 // Status is what the index knows about its own state.
@@ -179,6 +187,7 @@ type Index struct {
 		sync.Mutex
 		gen uint64
 		m   map[string][]termCount
+		n   map[string]int // terms found, where more than kept
 	}
 	fields struct { // noteFields
 		sync.Mutex
@@ -260,6 +269,9 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	}
 	if o.BatchBytes <= 0 {
 		o.BatchBytes = 4 << 20
+	}
+	if o.BuildMemory == 0 {
+		o.BuildMemory = 384 << 20
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the index dir: %w", err)
@@ -600,6 +612,9 @@ func (ix *Index) catchUp(ctx context.Context) error {
 	if pending > 0 {
 		ix.building.Store(true)
 	}
+	if pending >= compactAfterBatches*ix.o.BatchDocs && ix.o.BuildMemory > 0 {
+		defer limitMemory(ix.o.BuildMemory)()
+	}
 
 	orphans, err := ix.checkOrphans(seen)
 	if err != nil {
@@ -834,4 +849,31 @@ func hiddenPath(p string) bool {
 		}
 	}
 	return false
+}
+
+// buildLimit counts the large catch-ups running in this process that set
+// the soft memory limit (limitMemory); the last one to end lifts it.
+var buildLimit struct {
+	sync.Mutex
+	n int
+}
+
+// limitMemory sets the process's soft memory limit to n bytes for a large
+// catch-up, unless the process has a limit of its own, and returns the
+// function that lifts it again.
+func limitMemory(n int64) (restore func()) {
+	buildLimit.Lock()
+	defer buildLimit.Unlock()
+	if buildLimit.n == 0 && debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return func() {} // GOMEMLIMIT or the embedding program's own
+	}
+	buildLimit.n++
+	debug.SetMemoryLimit(n)
+	return func() {
+		buildLimit.Lock()
+		defer buildLimit.Unlock()
+		if buildLimit.n--; buildLimit.n == 0 {
+			debug.SetMemoryLimit(math.MaxInt64)
+		}
+	}
 }

@@ -119,7 +119,7 @@ func matchers(pq *parsedQuery) []qmatcher {
 		default:
 			w := c.words[0]
 			m := qmatcher{whole: w.Term, alt: w.Alt, parts: c.parts, optional: c.optional && !pq.anyOf()}
-			if w.partOK() {
+			if w.partOK() && !c.wholeOnly {
 				m.stem = w.Stem
 				m.suffix = partMark + string(reverseRunes([]byte(w.Stem)))
 			}

@@ -51,6 +51,9 @@ type clause struct {
 	// optional: a homograph among other words (kindWord): it ranks, but
 	// need not occur
 	optional bool
+	// wholeOnly: the word is searched without its compounds and longer
+	// forms (kindWord; set by Index.boundParts)
+	wholeOnly bool
 }
 
 // parsedQuery is the user's query after parsing; building the bleve query
@@ -71,6 +74,8 @@ type parsedQuery struct {
 	any      bool     // OR between the words
 	ignored  []string // words dropped as too common (stop words)
 	relaxed  bool     // searched with any of the words, as no note had all
+	// wholeOnly: words searched without their compounds (boundParts), as typed
+	wholeOnly []string
 	// seq is the query's words in the order typed, positioned with gaps
 	// for stop words, when the query is plain words only (else nil).
 	seq []qword

@@ -67,6 +67,15 @@ type Results struct {
 	// würde, see homographs): they ranked the hits but were not required,
 	// because the query has other words.
 	Optional []string
+	// WholeWordsOnly lists query words searched without their compounds
+	// and longer forms: with them the query would read too much of the
+	// index (partBudget). They are words of most notes, so whole words
+	// find nearly the same notes.
+	WholeWordsOnly []string
+	// Prefixes says, for each prefix* that stands for more words than a
+	// search expands to (maxExpand, the most frequent), how many it
+	// stood for: one sentence each.
+	Prefixes []string
 	// Suggestions are, for query words that occur in no note, words of the
 	// vault spelled alike.
 	Suggestions []Suggestion
@@ -104,6 +113,10 @@ func (r *Results) Notices() []string {
 	if len(r.Optional) > 0 {
 		out = append(out, "counted for ranking only (also a common word): "+strings.Join(r.Optional, ", "))
 	}
+	if len(r.WholeWordsOnly) > 0 {
+		out = append(out, wholeOnlyText(r.WholeWordsOnly))
+	}
+	out = append(out, r.Prefixes...)
 	for _, s := range r.Suggestions {
 		out = append(out, fmt.Sprintf("no note has %q; the vault has %s", s.Word, strings.Join(s.Words, ", ")))
 	}
@@ -243,10 +256,13 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 
 	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Status: ix.Status()}
 	ix.decompound(pq, false)
+	ix.boundParts(pq)
+	out.WholeWordsOnly = pq.wholeOnly
 	positive, err := ix.positiveQuery(pq, pq.any)
 	if err != nil {
 		return nil, err
 	}
+	out.Prefixes = ix.prefixBounds(pq)
 	boost := ix.boostQuery(pq)
 	want := offset + limit // notes needed, from the first
 	if inNote {
@@ -375,7 +391,7 @@ func (ix *Index) rank(ctx context.Context, pq *parsedQuery, res *bleve.SearchRes
 			return nil, nil, err
 		}
 	}
-	if ph := phraseQuery(pq); ph != nil && positive != nil && !pq.relaxed {
+	if ph := phraseQuery(pq); ph != nil && positive != nil && !pq.relaxed && ix.phraseCheap(pq) {
 		// The phrase holds every word, so it needs no positive query;
 		// the filters and exclusions apply.
 		pres, err := ix.search(ctx, pq, ph, nil, phraseNotes, nil)
@@ -780,6 +796,35 @@ func (ix *Index) wholeQuery(pq *parsedQuery) query.Query {
 	return query.NewConjunctionQuery(qs)
 }
 
+// phraseBudget bounds the phrase passes (the notes with the words as a
+// phrase first, the sections with them first): they run only when the
+// phrase's rarest word is in at most this many notes. A phrase search
+// reads the positions of every word in every note that has them all; for
+// ten words of every law (Gesetz Absatz Satz … Antrag, the rarest in 1,506
+// of the 6,636 laws) that was 300 ms of a 430 ms search, while the phrases
+// people type have a word in a few hundred notes at most (Urlaub 119,
+// Menschen 511, Haftung 422).
+const phraseBudget = 1000
+
+// phraseCheap reports whether the phrase passes may run (phraseBudget):
+// whether some word of the phrase is in at most phraseBudget notes' text.
+func (ix *Index) phraseCheap(pq *parsedQuery) bool {
+	ws := pq.phraseWords()
+	if len(ws) < 2 {
+		return false
+	}
+	for _, w := range ws {
+		n := uint64(0)
+		for _, t := range w.terms() {
+			n += ix.docFreq(fBody, t)
+		}
+		if n <= phraseBudget {
+			return true
+		}
+	}
+	return false
+}
+
 // phraseQuery matches the query's words as a phrase (see
 // parsedQuery.seq) in any text field; nil unless the query is two or more
 // plain words.
@@ -882,7 +927,7 @@ func (ix *Index) fieldsQuery(c clause, withParts bool, fields []boostedField) qu
 		return disjunction(qs)
 	}
 	w := c.words[0]
-	if !withParts || !w.partOK() {
+	if !withParts || !w.partOK() || c.wholeOnly {
 		return wholeWord(fields, w.terms()...)
 	}
 	// Word parts: compounds ending in the word (its reversed stem is a
@@ -931,6 +976,86 @@ func (ix *Index) fieldsQuery(c clause, withParts bool, fields []boostedField) qu
 		groups = append(groups, all)
 	}
 	return query.NewDisjunctionQuery(groups)
+}
+
+// partBudget bounds the postings (as counted in the term dictionaries)
+// that the compounds and longer forms of a query's words may add to its
+// note search. Over it, the words whose whole form is in the most notes
+// are searched as whole words only, until the rest fits, and the answer
+// says so (Results.WholeWordsOnly). On the 6,636 laws, ten words of every
+// law (Gesetz Absatz Satz … Antrag) expand to 2,350 terms with 119,000
+// postings; the bench's ordinary queries to at most 20,000 (Gesetz alone),
+// "Gesetz Verordnung" to 33,000.
+const partBudget = 40000
+
+// boundParts marks words to search without their compounds (partBudget).
+func (ix *Index) boundParts(pq *parsedQuery) {
+	type word struct {
+		i          int
+		cost, freq uint64
+	}
+	var ws []word
+	total := uint64(0)
+	for i, c := range pq.must {
+		w := c.words[0]
+		if c.kind != kindWord || !w.partOK() || c.wholeOnly {
+			continue
+		}
+		x := word{i: i}
+		suffix := partMark + string(reverseRunes([]byte(w.Stem)))
+		for _, f := range textFields {
+			// (Remembered: the note query asks for the same lists.)
+			for _, t := range append(ix.dictPrefix(f.name, suffix, ""), ix.dictPrefix(f.name, w.Stem, w.Term)...) {
+				x.cost += t.n
+			}
+		}
+		total += x.cost
+		ws = append(ws, x)
+	}
+	if total <= partBudget {
+		return
+	}
+	for j := range ws {
+		ws[j].freq = ix.docFreq(fBody, pq.must[ws[j].i].words[0].Term)
+	}
+	sort.SliceStable(ws, func(a, b int) bool { return ws[a].freq > ws[b].freq })
+	for _, x := range ws {
+		if total <= partBudget {
+			break
+		}
+		c := &pq.must[x.i]
+		c.wholeOnly = true
+		pq.wholeOnly = append(pq.wholeOnly, c.raw)
+		total -= x.cost
+	}
+}
+
+// prefixBounds returns Results.Prefixes (after positiveQuery, which
+// expands the prefixes).
+func (ix *Index) prefixBounds(pq *parsedQuery) []string {
+	var out []string
+	for _, c := range pq.must {
+		if c.kind != kindPrefix {
+			continue
+		}
+		w := c.words[0]
+		n := ix.prefixTotal(fBody, w.Folded, w.Term)
+		if n <= maxExpand {
+			continue
+		}
+		count := thousands(n)
+		if n >= maxScan {
+			count = "more than " + thousands(maxScan)
+		}
+		out = append(out, fmt.Sprintf("%s* stands for the %d most frequent of the %s words starting with %q here; add letters to reach the others",
+			c.raw, maxExpand, count, c.raw))
+	}
+	return out
+}
+
+// wholeOnlyText is the notice for Results.WholeWordsOnly.
+func wholeOnlyText(words []string) string {
+	return "searched as whole words only, without compounds and longer forms (frequent words; with them the search would read too much of the index): " + strings.Join(words, ", ")
 }
 
 // minCompound is the shortest word (in letters) that is split into parts
@@ -1064,33 +1189,52 @@ func (ix *Index) dictPrefix(field, prefix, skip string) []termCount {
 	gen := ix.gen.Load()
 	ix.prefixes.Lock()
 	if ix.prefixes.gen != gen || ix.prefixes.m == nil || len(ix.prefixes.m) >= maxPrefixes {
-		ix.prefixes.m, ix.prefixes.gen = map[string][]termCount{}, gen
+		ix.prefixes.m, ix.prefixes.n, ix.prefixes.gen = map[string][]termCount{}, nil, gen
 	}
 	all, ok := ix.prefixes.m[key]
 	ix.prefixes.Unlock()
 	if ok {
 		return all
 	}
-	all = ix.scanPrefix(field, prefix, skip)
+	all, n := ix.scanPrefix(field, prefix, skip)
 	ix.prefixes.Lock()
 	if ix.prefixes.gen == gen {
 		ix.prefixes.m[key] = all
+		if n > len(all) {
+			if ix.prefixes.n == nil || len(ix.prefixes.n) >= maxPrefixes {
+				ix.prefixes.n = map[string]int{}
+			}
+			ix.prefixes.n[key] = n
+		}
 	}
 	ix.prefixes.Unlock()
 	return all
 }
 
+// prefixTotal is the number of terms dictPrefix found for its arguments
+// before it kept the maxExpand most frequent (at most maxScan); call it
+// after dictPrefix.
+func (ix *Index) prefixTotal(field, prefix, skip string) int {
+	key := field + "\x00" + prefix + "\x00" + skip
+	ix.prefixes.Lock()
+	defer ix.prefixes.Unlock()
+	if n, ok := ix.prefixes.n[key]; ok {
+		return n
+	}
+	return len(ix.prefixes.m[key])
+}
+
 // maxPrefixes bounds the remembered prefix lists.
 const maxPrefixes = 4096
 
-// scanPrefix is dictPrefix without the memory.
-func (ix *Index) scanPrefix(field, prefix, skip string) []termCount {
+// scanPrefix is dictPrefix without the memory; n is the number of terms
+// found before the most frequent were kept.
+func (ix *Index) scanPrefix(field, prefix, skip string) (all []termCount, n int) {
 	d, err := ix.bi.FieldDictPrefix(field, []byte(prefix))
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	defer d.Close()
-	var all []termCount
 	for i := 0; i < maxScan; i++ {
 		e, err := d.Next()
 		if err != nil || e == nil {
@@ -1101,6 +1245,7 @@ func (ix *Index) scanPrefix(field, prefix, skip string) []termCount {
 		}
 		all = append(all, termCount{e.Term, e.Count})
 	}
+	n = len(all)
 	if len(all) > maxExpand {
 		sort.Slice(all, func(i, j int) bool {
 			if all[i].n != all[j].n {
@@ -1110,7 +1255,7 @@ func (ix *Index) scanPrefix(field, prefix, skip string) []termCount {
 		})
 		all = all[:maxExpand]
 	}
-	return all
+	return all, n
 }
 
 type termCount struct {

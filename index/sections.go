@@ -108,7 +108,7 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 	phrase := pq.phraseWords()
 	dated := pq.hasDate()
 	var inPhrase map[string]map[int]int
-	if len(phrase) > 1 {
+	if len(phrase) > 1 && ix.phraseCheap(pq) {
 		if inPhrase, err = ix.phraseSections(ctx, pq, ids, metas); err != nil {
 			return nil, err
 		}

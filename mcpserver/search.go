@@ -84,6 +84,8 @@ type SearchData struct {
 	Offset      int                `json:"offset"`
 	Ignored     []string           `json:"ignored_words,omitempty"`
 	Optional    []string           `json:"ranking_only_words,omitempty"`
+	WholeOnly   []string           `json:"whole_words_only,omitempty"`
+	Prefixes    []string           `json:"prefix_notes,omitempty"`
 	Suggestions []SearchSuggestion `json:"did_you_mean,omitempty"`
 	Index       string             `json:"index_status,omitempty"`
 	// Excluded is what Obsidian's "Excluded files" left out.
@@ -159,7 +161,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		return c.fail(caller, f, err)
 	}
-	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional}
+	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes}
 	for _, s := range res.Suggestions {
 		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: s.Word, Words: s.Words, Query: s.Query})
 	}
@@ -337,6 +339,12 @@ func writeSearchNotices(b *strings.Builder, data SearchData, caller Caller, call
 	}
 	if len(data.Optional) > 0 {
 		b.WriteString("counted for ranking only (also common words): " + strings.Join(data.Optional, ", ") + "\n")
+	}
+	if len(data.WholeOnly) > 0 {
+		b.WriteString("searched as whole words only, without compounds and longer forms (too frequent to expand): " + strings.Join(data.WholeOnly, ", ") + "\n")
+	}
+	for _, p := range data.Prefixes {
+		b.WriteString(p + "\n")
 	}
 	for _, s := range data.Suggestions {
 		fmt.Fprintf(b, "no note has %q; the vault has %s\n", s.Word, strings.Join(s.Words, ", "))

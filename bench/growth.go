@@ -1,0 +1,184 @@
+package main
+
+// The growth run (-growth): gesetze 1×, 2× and 4× — the laws plus
+// copies whose text is perturbed (one word in three gets a syllable of its
+// copy), so that the term dictionary grows with the vault as it would with
+// more real text — and for each: full build (wall time, peak RSS), index
+// size on disk, restart on the unchanged vault, search p50. This tree only.
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// growthFactors are the vault sizes, in copies of gesetze.
+var growthFactors = []int{1, 2, 4}
+
+func growthBench(corpora, tmp string, v *variant, t *table) {
+	t.corpus = "gesetze growth"
+	src, err := prepare(corpora, "gesetze", tmp)
+	if err != nil {
+		t.add("growth run", "skipped: "+err.Error(), "")
+		return
+	}
+	queryFile := writeQueries(tmp, "growth.queries.json", queries("gesetze"))
+	copies := filepath.Join(tmp, "growth-copies")
+	type fig struct{ build, rss, size, restart, search float64 }
+	var figs []fig
+	for _, n := range growthFactors {
+		// The vault: copy 0 is the laws as they are, copy k their
+		// perturbed text; files are hard links into the copies, which are
+		// written once.
+		dir := filepath.Join(tmp, fmt.Sprintf("growth-%dx", n))
+		check(os.RemoveAll(dir))
+		for k := range n {
+			from := src
+			if k > 0 {
+				from = filepath.Join(copies, fmt.Sprint(k))
+				if !exists(from) {
+					check(perturbTree(src, from, k))
+				}
+			}
+			check(linkTree(from, filepath.Join(dir, fmt.Sprintf("c%d", k))))
+		}
+		notes, bytes := countNotes(dir)
+		state := filepath.Join(tmp, fmt.Sprintf("growth-%dx.state", n))
+		check(os.RemoveAll(state))
+		b := runChild(v.bench, "build", dir, state)
+		size := float64(dirSize(filepath.Join(state, "index"))) / 1e6
+		r := runChild(v.bench, "restart", dir, state)
+		s := runChild(v.bench, "search", dir, state, queryFile, "2")
+		var lat []time.Duration
+		for _, q := range s.Queries {
+			lat = append(lat, millis(q.Millis)...)
+		}
+		f := fig{b.Seconds, float64(b.MaxRSSKB) / 1024, size, r.Seconds, float64(percentile(lat, 50).Microseconds()) / 1000}
+		figs = append(figs, f)
+		fmt.Fprintf(os.Stderr, "  growth %d×: %d notes, %.0f MB: build %.1f s, peak RSS %.0f MB, index %.0f MB, restart %.2f s, search p50 %.1f ms\n",
+			n, notes, float64(bytes)/1e6, f.build, f.rss, f.size, f.restart, f.search)
+		label := fmt.Sprintf("%d× (%d notes, %.0f MB)", n, notes, float64(bytes)/1e6)
+		t.add(label+": full build", fmt.Sprintf("%.1f s, peak RSS %.0f MB, index %.0f MB", f.build, f.rss, f.size), "")
+		if n == 4 {
+			t.goal(label+": restart unchanged, index open to up to date", fmt.Sprintf("%.2f s", f.restart), "≤ 0.5 s", f.restart <= 0.5)
+		} else {
+			t.add(label+": restart unchanged, index open to up to date", fmt.Sprintf("%.2f s", f.restart), "")
+		}
+		t.add(label+": search p50", fmt.Sprintf("%.1f ms", f.search), "")
+		check(os.RemoveAll(state))
+		check(os.RemoveAll(dir))
+	}
+	// What grows faster than the vault (by more than a tenth over
+	// linear from 1× to 4×).
+	first, last := figs[0], figs[len(figs)-1]
+	k := float64(growthFactors[len(growthFactors)-1] / growthFactors[0])
+	for _, m := range []struct {
+		name string
+		a, b float64
+	}{{"build time", first.build, last.build}, {"peak RSS", first.rss, last.rss}, {"index size", first.size, last.size},
+		{"restart", first.restart, last.restart}, {"search p50", first.search, last.search}} {
+		if m.a <= 0 {
+			continue
+		}
+		r := m.b / m.a
+		how := "linear or slower"
+		if r > 1.1*k {
+			how = "FASTER than linear"
+		}
+		t.add(fmt.Sprintf("growth 1× → %.0f×: %s", k, m.name), fmt.Sprintf("%.2f× (%s)", r, how), "")
+	}
+}
+
+// linkTree recreates src's folders in dst with hard links to its files
+// (copies where the file system refuses links).
+func linkTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if os.Link(p, target) == nil {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+// perturbTree writes copy k of src's notes to dst: the frontmatter as it
+// is, and in the text every third word of four or more ASCII letters
+// (chosen by a hash of the word and k) with a syllable of copy k after its
+// second letter, so that the copy adds terms of its own.
+func perturbTree(src, dst string, k int) error {
+	syl := []byte{"bcdfghklmnprstvwz"[k%17], "aeiou"[k%5]}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if filepath.Ext(p) == ".md" {
+			b = perturb(b, k, syl)
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+func perturb(b []byte, k int, syl []byte) []byte {
+	body := 0
+	if bytes.HasPrefix(b, []byte("---\n")) {
+		if i := bytes.Index(b[4:], []byte("\n---")); i >= 0 {
+			body = 4 + i + 4
+		}
+	}
+	out := make([]byte, 0, len(b)+len(b)/10)
+	out = append(out, b[:body]...)
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	for i := body; i < len(b); {
+		if !letter(b[i]) {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && letter(b[j]) {
+			j++
+		}
+		w := b[i:j]
+		h := fnv.New32a()
+		h.Write(w)
+		if len(w) >= 4 && (int(h.Sum32())+k)%3 == 0 && (j == len(b) || b[j] < 0x80) && (i == 0 || b[i-1] < 0x80) {
+			out = append(out, w[:2]...)
+			out = append(out, syl...)
+			out = append(out, w[2:]...)
+		} else {
+			out = append(out, w...)
+		}
+		i = j
+	}
+	return out
+}
