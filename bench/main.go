@@ -17,11 +17,14 @@
 //   - http (gesetze only): `vaultd serve --http` under 8 concurrent clients
 //     for 30 s — throughput and p50/p95/p99 per tool, and a check that every
 //     acknowledged append is on disk exactly once (bench/http.go).
+//   - similar, meaning: similar notes without a model; with the tiny static
+//     model, embedding throughput, vector store size and fused search
+//     (bench/meaning.go).
 //
 // Usage (from the repository root):
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
-//	               [-only build,restart,search,watch,stdio,http] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-only build,restart,search,watch,stdio,http,similar,meaning] [-runs 3] [-rounds 5] [-writes 50]
 //	               [-baseline REV]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
@@ -73,7 +76,7 @@ func main() {
 	}
 	corpora := flag.String("corpora", "../shared/corpora", "folder holding gesetze.tar.xz, obsidian-help-de, tldr-en")
 	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure")
-	only := flag.String("only", "build,restart,search,watch,stdio,http", "comma-separated parts to run")
+	only := flag.String("only", "build,restart,search,watch,stdio,http,similar,meaning", "comma-separated parts to run")
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
 	writes := flag.Int("writes", 50, "external writes for the change-to-searchable latency")
@@ -132,7 +135,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%s: %d notes, %.1f MB\n", name, notes, float64(bytes)/1e6)
 		stateOf := func(v *variant) string { return filepath.Join(tmp, name+v.state) }
 
-		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"]
+		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"] || parts["similar"] || parts["meaning"]
 		if needIndex {
 			n := *runs
 			if !parts["build"] {
@@ -208,6 +211,12 @@ func main() {
 		}
 		if parts["stdio"] {
 			stdioBench(name, dir, tmp, variants, t)
+		}
+		if parts["similar"] { // bench/meaning.go
+			similarBench(dir, stateOf(variants[len(variants)-1]), *rounds, t.add)
+		}
+		if parts["meaning"] {
+			meaningBench(name, dir, stateOf(variants[len(variants)-1]), tmp, *rounds, t.add)
 		}
 		if parts["http"] && name == "gesetze" { // HTTP load: 8 clients, 30 s (bench/http.go)
 			httpBench(*corpora, name, tmp, t.add)

@@ -26,6 +26,8 @@ type app struct {
 	noSync    bool   // --no-sync (hidden)
 	gitCommit bool   // serve --git-commit: every change becomes a git commit
 
+	embedderFlag string // --embedder (serve, index)
+
 	content *contentFlags // the running command's content flags, if it takes content
 
 	root *cobra.Command
