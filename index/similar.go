@@ -277,6 +277,9 @@ func (ix *Index) sourceWords(text string) []simWord {
 		if isPartToken(t) || isDateToken(t) || !hasLetter(t.Term) || utf8.RuneCount(t.Term) < 3 {
 			continue
 		}
+		if everyday[strings.ToLower(string(b[t.Start:t.End]))] {
+			continue
+		}
 		key := string(t.Term)
 		c := counts[key]
 		if c == nil {
@@ -465,3 +468,32 @@ func (ix *Index) knownModifier(mod string) bool {
 	}
 	return false
 }
+
+// everyday are words that say nothing about what a note is about but are
+// not in the stop word lists the index uses (Snowball's German list has
+// "bei" and "werden", not "beim" and "wurde"): in a small vault, where no
+// word is common enough to be left out by similarCommon, they were among
+// the compared words ("wurde", "beim", "möchte" on example-vault). They
+// are left out of the words a note is compared by only; the index and
+// search keep them.
+var everyday = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		beim bzw ca usw etc ggf evtl sowie sowohl jedoch dass ab je pro statt anstatt außer
+		wurde wurden worden geworden wäre wären hätte hätten sei seien gibt gab geben gilt
+		darf dürfen dürfte muss müssen müsste musste mussten kann konnte konnten könnte
+		soll sollen möchte möchten mag bleibt bleiben geht gehen ging kommt kommen kam
+		macht machen gemacht lässt lassen steht stehen stand sagt sagen gesagt
+		immer schon mehr dabei daher bereits ebenfalls dazu davon darauf darin daran dafür
+		dagegen danach deshalb trotzdem eher fast genau gerade kaum meist meiste meisten
+		meistens oft sogar vielleicht wohl eigentlich einfach ja nein nie mal bitte ganz
+		ganze ganzen gut gute guten besser beste besten bestes neu neue neuen neuer neues
+		erst erste ersten später spätestens mindestens höchstens direkt wirklich
+		eins zwei drei vier fünf sechs sieben acht neun zehn
+		also just like get got use used using one two three new may might must shall
+		can could would make made see way well much many really
+	`) {
+		m[w] = true
+	}
+	return m
+}()
