@@ -216,3 +216,27 @@ func TestMeaning_FiltersHoldForMeaningHits(t *testing.T) {
 		t.Errorf("Search by words: %+v, %v; want none", r, err)
 	}
 }
+
+// TestMeaningStatus_Text: what an answer says while vectors are missing,
+// when embedding fails, and nothing when complete or off.
+func TestMeaningStatus_Text(t *testing.T) {
+	cases := []struct {
+		s    MeaningStatus
+		want string
+	}{
+		{MeaningStatus{}, ""},
+		{MeaningStatus{Model: "m", Done: 8120, Total: 13000, Synced: false}, "meaning search covers 62 % of the vault (8,120 of 13,000 sections); the rest is being embedded"},
+		{MeaningStatus{Model: "m", Synced: false}, "meaning search starts once the word index is ready; the hits are by words only"},
+		{MeaningStatus{Model: "m", Done: 40, Total: 40, Synced: false}, "meaning search is reading the vault's sections; the hits may miss some"},
+		{MeaningStatus{Model: "m", Done: 40, Total: 40, Synced: true}, ""},
+		{MeaningStatus{Problem: "the configured embedder cannot be loaded"}, "meaning search is not available: the configured embedder cannot be loaded; the hits are by words only"},
+	}
+	for _, c := range cases {
+		if got := c.s.Text(); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.s, got, c.want)
+		}
+		if c.s.Complete() != (c.s.Model != "" && c.want == "") {
+			t.Errorf("%+v: Complete() = %v", c.s, c.s.Complete())
+		}
+	}
+}
