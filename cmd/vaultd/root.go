@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,7 +27,8 @@ type app struct {
 	noSync    bool   // --no-sync (hidden)
 	gitCommit bool   // serve --git-commit: every change becomes a git commit
 
-	embedderFlag string // --embedder (serve, index)
+	embedderFlag string        // --embedder (serve, index)
+	meaningWait  time.Duration // how long a command waits for search by meaning (vaultd search)
 
 	content *contentFlags // the running command's content flags, if it takes content
 

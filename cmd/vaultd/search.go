@@ -33,6 +33,7 @@ with what changed since.`,
 		Args: args(1, false, "the search words (quote several)", `vaultd search "words"`),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			s.Query = args[0]
+			a.meaningWait = cliMeaningWait
 			return a.callWithIndex(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
 				return c.SearchNotes(ctx(cmd), who, s)
 			})
@@ -171,9 +172,11 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpse
 	if err := waitWithProgress(cmd.Context(), idx, a.err, false); err != nil {
 		return err
 	}
-	// Search by meaning catches up for a while; what is missing after
-	// that the answer says (vaultd index shows it through).
-	waitForMeaning(cmd.Context(), idx, a.err, false, cliMeaningWait)
+	// A search waits a while for search by meaning to catch up; what is
+	// missing after that the answer says (vaultd index shows it through).
+	if a.meaningWait > 0 {
+		waitForMeaning(cmd.Context(), idx, a.err, false, a.meaningWait)
+	}
 	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{Index: idx})
 	if err != nil {
 		return err

@@ -233,6 +233,9 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			logger.Info("search index: this process keeps it and shares it with other vaultd processes on the vault")
 		} else {
 			logger.Info("search index: shared with the vaultd process that keeps it", "pid", idx.OwnerPID())
+			if m := idx.Status().Meaning.Model; ixo.Embedder != nil && m != ixo.Embedder.ID() {
+				logger.Warn("meaning search: the vaultd process that keeps the index uses its own embedder until it exits", "pid", idx.OwnerPID(), "its_model", modelName(m), "this_model", ixo.Embedder.ID())
+			}
 		}
 	}
 	o := mcpserver.CoreOptions{Logger: logger, IndexUnavailable: busy}
