@@ -463,10 +463,18 @@ func (m *Meaning) Nearest(ctx context.Context, text string, limit int) ([]Meanin
 	if err != nil {
 		return nil, err
 	}
-	q := vs[0]
+	return m.nearest(vs[0], limit, ""), nil
+}
+
+// nearest ranks the notes by their section nearest to q (a unit vector),
+// leaving out the note skip.
+func (m *Meaning) nearest(q []float32, limit int, skip string) []MeaningHit {
 	best := map[string]MeaningHit{}
 	m.mu.RLock()
 	for p, nv := range m.notes {
+		if p == skip {
+			continue
+		}
 		for _, s := range nv.secs {
 			v, ok := m.vecs[s.hash]
 			if !ok || len(v) != len(q) {
@@ -497,7 +505,48 @@ func (m *Meaning) Nearest(ctx context.Context, text string, limit int) ([]Meanin
 		}
 		return out[i].Path < out[j].Path
 	})
-	return out[:min(len(out), limit)], nil
+	return out[:min(len(out), limit)]
+}
+
+// similarScanNear bounds the notes near by meaning that similar notes fuse.
+const similarScanNear = 50
+
+// nearNote returns the notes nearest by meaning to a note (section 0) or
+// to its section k with its sub-sections secs: their vectors averaged, the
+// note itself left out. nil when the note has no vectors yet.
+func (m *Meaning) nearNote(p string, secs []int, k int, limit int) []MeaningHit {
+	m.mu.RLock()
+	nv, ok := m.notes[p]
+	var sum []float32
+	if ok {
+		want := map[int]bool{}
+		for _, s := range secs {
+			want[s] = true
+		}
+		if k > 0 {
+			want[k] = true
+		}
+		for _, s := range nv.secs {
+			v, have := m.vecs[s.hash]
+			if !have || k > 0 && !want[s.k] {
+				continue
+			}
+			if sum == nil {
+				sum = make([]float32, len(v))
+			}
+			if len(v) == len(sum) {
+				for i := range v {
+					sum[i] += v[i]
+				}
+			}
+		}
+	}
+	m.mu.RUnlock()
+	if sum == nil {
+		return nil
+	}
+	embed.Normalize(sum)
+	return m.nearest(sum, limit, p)
 }
 
 // StoreSize is the bytes of the vectors file.

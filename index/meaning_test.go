@@ -240,3 +240,33 @@ func TestMeaningStatus_Text(t *testing.T) {
 		}
 	}
 }
+
+// TestMeaning_SimilarByVectors: with an embedder, similar notes also
+// finds the note that says the same in other words (no word shared), and
+// says how each hit was found; the source is never a hit.
+func TestMeaning_SimilarByVectors(t *testing.T) {
+	notes := map[string]string{
+		"Arbeit/Kündigung.md": "# Kündigung\n\nDie Kündigung kam fristlos.\n",
+		"Arbeit/Entlassen.md": "# Entlassen\n\nEntlassen wurde er im Mai: termination.\n",
+		"Haus/Umzug.md":       "# Umzug\n\nDie neue Wohnung ist ein altes Gebäude.\n",
+	}
+	v, _ := newVault(t, notes)
+	ix := openIndex(t, v, Options{Embedder: tinyStatic(t)})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := ix.Meaning().WaitSynced(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ix.Similar(ctx, SimilarQuery{Path: "Arbeit/Kündigung.md", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hits) == 0 || r.Hits[0].Path != "Arbeit/Entlassen.md" || r.Hits[0].By != ByMeaning || r.Hits[0].Sections[0].Snippet == "" {
+		t.Fatalf("got %+v, want Arbeit/Entlassen.md first, by meaning, with a snippet", r.Hits)
+	}
+	for _, h := range r.Hits {
+		if h.Path == "Arbeit/Kündigung.md" || h.Path == "Haus/Umzug.md" {
+			t.Errorf("hit %s: the source itself or a note on another matter", h.Path)
+		}
+	}
+}

@@ -57,6 +57,9 @@ type SimilarResults struct {
 	Total         int
 	Offset, Limit int
 	Status        Status
+	// MeaningCoverage says what search by meaning could not do (see
+	// Results.MeaningCoverage); "" when it took part in full or is off.
+	MeaningCoverage string
 }
 
 // SimilarHit is a note like the source, with its most similar sections.
@@ -75,6 +78,9 @@ type SimilarHit struct {
 	// Shared are the source's words that Sections[0] has, weightiest
 	// first (as in Words).
 	Shared []string
+	// By says how the note was found when the index has an embedder:
+	// ByWords, ByMeaning or ByBoth ("" without one).
+	By string
 }
 
 // Bounds of a similar-notes search.
@@ -134,13 +140,19 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 	for _, w := range words {
 		out.Words = append(out.Words, w.surface)
 	}
-	if len(words) == 0 {
+	var near []MeaningHit
+	if m := ix.meaning; m != nil {
+		out.MeaningCoverage = m.CoverageText()
+		near = m.nearNote(q.Path, secs, q.Section, similarScanNear)
+	}
+	if len(words) == 0 && len(near) == 0 {
 		return out, nil
 	}
-
-	secRes, noteRes, err := ix.similarSearch(ctx, q, words, secs)
-	if err != nil {
-		return nil, err
+	secRes, noteRes := &bleve.SearchResult{}, (*bleve.SearchResult)(nil)
+	if len(words) > 0 {
+		if secRes, noteRes, err = ix.similarSearch(ctx, q, words, secs); err != nil {
+			return nil, err
+		}
 	}
 	type noteScore struct {
 		secs  []int
@@ -186,6 +198,27 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 		}
 		sortRanked(order)
 	}
+	by := map[string]string{}
+	if ix.meaning != nil {
+		// With vectors: the word ranking fused with the notes nearest
+		// by meaning (reciprocal rank fusion, as search does).
+		byMeaning := make([]ranked, len(near))
+		for i, h := range near {
+			byMeaning[i] = ranked{h.Path, float64(h.Score)}
+			by[h.Path] = ByMeaning
+			if byNote[h.Path] == nil {
+				byNote[h.Path] = &noteScore{secs: []int{h.Section}}
+			}
+		}
+		for _, r := range order {
+			if by[r.id] == ByMeaning {
+				by[r.id] = ByBoth
+			} else {
+				by[r.id] = ByWords
+			}
+		}
+		order = FuseRanks(order, byMeaning)
+	}
 	out.Total = len(order)
 	if offset >= len(order) {
 		return out, nil
@@ -212,12 +245,15 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 		version := fieldString(dm, fVersion)
 		m := metaOf(version, fieldString(dm, fMeta))
 		h := SimilarHit{Path: r.id, Title: fieldString(dm, fTitle), Version: version, Space: fieldString(dm, fSpace),
-			Score: r.score, SectionsTotal: len(ns.secs)}
+			Score: r.score, SectionsTotal: len(ns.secs), By: by[r.id]}
 		f := ix.openNote(r.id, m)
 		for i, k := range ns.secs[:min(len(ns.secs), similarSections)] {
 			h.Sections = append(h.Sections, f.section(m, k, qm, i == 0, false))
 		}
 		h.Shared = sharedWords(f, m, ns.secs[0], words)
+		if h.By == ByMeaning && h.Sections[0].Snippet == "" {
+			h.Sections[0].Snippet = firstWords(f, m, ns.secs[0])
+		}
 		if f != nil {
 			f.close()
 		}

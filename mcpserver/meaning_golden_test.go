@@ -31,6 +31,8 @@ var meaningCases = []struct {
 	{goldenCase{name: "search_notes/meaning/err_bad_by", caller: readOnly, call: step{"search_notes", `{"query":"garden","by":"sense"}`}}, "static"},
 	{goldenCase{name: "search_notes/meaning/embedder_down", caller: readOnly, call: step{"search_notes", `{"query":"Gewächshaus","limit":2}`}}, "down"},
 	{goldenCase{name: "search_notes/meaning/embedder_unloadable", caller: readOnly, call: step{"search_notes", `{"query":"Gewächshaus","limit":2}`}}, "unloadable"},
+	{goldenCase{name: "search_similar_notes/meaning/note", caller: readOnly, call: step{"search_similar_notes", `{"path":"2_Bereiche/Garten/Gewächshaus.md","limit":3}`}}, "static"},
+	{goldenCase{name: "search_similar_notes/meaning/section", caller: readOnly, call: step{"search_similar_notes", `{"path":"2_Bereiche/Team/Lena Hoffmann.md","heading":"Abwesenheiten","limit":3}`}}, "static"},
 	{goldenCase{name: "search_notes/meaning/off", caller: readOnly, call: step{"search_notes", `{"query":"Gewächshaus","by":"meaning","limit":2}`}}, ""},
 }
 
