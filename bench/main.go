@@ -19,6 +19,9 @@
 //     acknowledged append is on disk exactly once (bench/http.go);
 //   - cold: a restart with the page cache emptied (drop_caches where
 //     allowed, else fadvise; bench/cold.go);
+//   - similar, meaning: similar notes without a model; with the tiny static
+//     model, embedding throughput, vector store size and fused search
+//     (bench/meaning.go);
 //   - with -growth: gesetze 1×, 2×, 4× with perturbed copies — build,
 //     peak RSS, index size, restart, search p50, and which of them grows
 //     faster than the vault (bench/growth.go; minutes).
@@ -31,7 +34,7 @@
 // Usage (from the repository root):
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
-//	               [-only build,restart,cold,search,watch,stdio,http] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning] [-runs 3] [-rounds 5] [-writes 50]
 //	               [-baseline REV] [-growth]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
@@ -85,7 +88,7 @@ func main() {
 	}
 	corpora := flag.String("corpora", "../shared/corpora", "folder holding gesetze.tar.xz, obsidian-help-de, tldr-en")
 	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure")
-	only := flag.String("only", "build,restart,cold,search,watch,stdio,http", "comma-separated parts to run (growth: see -growth)")
+	only := flag.String("only", "build,restart,cold,search,watch,stdio,http,similar,meaning", "comma-separated parts to run (growth: see -growth)")
 	growth := flag.Bool("growth", false, "also run the growth run: gesetze 1×, 2×, 4× (perturbed copies), this tree only; minutes")
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
@@ -145,7 +148,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%s: %d notes, %.1f MB\n", name, notes, float64(bytes)/1e6)
 		stateOf := func(v *variant) string { return filepath.Join(tmp, name+v.state) }
 
-		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"]
+		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"] || parts["similar"] || parts["meaning"]
 		if needIndex {
 			n := *runs
 			if !parts["build"] {
@@ -224,6 +227,12 @@ func main() {
 		}
 		if parts["stdio"] {
 			stdioBench(name, dir, tmp, variants, t)
+		}
+		if parts["similar"] { // bench/meaning.go
+			similarBench(dir, stateOf(variants[len(variants)-1]), *rounds, t.add)
+		}
+		if parts["meaning"] {
+			meaningBench(name, dir, stateOf(variants[len(variants)-1]), tmp, *rounds, t.add)
 		}
 		if parts["http"] && name == "gesetze" { // HTTP load: 8 clients, 30 s (bench/http.go)
 			httpBench(*corpora, name, tmp, t)

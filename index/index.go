@@ -36,6 +36,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 	zapx "github.com/blevesearch/zapx/v17"
 
+	"github.com/vaultd/vaultd/embed"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -95,6 +96,13 @@ type Options struct {
 	// MiB; negative: none. It is not set when the process has a limit of
 	// its own (GOMEMLIMIT).
 	BuildMemory int64
+
+	// Embedder, if set, makes the index search by meaning too: a vector
+	// per section, kept in the index dir and embedded in the background
+	// (meaning.go). EmbedderError says why the configured embedder could
+	// not be loaded: searches are by words and say so.
+	Embedder      embed.Embedder
+	EmbedderError error
 }
 
 // Status is what the index knows about its own state.
@@ -117,6 +125,8 @@ type Status struct {
 	// Indexed counts the notes (re)indexed since Open: parsed and written
 	// to the index, not just found unchanged.
 	Indexed int
+	// Meaning is the state of search by meaning (zero when it is off).
+	Meaning MeaningStatus
 }
 
 // Text renders the status as one line for people and agents, "" when the
@@ -179,6 +189,9 @@ type Index struct {
 	rescan chan struct{} // asks the background loop for a full rescan
 
 	watcher atomic.Pointer[watcher] // nil unless watching (tests look at it)
+
+	meaning    *Meaning // nil unless Options.Embedder
+	meaningErr string   // why search by meaning is off although configured
 
 	// gen counts the changes of the index's content; what is derived
 	// from its term dictionaries is remembered per gen (dictPrefix).
@@ -301,6 +314,19 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	ix.done.Store(ix.noteCount.Load())
 	ix.building.Store(true)
 	ix.ctx, ix.cancel = context.WithCancel(context.Background())
+	// What stops search by meaning is logged in full; agents read a
+	// reason without the host paths the error names.
+	if o.EmbedderError != nil {
+		ix.log.Warn("meaning search: the embedder cannot be loaded; searching by words", "err", o.EmbedderError)
+		ix.meaningErr = "the configured embedder cannot be loaded (the vaultd log says why)"
+	} else if o.Embedder != nil {
+		m, err := ix.StartMeaning(o.Embedder)
+		if err != nil {
+			ix.log.Warn("meaning search: cannot open the vectors; searching by words", "err", err)
+			ix.meaningErr = "its vectors in the state dir cannot be opened (the vaultd log says why)"
+		}
+		ix.meaning = m
+	}
 	ix.wg.Add(1)
 	go ix.run()
 	return ix, nil
@@ -398,6 +424,7 @@ func (ix *Index) Status() Status {
 		n := int(ix.noteCount.Load())
 		s.Done, s.Total = n, n
 	}
+	s.Meaning = ix.meaningStatus()
 	return s
 }
 
@@ -421,6 +448,9 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.cancel()
+	if ix.meaning != nil {
+		_ = ix.meaning.Close()
+	}
 	ix.wg.Wait()
 	ix.wmu.Lock()
 	err := ix.saveManifest(true)

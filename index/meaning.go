@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/search/query"
+
 	"github.com/vaultd/vaultd/embed"
 )
 
@@ -177,19 +179,66 @@ func (m *Meaning) Coverage() (done, total int, problem string) {
 // CoverageText is one line for people and agents while vectors are
 // missing, "" when all sections have one: "meaning search covers 62 % of
 // the vault (8,120 of 13,000 sections); the rest is being embedded".
-func (m *Meaning) CoverageText() string {
+func (m *Meaning) CoverageText() string { return m.status().Text() }
+
+func (m *Meaning) status() MeaningStatus {
 	done, total, problem := m.Coverage()
-	if problem != "" {
-		return "meaning search is not available: " + problem + "; the hits are by words only"
-	}
-	if total == 0 && !m.Synced() {
-		return "meaning search starts once the word index is ready; the hits are by words only"
-	}
-	if done >= total {
-		return ""
-	}
-	return fmt.Sprintf("meaning search covers %d %% of the vault (%s of %s sections); the rest is being embedded", done*100/max(total, 1), thousands(done), thousands(total))
+	return MeaningStatus{Model: m.e.ID(), Done: done, Total: total, Problem: problem, Synced: m.Synced()}
 }
+
+// MeaningStatus is the state of search by meaning, part of Status (so a
+// vaultd process sharing another's index sees it too).
+type MeaningStatus struct {
+	// Model is the embedder's ID; "" when search by meaning is off.
+	Model string
+	// Done of Total sections have a vector (Total is an estimate until
+	// every note has been split once).
+	Done, Total int
+	// Problem says what stops the embedding or why the configured
+	// embedder is not used ("" if nothing).
+	Problem string
+	// Synced is set after the first full pass over the vault.
+	Synced bool
+}
+
+// On reports whether an embedder is configured (working or not).
+func (s MeaningStatus) On() bool { return s.Model != "" || s.Problem != "" }
+
+// Complete reports whether every section has a vector.
+func (s MeaningStatus) Complete() bool {
+	return s.Model != "" && s.Problem == "" && s.Synced && s.Done >= s.Total
+}
+
+// Text is one line while search by meaning is incomplete or failing, ""
+// when it is complete or off.
+func (s MeaningStatus) Text() string {
+	switch {
+	case !s.On():
+		return ""
+	case s.Problem != "":
+		return "meaning search is not available: " + s.Problem + "; the hits are by words only"
+	case s.Total == 0 && !s.Synced:
+		return "meaning search starts once the word index is ready; the hits are by words only"
+	case s.Done >= s.Total && s.Synced:
+		return ""
+	case s.Done >= s.Total:
+		return "meaning search is reading the vault's sections; the hits may miss some"
+	}
+	return fmt.Sprintf("meaning search covers %d %% of the vault (%s of %s sections); the rest is being embedded", s.Done*100/max(s.Total, 1), thousands(s.Done), thousands(s.Total))
+}
+
+func (ix *Index) meaningStatus() MeaningStatus {
+	if ix.meaning != nil {
+		return ix.meaning.status()
+	}
+	if ix.meaningErr != "" {
+		return MeaningStatus{Problem: ix.meaningErr}
+	}
+	return MeaningStatus{}
+}
+
+// Meaning returns the index's search by meaning, nil when it is off.
+func (ix *Index) Meaning() *Meaning { return ix.meaning }
 
 // Synced reports whether the first full pass is done.
 func (m *Meaning) Synced() bool {
@@ -398,33 +447,55 @@ type MeaningHit struct {
 	Score   float32 // cosine
 }
 
+// nearFloor: a note is near the query when its cosine is at least this
+// share of the best note's. Every text has some cosine with every other
+// (static models share directions for common tokens), so without a floor
+// every note of the vault would be "found by meaning"; relative to the
+// best, because what cosine counts as near differs by model.
+const nearFloor = 0.5
+
 // Nearest returns the notes whose sections are nearest to text, each by
-// its nearest section, best first (at most limit notes). Errors: the
+// its nearest section, best first (at most limit notes, none below
+// nearFloor of the best). Errors: the
 // embedder's (the query could not be embedded); ctx errors.
 func (m *Meaning) Nearest(ctx context.Context, text string, limit int) ([]MeaningHit, error) {
 	vs, err := m.e.Embed(ctx, []string{text})
 	if err != nil {
 		return nil, err
 	}
-	q := vs[0]
+	return m.nearest(vs[0], limit, ""), nil
+}
+
+// nearest ranks the notes by their section nearest to q (a unit vector),
+// leaving out the note skip.
+func (m *Meaning) nearest(q []float32, limit int, skip string) []MeaningHit {
 	best := map[string]MeaningHit{}
 	m.mu.RLock()
 	for p, nv := range m.notes {
+		if p == skip {
+			continue
+		}
 		for _, s := range nv.secs {
 			v, ok := m.vecs[s.hash]
 			if !ok || len(v) != len(q) {
 				continue
 			}
 			c := embed.Dot(q, v)
-			if b, ok := best[p]; !ok || c > b.Score {
+			// Equal cosines: the first section (texts alike in what the
+			// model knows of them), not the map's order.
+			if b, ok := best[p]; !ok || c > b.Score || c == b.Score && s.k < b.Section {
 				best[p] = MeaningHit{p, s.k, c}
 			}
 		}
 	}
 	m.mu.RUnlock()
+	top := float32(0)
+	for _, h := range best {
+		top = max(top, h.Score)
+	}
 	out := make([]MeaningHit, 0, len(best))
 	for _, h := range best {
-		if h.Score > 0 && !math.IsNaN(float64(h.Score)) {
+		if h.Score > 0 && h.Score >= top*nearFloor && !math.IsNaN(float64(h.Score)) {
 			out = append(out, h)
 		}
 	}
@@ -434,7 +505,48 @@ func (m *Meaning) Nearest(ctx context.Context, text string, limit int) ([]Meanin
 		}
 		return out[i].Path < out[j].Path
 	})
-	return out[:min(len(out), limit)], nil
+	return out[:min(len(out), limit)]
+}
+
+// similarScanNear bounds the notes near by meaning that similar notes fuse.
+const similarScanNear = 50
+
+// nearNote returns the notes nearest by meaning to a note (section 0) or
+// to its section k with its sub-sections secs: their vectors averaged, the
+// note itself left out. nil when the note has no vectors yet.
+func (m *Meaning) nearNote(p string, secs []int, k int, limit int) []MeaningHit {
+	m.mu.RLock()
+	nv, ok := m.notes[p]
+	var sum []float32
+	if ok {
+		want := map[int]bool{}
+		for _, s := range secs {
+			want[s] = true
+		}
+		if k > 0 {
+			want[k] = true
+		}
+		for _, s := range nv.secs {
+			v, have := m.vecs[s.hash]
+			if !have || k > 0 && !want[s.k] {
+				continue
+			}
+			if sum == nil {
+				sum = make([]float32, len(v))
+			}
+			if len(v) == len(sum) {
+				for i := range v {
+					sum[i] += v[i]
+				}
+			}
+		}
+	}
+	m.mu.RUnlock()
+	if sum == nil {
+		return nil
+	}
+	embed.Normalize(sum)
+	return m.nearest(sum, limit, p)
 }
 
 // StoreSize is the bytes of the vectors file.
@@ -453,15 +565,45 @@ const (
 	ByBoth    = "both"
 )
 
+// Search runs a query (see searchWords for the query language, the
+// ranking and the errors). With an embedder (Options.Embedder) it fuses
+// the word ranking with the meaning ranking (SearchFused) unless q.By is
+// ByWords or q.Path names one note; each hit's By then says which found
+// it, and Results.MeaningCoverage or MeaningProblem say what is missing.
+func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
+	if ix.meaning != nil && q.By != ByWords && q.Path == "" {
+		return ix.SearchFused(ctx, ix.meaning, q, q.By)
+	}
+	res, err := ix.searchWords(ctx, q)
+	if err == nil && q.By != ByWords && q.Path == "" {
+		res.MeaningCoverage = ix.meaningStatus().Text()
+	}
+	return res, err
+}
+
 // SearchFused runs q by words and by meaning (m's vectors) and merges the
 // two note rankings by reciprocal rank fusion (FuseRanks); each hit's By
 // says which found it. A note found by meaning only shows its nearest
-// section. mode "words" or "meaning" runs one kind alone; "" both. With
-// m nil, or when the query cannot be embedded, the search is by words
-// (Results.MeaningProblem says why).
+// section. mode ByWords or ByMeaning runs one kind alone; "" both. Meaning
+// hits pass the same filters and exclusions as word hits (space, folder,
+// tag, properties, -words, excluded folders and paths). With m nil the
+// search is by words; when the query cannot be embedded it is by words
+// and Results.MeaningProblem says why.
 func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode string) (*Results, error) {
 	if m == nil || mode == ByWords || q.Path != "" {
-		return ix.Search(ctx, q)
+		return ix.searchWords(ctx, q)
+	}
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	pq, err := buildQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	text := meaningQuery(pq)
+	if text == "" {
+		// Filters only: nothing to compare by meaning.
+		return ix.searchWords(ctx, q)
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -474,29 +616,30 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 	if mode != ByMeaning {
 		wq := q
 		wq.Offset, wq.Limit = 0, min(deep, MaxLimit)
-		var err error
-		if words, err = ix.Search(ctx, wq); err != nil {
+		if words, err = ix.searchWords(ctx, wq); err != nil {
 			return nil, err
 		}
 	} else {
 		words = &Results{Status: ix.Status()}
 	}
-	near, err := m.Nearest(ctx, q.Text, deep)
+	near, err := m.Nearest(ctx, text, deep)
+	if err == nil {
+		near, err = ix.passing(ctx, pq, near)
+	}
 	if err != nil {
-		if mode == ByMeaning {
-			return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		words2, err2 := ix.Search(ctx, q)
+		words2, err2 := ix.searchWords(ctx, q)
 		if err2 != nil {
 			return nil, err2
 		}
 		words2.MeaningProblem = err.Error()
+		if c := m.status(); c.Problem == "" {
+			words2.MeaningCoverage = c.Text()
+		}
 		return words2, nil
 	}
-	// Filters (space, folder, tag) hold for meaning hits too: a note
-	// found by meaning must pass them, which the word query's filters
-	// check by path prefix for space and folder.
-	near = filterNear(near, q)
 	byWords := make([]ranked, len(words.Hits))
 	hits := map[string]Hit{}
 	for i, h := range words.Hits {
@@ -567,31 +710,49 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 	return out, nil
 }
 
+// meaningQuery is the text embedded for a query: its words and phrases as
+// typed, without filters (tag:x, key=value) and exclusions.
+func meaningQuery(pq *parsedQuery) string {
+	var words []string
+	for _, c := range pq.must {
+		if c.raw != "" {
+			words = append(words, c.raw)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// passing keeps the meaning hits whose notes pass pq's filters and
+// exclusions, asking the word index (which knows tags and properties).
+func (ix *Index) passing(ctx context.Context, pq *parsedQuery, near []MeaningHit) ([]MeaningHit, error) {
+	if len(near) == 0 || !pq.filtered() && len(pq.not)+len(pq.noProps)+len(pq.notFolders)+len(pq.notPaths) == 0 {
+		return near, nil
+	}
+	ids := make([]string, len(near))
+	for i, h := range near {
+		ids[i] = h.Path
+	}
+	only := *pq
+	only.must = nil
+	res, err := ix.search(ctx, &only, nil, nil, len(ids), query.NewDocIDQuery(ids))
+	if err != nil {
+		return nil, err
+	}
+	ok := make(map[string]bool, len(res.Hits))
+	for _, h := range res.Hits {
+		ok[h.ID] = true
+	}
+	out := near[:0:0]
+	for _, h := range near {
+		if ok[h.Path] {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
 // fuseExtra is how far beyond the page each ranking is read for fusion.
 const fuseExtra = 20
-
-// filterNear keeps the meaning hits in q's space and folder.
-func filterNear(near []MeaningHit, q Query) []MeaningHit {
-	space, folder := strings.ToLower(strings.TrimSpace(q.Space)), strings.ToLower(strings.Trim(strings.TrimSpace(q.Folder), "/"))
-	if space == "" && folder == "" && q.Tag == "" && len(q.Properties) == 0 {
-		return near
-	}
-	var out []MeaningHit
-	for _, h := range near {
-		lp := strings.ToLower(h.Path)
-		if space != "" && !strings.HasPrefix(lp, space+"/") {
-			continue
-		}
-		if folder != "" && !strings.HasPrefix(lp, folder+"/") {
-			continue
-		}
-		if q.Tag != "" || len(q.Properties) > 0 {
-			continue // tags and properties: only the word search knows them
-		}
-		out = append(out, h)
-	}
-	return out
-}
 
 // firstWords is a snippet for a section found by meaning: where its text
 // starts (no word of the query need be in it).

@@ -40,6 +40,9 @@ type Query struct {
 	// Sections bounds the sections a hit shows (default 3, at most 10);
 	// with Path, Limit does.
 	Sections int
+	// By asks for one kind of match when the index searches by meaning
+	// too (Options.Embedder): ByWords or ByMeaning; "" fuses both.
+	By string
 }
 
 // DefaultLimit and MaxLimit bound Query.Limit; DefaultSections and
@@ -82,7 +85,10 @@ type Results struct {
 	// Status is the index's state when the search ran; Status.Building
 	// means hits may be missing (say so: Status.Text()).
 	Status Status
-	// MeaningCoverage and MeaningProblem are set by SearchFused (meaning.go).
+	// MeaningCoverage is the state of search by meaning while it is
+	// incomplete or not available (MeaningStatus.Text; "" when complete
+	// or off); MeaningProblem why this query could not be searched by
+	// meaning (its hits are by words).
 	MeaningCoverage, MeaningProblem string
 }
 
@@ -173,7 +179,7 @@ const (
 	MarkEnd   = "»"
 )
 
-// Search runs a query. Errors: *QueryError (ErrBadQuery) when the text
+// searchWords runs a query by words (Search adds meaning). Errors: *QueryError (ErrBadQuery) when the text
 // cannot be understood — its message is written for the one who typed the
 // query; ErrClosed; ctx errors. An empty result is not an error.
 //
@@ -186,14 +192,13 @@ const (
 // notes without such a section follow in the note documents' order. For
 // frequent words the note documents' order is used alone. Each hit then
 // shows its best sections (locate).
-func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
+func (ix *Index) searchWords(ctx context.Context, q Query) (*Results, error) {
 	return ix.searchQuery(ctx, q, true)
 }
 
-func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Results, error) {
-	if ix.closed.Load() {
-		return nil, ErrClosed
-	}
+// buildQuery parses q's text and adds its filters and exclusions.
+// Errors: *QueryError.
+func buildQuery(q Query) (*parsedQuery, error) {
 	pq, err := parseQuery(q.Text)
 	if err != nil {
 		return nil, err
@@ -232,6 +237,17 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 			return nil, &QueryError{Query: q.Text, Msg: fmt.Sprintf("the property filter %q=%q needs a name and a value, for example status=aktiv", k, q.Properties[k])}
 		}
 		pq.props = append(pq.props, propFilter{key: k2, value: v})
+	}
+	return pq, nil
+}
+
+func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Results, error) {
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	pq, err := buildQuery(q)
+	if err != nil {
+		return nil, err
 	}
 	filters := pq.filtered()
 	if pq.empty() && !filters {

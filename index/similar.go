@@ -57,6 +57,9 @@ type SimilarResults struct {
 	Total         int
 	Offset, Limit int
 	Status        Status
+	// MeaningCoverage says what search by meaning could not do (see
+	// Results.MeaningCoverage); "" when it took part in full or is off.
+	MeaningCoverage string
 }
 
 // SimilarHit is a note like the source, with its most similar sections.
@@ -75,6 +78,9 @@ type SimilarHit struct {
 	// Shared are the source's words that Sections[0] has, weightiest
 	// first (as in Words).
 	Shared []string
+	// By says how the note was found when the index has an embedder:
+	// ByWords, ByMeaning or ByBoth ("" without one).
+	By string
 }
 
 // Bounds of a similar-notes search.
@@ -134,13 +140,19 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 	for _, w := range words {
 		out.Words = append(out.Words, w.surface)
 	}
-	if len(words) == 0 {
+	var near []MeaningHit
+	if m := ix.meaning; m != nil {
+		out.MeaningCoverage = m.CoverageText()
+		near = m.nearNote(q.Path, secs, q.Section, similarScanNear)
+	}
+	if len(words) == 0 && len(near) == 0 {
 		return out, nil
 	}
-
-	secRes, noteRes, err := ix.similarSearch(ctx, q, words, secs)
-	if err != nil {
-		return nil, err
+	secRes, noteRes := &bleve.SearchResult{}, (*bleve.SearchResult)(nil)
+	if len(words) > 0 {
+		if secRes, noteRes, err = ix.similarSearch(ctx, q, words, secs); err != nil {
+			return nil, err
+		}
 	}
 	type noteScore struct {
 		secs  []int
@@ -186,6 +198,27 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 		}
 		sortRanked(order)
 	}
+	by := map[string]string{}
+	if ix.meaning != nil {
+		// With vectors: the word ranking fused with the notes nearest
+		// by meaning (reciprocal rank fusion, as search does).
+		byMeaning := make([]ranked, len(near))
+		for i, h := range near {
+			byMeaning[i] = ranked{h.Path, float64(h.Score)}
+			by[h.Path] = ByMeaning
+			if byNote[h.Path] == nil {
+				byNote[h.Path] = &noteScore{secs: []int{h.Section}}
+			}
+		}
+		for _, r := range order {
+			if by[r.id] == ByMeaning {
+				by[r.id] = ByBoth
+			} else {
+				by[r.id] = ByWords
+			}
+		}
+		order = FuseRanks(order, byMeaning)
+	}
 	out.Total = len(order)
 	if offset >= len(order) {
 		return out, nil
@@ -212,12 +245,15 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 		version := fieldString(dm, fVersion)
 		m := metaOf(version, fieldString(dm, fMeta))
 		h := SimilarHit{Path: r.id, Title: fieldString(dm, fTitle), Version: version, Space: fieldString(dm, fSpace),
-			Score: r.score, SectionsTotal: len(ns.secs)}
+			Score: r.score, SectionsTotal: len(ns.secs), By: by[r.id]}
 		f := ix.openNote(r.id, m)
 		for i, k := range ns.secs[:min(len(ns.secs), similarSections)] {
 			h.Sections = append(h.Sections, f.section(m, k, qm, i == 0, false))
 		}
 		h.Shared = sharedWords(f, m, ns.secs[0], words)
+		if h.By == ByMeaning && h.Sections[0].Snippet == "" {
+			h.Sections[0].Snippet = firstWords(f, m, ns.secs[0])
+		}
 		if f != nil {
 			f.close()
 		}
@@ -275,6 +311,9 @@ func (ix *Index) sourceWords(text string) []simWord {
 	b := []byte(text)
 	for _, t := range queryAnalyzer.Analyze(slices.Clone(b)) {
 		if isPartToken(t) || isDateToken(t) || !hasLetter(t.Term) || utf8.RuneCount(t.Term) < 3 {
+			continue
+		}
+		if everyday[strings.ToLower(string(b[t.Start:t.End]))] {
 			continue
 		}
 		key := string(t.Term)
@@ -465,3 +504,32 @@ func (ix *Index) knownModifier(mod string) bool {
 	}
 	return false
 }
+
+// everyday are words that say nothing about what a note is about but are
+// not in the stop word lists the index uses (Snowball's German list has
+// "bei" and "werden", not "beim" and "wurde"): in a small vault, where no
+// word is common enough to be left out by similarCommon, they were among
+// the compared words ("wurde", "beim", "möchte" on example-vault). They
+// are left out of the words a note is compared by only; the index and
+// search keep them.
+var everyday = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		beim bzw ca usw etc ggf evtl sowie sowohl jedoch dass ab je pro statt anstatt außer
+		wurde wurden worden geworden wäre wären hätte hätten sei seien gibt gab geben gilt
+		darf dürfen dürfte muss müssen müsste musste mussten kann konnte konnten könnte
+		soll sollen möchte möchten mag bleibt bleiben geht gehen ging kommt kommen kam
+		macht machen gemacht lässt lassen steht stehen stand sagt sagen gesagt
+		immer schon mehr dabei daher bereits ebenfalls dazu davon darauf darin daran dafür
+		dagegen danach deshalb trotzdem eher fast genau gerade kaum meist meiste meisten
+		meistens oft sogar vielleicht wohl eigentlich einfach ja nein nie mal bitte ganz
+		ganze ganzen gut gute guten besser beste besten bestes neu neue neuen neuer neues
+		erst erste ersten später spätestens mindestens höchstens direkt wirklich
+		eins zwei drei vier fünf sechs sieben acht neun zehn
+		also just like get got use used using one two three new may might must shall
+		can could would make made see way well much many really
+	`) {
+		m[w] = true
+	}
+	return m
+}()

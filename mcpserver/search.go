@@ -40,6 +40,9 @@ type SearchNotesArgs struct {
 	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders"`
 	Tag    string `json:"tag,omitempty" jsonschema:"nested tags too"`
 	Path   string `json:"path,omitempty" jsonschema:"one note: list its matching sections"`
+	// By asks for one kind of match where the vault searches by meaning
+	// too: "words" or "meaning" ("" or "both": both, fused).
+	By     string `json:"by,omitempty" jsonschema:"words or meaning: one kind of match only (default both, where the vault searches by meaning)"`
 	Limit  int    `json:"limit,omitempty"`
 	Offset int    `json:"offset,omitempty"`
 }
@@ -66,7 +69,10 @@ type SearchHit struct {
 	MoreSections int `json:"more_sections,omitempty"`
 	// Conflict is set when the note holds unresolved merge conflicts.
 	Conflict *ConflictData `json:"conflict,omitempty"`
-	matching int           // all of them
+	// By says how the note matched where the vault searches by meaning
+	// too: "words", "meaning" or "both" ("" for a word search).
+	By       string `json:"matched_by,omitempty"`
+	matching int    // all of them
 }
 
 // SearchSuggestion is a "did you mean" for a word no note has.
@@ -90,6 +96,10 @@ type SearchData struct {
 	Index       string             `json:"index_status,omitempty"`
 	// Excluded is what Obsidian's "Excluded files" left out.
 	Excluded *ExcludedData `json:"excluded_by_obsidian,omitempty"`
+	// Meaning says what search by meaning could not do for this answer
+	// (still embedding, not available, failed): "" when it took part in
+	// full or is off.
+	Meaning string `json:"meaning_search,omitempty"`
 }
 
 // Bounds of search_notes' answers: notes per page (and sections per page
@@ -140,12 +150,23 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		note = n
 	}
-	if c.idx.Status().Building {
+	by, r := c.searchBy(caller, a)
+	if r != nil {
+		return r
+	}
+	a.By = by
+	st := c.idx.Status()
+	if st.Building {
 		wctx, cancel := context.WithTimeout(ctx, buildWait)
 		_ = c.idx.WaitReady(wctx)
 		cancel()
 	}
-	q := index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0), Sections: hitSections}
+	meaningOff := by == index.ByMeaning && !st.Meaning.On()
+	shownBy := by
+	if meaningOff {
+		by, shownBy = index.ByWords, ""
+	}
+	q := index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0), Sections: hitSections, By: by}
 	x := c.exclusionsFor(a.Space, a.Folder)
 	if note != nil {
 		q.Path = note.Path
@@ -161,7 +182,8 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		return c.fail(caller, f, err)
 	}
-	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes}
+	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
+		Meaning: meaningText(res, meaningOff)}
 	for _, s := range res.Suggestions {
 		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: s.Word, Words: s.Words, Query: s.Query})
 	}
@@ -177,7 +199,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			continue
 		}
 		ref := NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space}
-		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal}
+		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By}
 		for i, s := range h.Sections {
 			sec := searchSection(s, h.Title)
 			if i > 0 && note == nil {
@@ -203,6 +225,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	if data.Index != "" {
 		b.WriteString(data.Index + "\n")
 	}
+	if data.Meaning != "" {
+		b.WriteString(data.Meaning + "\n")
+	}
 	fmt.Fprintf(&b, "query: %s\n", a.Query)
 	writeSearchNotices(&b, data, caller, len(data.Hits) > 0)
 	if d := data.Excluded; d != nil {
@@ -218,9 +243,13 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			b.WriteString("first page: " + call{tool, searchArgs(a, 0)}.render(caller.Door))
 			return &Result{Text: b.String(), Data: data}
 		}
-		fmt.Fprintf(&b, "0 notes match%s.\n", where)
+		fmt.Fprintf(&b, "0 notes match%s%s.\n", where, byText(shownBy))
 		if data.Index != "" {
 			b.WriteString("The index is still being built, so this may change: search again in a few seconds.\n")
+		}
+		if a.By == index.ByWords && res.Status.Meaning.On() && data.Meaning == "" {
+			b.WriteString("next: " + call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag}, 0)}.render(caller.Door))
+			return &Result{Text: b.String(), Data: data}
 		}
 		if len(data.Suggestions) > 0 {
 			b.WriteString("next: " + call{tool, searchArgs(SearchNotesArgs{Query: data.Suggestions[0].Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag}, 0)}.render(caller.Door))
@@ -236,7 +265,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		return &Result{Text: b.String(), Data: data}
 	}
-	fmt.Fprintf(&b, "showing notes %d–%d of %d%s%s", data.Offset+1, data.Offset+len(data.Hits), data.Total, where, offsetText(data.Offset))
+	fmt.Fprintf(&b, "showing notes %d–%d of %d%s%s%s", data.Offset+1, data.Offset+len(data.Hits), data.Total, where, byText(shownBy), offsetText(data.Offset))
 	if res.Relaxed {
 		b.WriteString(" (no note has all words; these have some)")
 	}
@@ -244,6 +273,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	for _, h := range data.Hits {
 		b.WriteString("\n")
 		writeRef(&b, h.NoteRef, "")
+		if h.By != "" {
+			b.WriteString("matched by: " + matchedBy[h.By] + "\n")
+		}
 		writeHitProperties(&b, h.Properties)
 		for i, s := range h.Sections {
 			args := []arg{{"path", h.Path}}
@@ -447,7 +479,7 @@ func writeHitProperties(b *strings.Builder, props []PropertyData) {
 
 func searchArgs(a SearchNotesArgs, offset int) []arg {
 	args := []arg{{"query", a.Query}}
-	for _, kv := range []arg{{"space", a.Space}, {"folder", a.Folder}, {"tag", a.Tag}, {"path", a.Path}} {
+	for _, kv := range []arg{{"space", a.Space}, {"folder", a.Folder}, {"tag", a.Tag}, {"path", a.Path}, {"by", a.By}} {
 		if kv.value != "" {
 			args = append(args, kv)
 		}
@@ -683,4 +715,49 @@ func (c *Core) hiddenHits(ctx context.Context, q index.Query, res *index.Results
 		}
 	}
 	return n, ""
+}
+
+// matchedBy names how a hit matched, for the text.
+var matchedBy = map[string]string{
+	index.ByWords:   "words",
+	index.ByMeaning: "meaning (none of the words need occur)",
+	index.ByBoth:    "both (words and meaning)",
+}
+
+// byText names one kind of match asked for: " by meaning".
+func byText(by string) string {
+	if by == "" {
+		return ""
+	}
+	return " by " + by
+}
+
+// searchBy checks search_notes' by: "words", "meaning", or "" and "both"
+// for both (returned as "").
+func (c *Core) searchBy(caller Caller, a SearchNotesArgs) (string, *Result) {
+	switch by := strings.ToLower(strings.TrimSpace(a.By)); by {
+	case "", index.ByBoth:
+		return "", nil
+	case index.ByWords, index.ByMeaning:
+		return by, nil
+	}
+	f := failure{tool: "search_notes", path: a.Query, args: []arg{{"query", a.Query}, {"by", a.By}}}
+	r := c.fail(caller, f, &vault.Error{Op: "search", Kind: vault.ErrInvalid,
+		Msg: fmt.Sprintf("by %q is no kind of match: give \"words\" or \"meaning\", or leave it out for both", a.By)})
+	fixed := a
+	fixed.By = ""
+	r.Text = strings.TrimRight(r.Text, "\n") + "\nnext: " + call{"search_notes", searchArgs(fixed, 0)}.render(caller.Door)
+	return "", r
+}
+
+// meaningText is the line saying what search by meaning could not do for
+// an answer, "" when it took part in full or is off.
+func meaningText(res *index.Results, off bool) string {
+	switch {
+	case off:
+		return "meaning search is off for this vault (its owner turns it on with vaultd serve --embedder and a model, see the README); the hits are by words"
+	case res.MeaningProblem != "":
+		return "meaning search failed for this query (" + res.MeaningProblem + "); the hits are by words only"
+	}
+	return res.MeaningCoverage
 }

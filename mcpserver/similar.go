@@ -25,6 +25,9 @@ type SimilarHit struct {
 	Shared       []string        `json:"shared_words"`
 	Sections     []SearchSection `json:"sections"`
 	MoreSections int             `json:"more_sections,omitempty"`
+	// By says how the note was found where the vault searches by
+	// meaning too: "words", "meaning" or "both".
+	By string `json:"matched_by,omitempty"`
 }
 
 // SimilarData is search_similar_notes' structured answer.
@@ -36,6 +39,8 @@ type SimilarData struct {
 	Total   int          `json:"total"`
 	Offset  int          `json:"offset"`
 	Index   string       `json:"index_status,omitempty"`
+	// Meaning says what search by meaning could not do for this answer.
+	Meaning string `json:"meaning_search,omitempty"`
 }
 
 // Bounds of search_similar_notes' answers.
@@ -111,14 +116,14 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 		}
 		return c.fail(caller, f, err)
 	}
-	data.Words, data.Total, data.Offset, data.Index = res.Words, res.Total, res.Offset, res.Status.Text()
+	data.Words, data.Total, data.Offset, data.Index, data.Meaning = res.Words, res.Total, res.Offset, res.Status.Text(), res.MeaningCoverage
 	if data.Words == nil {
 		data.Words = []string{}
 	}
 	data.Hits = []SimilarHit{}
 	for _, h := range res.Hits {
 		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space},
-			Shared: h.Shared, MoreSections: max(0, h.SectionsTotal-len(h.Sections))}
+			Shared: h.Shared, MoreSections: max(0, h.SectionsTotal-len(h.Sections)), By: h.By}
 		if hit.Shared == nil {
 			hit.Shared = []string{}
 		}
@@ -141,6 +146,9 @@ func similarText(caller Caller, a SimilarNotesArgs, data SimilarData) string {
 	if data.Index != "" {
 		b.WriteString(data.Index + "\n")
 	}
+	if data.Meaning != "" {
+		b.WriteString(data.Meaning + "\n")
+	}
 	if data.Section != "" {
 		b.WriteString("notes like this section:\n")
 	} else {
@@ -151,12 +159,16 @@ func similarText(caller Caller, a SimilarNotesArgs, data SimilarData) string {
 		b.WriteString("section: " + data.Section + "\n")
 	}
 	again := SimilarNotesArgs{Path: data.Source.Path, Heading: data.Section, Limit: a.Limit}
-	if len(data.Words) == 0 {
+	if len(data.Words) == 0 && len(data.Hits) == 0 && data.Total == 0 {
 		b.WriteString("it has no words that other notes have (too short, or only very common words), so no note is alike by words.\n")
 		b.WriteString("next: " + call{"read_note", readArgs(data.Source.Path, data.Section)}.render(caller.Door))
 		return b.String()
 	}
-	b.WriteString("compared by its words, weightiest first: " + strings.Join(data.Words, ", ") + "\n")
+	if len(data.Words) > 0 {
+		b.WriteString("compared by its words, weightiest first: " + strings.Join(data.Words, ", ") + "\n")
+	} else {
+		b.WriteString("compared by meaning only: it has no words that other notes have\n")
+	}
 	for _, w := range data.Words {
 		if strings.HasPrefix(w, "-") {
 			b.WriteString("(a word with a leading - is the last part of its compounds: " + w + ")\n")
@@ -178,6 +190,9 @@ func similarText(caller Caller, a SimilarNotesArgs, data SimilarData) string {
 	for _, h := range data.Hits {
 		b.WriteString("\n")
 		writeRef(&b, h.NoteRef, "")
+		if h.By != "" {
+			b.WriteString("matched by: " + matchedBy[h.By] + "\n")
+		}
 		if len(h.Shared) > 0 {
 			b.WriteString("shares: " + strings.Join(h.Shared, ", ") + "\n")
 		}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vaultd/vaultd/embed/embedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar from what vaultd prints")
@@ -45,7 +47,8 @@ func TestScript(t *testing.T) {
 			return touchAll(env.WorkDir, fixedTime)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":     cmdExits,
+			"tinymodel": cmdTinyModel,
 		},
 	})
 }
@@ -77,6 +80,17 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with code %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdTinyModel writes the tiny static-embedding model of embedtest (the
+// model2vec format: model.safetensors, tokenizer.json) into a folder:
+//
+//	tinymodel $WORK/model
+func cmdTinyModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tinymodel DIR")
+	}
+	ts.Check(embedtest.WriteModel(ts.MkAbs(args[0])))
 }
 
 // copyDir copies the regular files and folders below src to dst.

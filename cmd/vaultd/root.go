@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,6 +26,9 @@ type app struct {
 	actor     string // --actor
 	noSync    bool   // --no-sync (hidden)
 	gitCommit bool   // serve --git-commit: every change becomes a git commit
+
+	embedderFlag string        // --embedder (serve, index)
+	meaningWait  time.Duration // how long a command waits for search by meaning (vaultd search)
 
 	content *contentFlags // the running command's content flags, if it takes content
 

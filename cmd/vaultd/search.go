@@ -33,6 +33,7 @@ with what changed since.`,
 		Args: args(1, false, "the search words (quote several)", `vaultd search "words"`),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			s.Query = args[0]
+			a.meaningWait = cliMeaningWait
 			return a.callWithIndex(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
 				return c.SearchNotes(ctx(cmd), who, s)
 			})
@@ -42,10 +43,15 @@ with what changed since.`,
 	cmd.Flags().StringVar(&s.Folder, "folder", "", "only this folder and its sub-folders")
 	cmd.Flags().StringVar(&s.Tag, "tag", "", "only notes with this tag")
 	cmd.Flags().StringVar(&s.Path, "path", "", "only this note: list its matching sections")
+	cmd.Flags().StringVar(&s.By, "by", "", "words or meaning: one kind of match only (default both, with an embedder)")
 	cmd.Flags().IntVar(&s.Limit, "limit", 10, "hits per page (with --path: sections)")
 	cmd.Flags().IntVar(&s.Offset, "offset", 0, "hits to skip, for the next page (with --path: sections)")
 	return cmd
 }
+
+// cliMeaningWait bounds how long a CLI search waits for search by meaning
+// to catch up (a new embedder embeds the whole vault: vaultd index).
+const cliMeaningWait = 10 * time.Second
 
 func (a *app) backlinksCmd() *cobra.Command {
 	var b mcpserver.GetBacklinksArgs
@@ -66,15 +72,25 @@ to one of its headings — with the line of each link.`,
 }
 
 func (a *app) indexCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Build the search index, or bring it up to date",
 		Long: `Build the vault's search index in the state dir, or catch up with the
 changes since it last ran. Shows a progress bar on a terminal and plain
 progress lines otherwise. A running vaultd serve keeps its index current
-by itself.`,
-		Example: `  vaultd index --vault ~/notes`,
-		Args:    args(0, false, "no arguments", "vaultd index"),
+by itself.
+
+With an embedder (--embedder, saved in the state dir for later runs) it
+then embeds every section not embedded yet, for search by meaning, with
+its own progress: static:DIR loads a model2vec folder (model.safetensors
+and tokenizer.json) in process; openai:URL#MODEL asks an OpenAI-compatible
+/v1/embeddings endpoint (Ollama, llama.cpp server, LM Studio), with
+@DIMENSIONS after the model for models that shorten their vectors.
+--embedder none turns search by meaning off again.`,
+		Example: `  vaultd index --vault ~/notes
+  vaultd index --embedder static:models/potion-multilingual-128M
+  vaultd index --embedder 'openai:http://localhost:11434/v1#bge-m3'`,
+		Args: args(0, false, "no arguments", "vaultd index"),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			v, err := a.openVault()
 			if err != nil {
@@ -84,7 +100,11 @@ by itself.`,
 			start := time.Now()
 			// A running vaultd on this vault keeps the index; then this
 			// waits for it instead of opening the index a second time.
-			idx, err := index.OpenShared(v, index.Options{Logger: a.quietLogger()})
+			o := index.Options{Logger: a.quietLogger()}
+			if err := a.embedderOptions(cmd, v.StateDir(), &o, true); err != nil {
+				return err
+			}
+			idx, err := index.OpenShared(v, o)
 			if err != nil {
 				return err
 			}
@@ -94,13 +114,41 @@ by itself.`,
 			}
 			st := idx.Status()
 			took := time.Since(start).Round(time.Millisecond)
-			if a.json {
-				return writeJSON(a.out, map[string]any{"ready": true, "notes": st.Total, "indexed": st.Indexed, "ms": took.Milliseconds()})
+			if o.Embedder != nil && st.Meaning.Model != o.Embedder.ID() {
+				fmt.Fprintf(a.err, "the vaultd process %d keeps this vault's index with %s; restart it to use %s\n", idx.OwnerPID(), modelName(st.Meaning.Model), o.Embedder.ID())
 			}
-			fmt.Fprintf(a.out, "index ready: %d notes, %d (re)indexed in %s\n", st.Total, st.Indexed, took)
-			return nil
+			ms := waitForMeaning(cmd.Context(), idx, a.err, true, 0)
+			embedTook := time.Since(start).Round(time.Millisecond) - took
+			if a.json {
+				out := map[string]any{"ready": true, "notes": st.Total, "indexed": st.Indexed, "ms": took.Milliseconds()}
+				if ms.On() {
+					out["meaning"] = map[string]any{"model": ms.Model, "sections": ms.Total, "embedded": ms.Done, "problem": ms.Problem, "ms": embedTook.Milliseconds()}
+				}
+				if err := writeJSON(a.out, out); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(a.out, "index ready: %d notes, %d (re)indexed in %s\n", st.Total, st.Indexed, took)
+				if ms.On() && ms.Problem == "" {
+					fmt.Fprintf(a.out, "meaning search ready: %d sections embedded with %s in %s\n", ms.Done, ms.Model, embedTook)
+				}
+			}
+			if ms.Problem != "" {
+				return fmt.Errorf("meaning search is not available: %s; search by words works (vaultd search)", ms.Problem)
+			}
+			return cmd.Context().Err()
 		}),
 	}
+	a.addEmbedderFlag(cmd)
+	return cmd
+}
+
+// modelName names an embedder ID for people: "no embedder" for none.
+func modelName(id string) string {
+	if id == "" {
+		return "no embedder"
+	}
+	return id
 }
 
 // callWithIndex is call with the search index opened (and caught up) first.
@@ -112,13 +160,22 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpse
 		return err
 	}
 	defer v.Close()
-	idx, err := index.OpenShared(v, index.Options{Logger: a.quietLogger()})
+	o := index.Options{Logger: a.quietLogger()}
+	if err := a.embedderOptions(cmd, v.StateDir(), &o, false); err != nil {
+		return err
+	}
+	idx, err := index.OpenShared(v, o)
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
 	if err := waitWithProgress(cmd.Context(), idx, a.err, false); err != nil {
 		return err
+	}
+	// A search waits a while for search by meaning to catch up; what is
+	// missing after that the answer says (vaultd index shows it through).
+	if a.meaningWait > 0 {
+		waitForMeaning(cmd.Context(), idx, a.err, false, a.meaningWait)
 	}
 	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{Index: idx})
 	if err != nil {

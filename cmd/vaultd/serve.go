@@ -66,7 +66,14 @@ address requests from web pages and foreign host names are refused.
 SIGINT or SIGTERM stop it after the requests in flight are answered.
 
 Several vaultd processes on one vault share one search index: the first
-owns it, the others ask it, and when it exits the next one takes over.`,
+owns it, the others ask it, and when it exits the next one takes over.
+
+With --embedder (or an embedder saved by vaultd index --embedder) search
+also finds notes by meaning: the index embeds every section in the
+background and search_notes fuses both rankings, each hit saying whether
+it matched by words, by meaning or both; until all sections are embedded
+the answers say how much is covered. An embedder that cannot be loaded or
+reached leaves search by words working, and the answers say why.`,
 		Example: `  vaultd serve --vault ~/notes
   vaultd serve --vault ~/notes --allow read,write,delete
   vaultd serve --vault ~/notes --read-only
@@ -86,6 +93,7 @@ owns it, the others ask it, and when it exits the next one takes over.`,
 	fl.StringVar(&f.http, "http", "", "serve over streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	fl.BoolVar(&f.noAuth, "no-auth", false, "with --http on a loopback address: serve without access keys (local experiments, tests)")
 	fl.BoolVar(&a.gitCommit, "git-commit", false, "make every change a git commit of the files it touched (summary as message, actor as author); never while a merge or rebase is in progress")
+	a.addEmbedderFlag(cmd)
 	fl.DurationVar(&f.gitSync, "git-sync", 0, "every INTERVAL (e.g. 5m), fetch and merge the git remote and push vaultd's commits (implies --git-commit; see vaultd sync --help)")
 	return cmd
 }
@@ -201,7 +209,14 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	defer func() { <-recovered }() // before the vault closes
 	// The index is shared with the other vaultd processes on this vault
 	// (another serve, a CLI search): owned here or asked of the owner.
-	idx, err := index.OpenShared(v, index.Options{Watch: true, Logger: logger})
+	ixo := index.Options{Watch: true, Logger: logger}
+	if err := a.embedderOptions(cmd, v.StateDir(), &ixo, false); err != nil {
+		return err
+	}
+	if ixo.Embedder != nil {
+		logger.Info("meaning search on", "model", ixo.Embedder.ID())
+	}
+	idx, err := index.OpenShared(v, ixo)
 	var busy error
 	if err != nil {
 		if !errors.Is(err, index.ErrBusy) {
@@ -218,6 +233,9 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			logger.Info("search index: this process keeps it and shares it with other vaultd processes on the vault")
 		} else {
 			logger.Info("search index: shared with the vaultd process that keeps it", "pid", idx.OwnerPID())
+			if m := idx.Status().Meaning.Model; ixo.Embedder != nil && m != ixo.Embedder.ID() {
+				logger.Warn("meaning search: the vaultd process that keeps the index uses its own embedder until it exits", "pid", idx.OwnerPID(), "its_model", modelName(m), "this_model", ixo.Embedder.ID())
+			}
 		}
 	}
 	o := mcpserver.CoreOptions{Logger: logger, IndexUnavailable: busy}
