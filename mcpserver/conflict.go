@@ -223,11 +223,11 @@ func writeConflict(b *strings.Builder, d *ConflictData, full bool, caller Caller
 // ResolveConflictArgs are the arguments of resolve_conflict.
 type ResolveConflictArgs struct {
 	Path            string `json:"path"`
-	Heading         string `json:"heading,omitempty" jsonschema:"the section to resolve; empty: every conflict of the note"`
-	Take            string `json:"take" jsonschema:"ours, theirs, both (ours then theirs), text (content) or current"`
-	Content         string `json:"content,omitempty" jsonschema:"with take text: the section's new body, or the whole note"`
+	Heading         string `json:"heading,omitempty" jsonschema:"the section to resolve; empty: every conflict of the note" help:"resolve only the conflicts of this section: \"Ziele\" or \"Projekte > Ziele\""`
+	Take            string `json:"take" jsonschema:"ours, theirs, both (ours then theirs), text (content) or current" help:"ours, theirs, both (ours, then theirs), text (with --content or --file) or current (required)"`
+	Content         string `json:"content,omitempty" jsonschema:"with take text: the section's new body, or the whole note" help:"with --take text: the section's new body, or the whole note"`
 	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional: the version you read"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional: the version you read" help:"VERSION: optional: fail if the note is no longer at this version"`
 }
 
 // ResolveConflictData is resolve_conflict's structured answer.

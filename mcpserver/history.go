@@ -10,8 +10,8 @@ import (
 
 // ListTrashArgs are the arguments of list_trash.
 type ListTrashArgs struct {
-	Limit  int `json:"limit,omitempty"`
-	Offset int `json:"offset,omitempty"`
+	Limit  int `json:"limit,omitempty" default:"30" help:"entries per page"`
+	Offset int `json:"offset,omitempty" help:"entries to skip, for the next page"`
 }
 
 // TrashItem is one note in the trash.

@@ -15,24 +15,6 @@ import (
 // itself uses (frontmatter, .obsidian/bookmarks.json, the Kanban plugin's
 // markdown, the attachment folder setting).
 
-func init() {
-	for tool, sp := range map[string]struct{ cmd, positional string }{
-		"set_properties":    {"set-properties", "path"},
-		"add_tags":          {"add-tags", "path"},
-		"remove_tags":       {"remove-tags", "path"},
-		"list_tags":         {"tags", ""},
-		"pin_note":          {"pin", "path"},
-		"unpin_note":        {"unpin", "path"},
-		"read_board":        {"board", "path"},
-		"move_card":         {"move-card", "path"},
-		"add_card":          {"add-card", "path"},
-		"upload_attachment": {"upload", ""},
-		"list_attachments":  {"attachments", "folder"},
-	} {
-		cliSpelling[tool] = sp
-	}
-}
-
 // StringList is a list of strings that also accepts one string: agents
 // often send "projekt" where ["projekt"] is meant. A string is split at
 // commas.
@@ -128,10 +110,10 @@ func (c *Core) failApp(caller Caller, f failure, notePath string, err error) *Re
 // SetPropertiesArgs are the arguments of set_properties.
 type SetPropertiesArgs struct {
 	Path            string         `json:"path"`
-	Properties      map[string]any `json:"properties,omitempty" jsonschema:"e.g. {\"status\": \"aktiv\", \"prio\": 2, \"due\": \"2026-12-01\"}; null removes"`
-	Remove          StringList     `json:"remove,omitempty" jsonschema:"property names"`
+	Properties      map[string]any `json:"properties,omitempty" jsonschema:"e.g. {\"status\": \"aktiv\", \"prio\": 2, \"due\": \"2026-12-01\"}; null removes" flag:"set" help:"KEY=VALUE: set a property (repeatable); VALUE is JSON or text"`
+	Remove          StringList     `json:"remove,omitempty" jsonschema:"property names" help:"KEY: remove a property (repeatable, or comma-separated)"`
 	ChangeSummary   string         `json:"change_summary"`
-	ExpectedVersion string         `json:"expected_version,omitempty" jsonschema:"optional: the version you read"`
+	ExpectedVersion string         `json:"expected_version,omitempty" jsonschema:"optional: the version you read" help:"VERSION: optional: the version you read; fails if the properties you change changed since"`
 }
 
 // PropertyData is one property as read_note and set_properties show it.
@@ -243,7 +225,7 @@ func shown(s string) string {
 // TagsArgs are the arguments of add_tags and remove_tags.
 type TagsArgs struct {
 	Path          string     `json:"path"`
-	Tags          StringList `json:"tags"`
+	Tags          StringList `json:"tags" help:"tags, comma-separated (or give them as arguments after NOTE)"`
 	ChangeSummary string     `json:"change_summary"`
 }
 
@@ -339,9 +321,9 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 
 // ListTagsArgs are the arguments of list_tags.
 type ListTagsArgs struct {
-	Tag    string `json:"tag,omitempty" jsonschema:"with its nested tags"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	Tag    string `json:"tag,omitempty" jsonschema:"with its nested tags" help:"only this tag and the tags nested below it"`
+	Limit  int    `json:"limit,omitempty" default:"100" help:"lines per page (at most 500)"`
+	Offset int    `json:"offset,omitempty" help:"lines to skip, for the next page"`
 }
 
 // TagTreeEntry is one tag of list_tags.

@@ -11,10 +11,10 @@ import (
 
 // UploadAttachmentArgs are the arguments of upload_attachment.
 type UploadAttachmentArgs struct {
-	Name          string `json:"name"`
-	ContentBase64 string `json:"content_base64"`
-	Note          string `json:"note,omitempty" jsonschema:"note to embed it in"`
-	Heading       string `json:"heading,omitempty" jsonschema:"section for the embed"`
+	Name          string `json:"name" help:"the file's name in the vault (default: FILE's name)"`
+	ContentBase64 string `json:"content_base64" help:"the file's bytes, base64-encoded, instead of FILE"`
+	Note          string `json:"note,omitempty" jsonschema:"note to embed it in" help:"append ![[embed]] to this note"`
+	Heading       string `json:"heading,omitempty" jsonschema:"section for the embed" help:"with --note: append at the end of this section"`
 	ChangeSummary string `json:"change_summary"`
 }
 
@@ -151,9 +151,9 @@ func dropNext(s string) string {
 // ListAttachmentsArgs are the arguments of list_attachments.
 type ListAttachmentsArgs struct {
 	Folder string `json:"folder,omitempty"`
-	Unused bool   `json:"unused,omitempty" jsonschema:"only those no note uses"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	Unused bool   `json:"unused,omitempty" jsonschema:"only those no note uses" help:"only attachments no note embeds or links to"`
+	Limit  int    `json:"limit,omitempty" default:"20" help:"attachments per page (at most 100)"`
+	Offset int    `json:"offset,omitempty" help:"attachments to skip, for the next page"`
 }
 
 // AttachmentData is one attachment in a listing.

@@ -12,9 +12,9 @@ import (
 // ReadBoardArgs are the arguments of read_board.
 type ReadBoardArgs struct {
 	Path   string `json:"path" jsonschema:"path, title or [[link]]"`
-	Column string `json:"column,omitempty" jsonschema:"only this column"`
-	Offset int    `json:"offset,omitempty"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"cards per column, default 50"`
+	Column string `json:"column,omitempty" jsonschema:"only this column" help:"only this column"`
+	Offset int    `json:"offset,omitempty" help:"cards to skip in each column, for the next page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"cards per column, default 50" default:"50" help:"cards per column (at most 200)"`
 }
 
 // BoardCardData is one card.
@@ -177,20 +177,20 @@ func withOpPath(err error, op, p string) error {
 // MoveCardArgs are the arguments of move_card.
 type MoveCardArgs struct {
 	Path            string `json:"path"`
-	Card            string `json:"card" jsonschema:"its text, or a distinctive part"`
-	ToColumn        string `json:"to_column,omitempty" jsonschema:"empty: same column (give position)"`
-	FromColumn      string `json:"from_column,omitempty" jsonschema:"only look in this column"`
-	Position        int    `json:"position,omitempty" jsonschema:"1 = top; default: end"`
+	Card            string `json:"card" jsonschema:"its text, or a distinctive part" help:"the card's text, or a distinctive part of it (required)"`
+	ToColumn        string `json:"to_column,omitempty" jsonschema:"empty: same column (give position)" help:"the column to move it to (default: its own)"`
+	FromColumn      string `json:"from_column,omitempty" jsonschema:"only look in this column" help:"look for the card only in this column"`
+	Position        int    `json:"position,omitempty" jsonschema:"1 = top; default: end" help:"1-based place in the target column (default: at the end)"`
 	ChangeSummary   string `json:"change_summary"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional: the version you read"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional: the version you read" help:"VERSION: optional: fail if the board is no longer at this version"`
 }
 
 // AddCardArgs are the arguments of add_card.
 type AddCardArgs struct {
 	Path          string `json:"path"`
-	Column        string `json:"column"`
-	Text          string `json:"text" jsonschema:"one line; [[links]], #tags, @{2026-12-01} ok"`
-	Position      int    `json:"position,omitempty" jsonschema:"1 = top; default: end"`
+	Column        string `json:"column" help:"the column (required)"`
+	Text          string `json:"text" jsonschema:"one line; [[links]], #tags, @{2026-12-01} ok" help:"the card's text, one line (required)"`
+	Position      int    `json:"position,omitempty" jsonschema:"1 = top; default: end" help:"1-based place in the column (default: at the end)"`
 	ChangeSummary string `json:"change_summary"`
 }
 

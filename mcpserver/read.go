@@ -23,9 +23,9 @@ const maxNoteChars = 12000
 // ReadNoteArgs are the arguments of read_note.
 type ReadNoteArgs struct {
 	Path          string `json:"path" jsonschema:"path, title, alias or [[wikilink]]"`
-	Heading       string `json:"heading,omitempty" jsonschema:"'Ziele', '## Ziele', 'Projekte > Ziele' or the start of a heading: '§ 626'"`
-	Offset        int    `json:"offset,omitempty" jsonschema:"characters to skip, for the next page"`
-	OutlineOffset int    `json:"outline_offset,omitempty" jsonschema:"outline entries to skip, for the next page of a long outline"`
+	Heading       string `json:"heading,omitempty" jsonschema:"'Ziele', '## Ziele', 'Projekte > Ziele' or the start of a heading: '§ 626'" help:"only this section: \"Ziele\", \"## Ziele\" or \"Projekte > Ziele\""`
+	Offset        int    `json:"offset,omitempty" jsonschema:"characters to skip, for the next page" help:"character offset to continue a long note or section"`
+	OutlineOffset int    `json:"outline_offset,omitempty" jsonschema:"outline entries to skip, for the next page of a long outline" help:"outline entries to skip, for the next page of a long outline"`
 }
 
 // ReadNoteData is read_note's structured answer.
@@ -543,9 +543,9 @@ func runeString(b []byte) string {
 // ListNotesArgs are the arguments of list_notes.
 type ListNotesArgs struct {
 	Folder string `json:"folder,omitempty" jsonschema:"empty: the vault root"`
-	Sort   string `json:"sort,omitempty" jsonschema:"name or changed"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	Sort   string `json:"sort,omitempty" jsonschema:"name or changed" default:"name" help:"name, or changed (newest first, all sub-folders)"`
+	Limit  int    `json:"limit,omitempty" default:"30" help:"notes per page (at most 100)"`
+	Offset int    `json:"offset,omitempty" help:"notes to skip, for the next page"`
 }
 
 // FolderInfo is a sub-folder in a listing.

@@ -112,32 +112,26 @@ type call struct {
 	args []arg
 }
 
-// cliSpelling says how a tool is spelled on the command line: the command
-// and which argument, if any, is positional.
-var cliSpelling = map[string]struct{ cmd, positional string }{
-	"vault_overview":   {"overview", ""},
-	"search_notes":     {"search", "query"},
-	"read_note":        {"read", "path"},
-	"list_notes":       {"list", "folder"},
-	"get_backlinks":    {"backlinks", "path"},
-	"create_note":      {"create", "path"},
-	"append_to_note":   {"append", "path"},
-	"update_section":   {"update-section", "path"},
-	"replace_note":     {"replace", "path"},
-	"delete_note":      {"delete", "path"},
-	"restore_note":     {"restore", "trash_path"},
-	"list_trash":       {"trash", ""},
-	"note_history":     {"history", "path"},
-	"recent_changes":   {"history", ""},
-	"move_note":        {"move", "path"},
-	"resolve_conflict": {"resolve", "path"},
-}
+// cliSpelling says how a tool is spelled on the command line: the command,
+// which argument, if any, is positional, and each argument's flag. It is
+// filled from the tools' declarations at start (tools' handlers render
+// calls, so the table cannot be computed from tools in its initializer).
+var cliSpelling = map[string]struct {
+	cmd, positional string
+	flags           map[string]string
+}{}
 
-// cliFlag maps argument names to command-line flags.
-var cliFlag = map[string]string{
-	"change_summary":   "--summary",
-	"expected_version": "--expect",
-	"actor":            "--by", // --actor says who acts; history filters with --by
+func init() {
+	for _, t := range tools {
+		flags := map[string]string{}
+		for _, a := range argsOf(t.argsType) {
+			flags[a.Name] = "--" + a.Flag
+		}
+		cliSpelling[t.name] = struct {
+			cmd, positional string
+			flags           map[string]string
+		}{t.command, t.positional, flags}
+	}
 }
 
 func (c call) render(door Door) string {
@@ -154,7 +148,7 @@ func (c call) render(door Door) string {
 				if a.name == sp.positional {
 					continue
 				}
-				flag, ok := cliFlag[a.name]
+				flag, ok := sp.flags[a.name]
 				if !ok {
 					flag = "--" + strings.ReplaceAll(a.name, "_", "-")
 				}

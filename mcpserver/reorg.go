@@ -12,9 +12,9 @@ import (
 // MoveNoteArgs are the arguments of move_note.
 type MoveNoteArgs struct {
 	Path            string `json:"path" jsonschema:"a note, or a folder ending in /"`
-	To              string `json:"to" jsonschema:"new path, or a folder ending in /"`
+	To              string `json:"to" jsonschema:"new path, or a folder ending in /" help:"DEST: the new path, or a folder to move into"`
 	ChangeSummary   string `json:"change_summary"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"from read_note; not for a folder"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"from read_note; not for a folder" help:"VERSION: the note's version you read (required for a note, not for a folder)"`
 }
 
 // MovedNote is one file a move took along: a note by its block at its new

@@ -16,20 +16,20 @@ import (
 // NoteHistoryArgs are the arguments of note_history.
 type NoteHistoryArgs struct {
 	Path   string `json:"path"`
-	Actor  string `json:"actor,omitempty" jsonschema:"e.g. 'outside vaultd' (Obsidian, git)"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	Actor  string `json:"actor,omitempty" jsonschema:"e.g. 'outside vaultd' (Obsidian, git)" flag:"by" help:"only changes by this actor (\"cli\", \"mcp:claude-code\", \"outside vaultd\")"`
+	Limit  int    `json:"limit,omitempty" help:"changes per page (default 20; with NOTE 10)"`
+	Offset int    `json:"offset,omitempty" help:"changes to skip, for the next page"`
 }
 
 // RecentChangesArgs are the arguments of recent_changes.
 type RecentChangesArgs struct {
-	Space  string `json:"space,omitempty" jsonschema:"top-level folder"`
-	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders"`
-	Actor  string `json:"actor,omitempty" jsonschema:"e.g. 'outside vaultd' (Obsidian, git)"`
-	Since  string `json:"since,omitempty" jsonschema:"2026-11-20, 2026-11-20T09:00 or 7d, 24h, 2w"`
-	Until  string `json:"until,omitempty" jsonschema:"a date counts to its end"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	Space  string `json:"space,omitempty" jsonschema:"top-level folder" help:"only this space (top-level folder)"`
+	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders" help:"only at or below this folder"`
+	Actor  string `json:"actor,omitempty" jsonschema:"e.g. 'outside vaultd' (Obsidian, git)" flag:"by" help:"only changes by this actor (\"cli\", \"mcp:claude-code\", \"outside vaultd\")"`
+	Since  string `json:"since,omitempty" jsonschema:"2026-11-20, 2026-11-20T09:00 or 7d, 24h, 2w" help:"from this time on: 2026-11-20, 2026-11-20T09:00:00Z, 7d"`
+	Until  string `json:"until,omitempty" jsonschema:"a date counts to its end" help:"before this time (a date counts to its end)"`
+	Limit  int    `json:"limit,omitempty" help:"changes per page (default 20; with NOTE 10)"`
+	Offset int    `json:"offset,omitempty" help:"changes to skip, for the next page"`
 }
 
 // ChangeItem is one change in an answer. What it changed is named as it is

@@ -36,12 +36,12 @@ var _ Index = (*index.Index)(nil)
 // SearchNotesArgs are the arguments of search_notes.
 type SearchNotesArgs struct {
 	Query  string `json:"query" jsonschema:"words (all must occur), \"a phrase\", -exclude, prefix*, key=value"`
-	Space  string `json:"space,omitempty" jsonschema:"top-level folder"`
-	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders"`
-	Tag    string `json:"tag,omitempty" jsonschema:"nested tags too"`
-	Path   string `json:"path,omitempty" jsonschema:"one note: list its matching sections"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	Space  string `json:"space,omitempty" jsonschema:"top-level folder" help:"only this space (top-level folder)"`
+	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders" help:"only this folder and its sub-folders"`
+	Tag    string `json:"tag,omitempty" jsonschema:"nested tags too" help:"only notes with this tag"`
+	Path   string `json:"path,omitempty" jsonschema:"one note: list its matching sections" help:"only this note: list its matching sections"`
+	Limit  int    `json:"limit,omitempty" default:"10" help:"hits per page (with --path: sections)"`
+	Offset int    `json:"offset,omitempty" help:"hits to skip, for the next page (with --path: sections)"`
 }
 
 // SearchSection is one matching section of a hit.

@@ -13,9 +13,9 @@ import (
 // SimilarNotesArgs are the arguments of search_similar_notes.
 type SimilarNotesArgs struct {
 	Path    string `json:"path" jsonschema:"the note: path, title, alias or [[wikilink]]"`
-	Heading string `json:"heading,omitempty" jsonschema:"one section of it: notes like this section"`
-	Limit   int    `json:"limit,omitempty"`
-	Offset  int    `json:"offset,omitempty"`
+	Heading string `json:"heading,omitempty" jsonschema:"one section of it: notes like this section" help:"only this section: notes like it"`
+	Limit   int    `json:"limit,omitempty" default:"5" help:"notes per page"`
+	Offset  int    `json:"offset,omitempty" help:"notes to skip, for the next page"`
 }
 
 // SimilarHit is one note like the source, with its most similar sections.
@@ -217,8 +217,4 @@ func similarArgs(a SimilarNotesArgs, offset int) []arg {
 		args = append(args, arg{"offset", offset})
 	}
 	return args
-}
-
-func init() {
-	cliSpelling["search_similar_notes"] = struct{ cmd, positional string }{"similar", "path"}
 }

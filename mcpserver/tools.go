@@ -16,40 +16,50 @@ import (
 	"github.com/vaultd/vaultd/vault"
 )
 
-// tool is one MCP tool: its name, description, the right it needs, its
-// annotations and how it calls the core.
+// tool is one tool, declared once: its name, the command line's spelling
+// (command and positional argument), the right it needs, its annotations,
+// its description, its arguments (a struct whose fields carry the JSON
+// name, the schema text and the command line's flag help) and the core
+// function it calls. The MCP schema, the CLI's commands and flags and the
+// suggested calls in answers are all derived from it.
 type tool struct {
 	name        string
 	title       string
+	command     string // the vaultd command: "read"
+	positional  string // the argument a command line gives without a flag; "" for none
 	description string
 	perm        string // read, write, delete
 	idempotent  bool
 	destructive bool
+	argsType    reflect.Type
 	schema      mcp.ToolOption
 	run         func(ctx context.Context, c *Core, caller Caller, raw map[string]any) *Result
+	invoke      func(ctx context.Context, c *Core, caller Caller, a any) *Result
 }
 
-// def builds a tool whose arguments decode into T.
-func def[T any](name, title, perm string, idempotent, destructive bool, desc string, fn func(c *Core, ctx context.Context, caller Caller, a T) *Result) tool {
+// def completes a tool whose arguments decode into T and which calls fn.
+func def[T any](t tool, fn func(c *Core, ctx context.Context, caller Caller, a T) *Result) tool {
 	names := argNames[T]()
-	return tool{
-		name: name, title: title, description: desc, perm: perm,
-		idempotent: idempotent, destructive: destructive,
-		schema: mcp.WithInputSchema[T](),
-		run: func(ctx context.Context, c *Core, caller Caller, raw map[string]any) *Result {
-			var a T
-			if err := argSizes(raw); err != nil {
-				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
-			}
-			if err := decodeArgs(raw, &a); err != nil {
-				return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
-			}
-			if unknown := unknownArgs(raw, names); len(unknown) > 0 {
-				return c.failUnknownArgs(caller, name, raw, unknown, names)
-			}
-			return fn(c, ctx, caller, a)
-		},
+	name := t.name
+	t.argsType = reflect.TypeFor[T]()
+	t.schema = mcp.WithInputSchema[T]()
+	t.run = func(ctx context.Context, c *Core, caller Caller, raw map[string]any) *Result {
+		var a T
+		if err := argSizes(raw); err != nil {
+			return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+		}
+		if err := decodeArgs(raw, &a); err != nil {
+			return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+		}
+		if unknown := unknownArgs(raw, names); len(unknown) > 0 {
+			return c.failUnknownArgs(caller, name, raw, unknown, names)
+		}
+		return fn(c, ctx, caller, a)
 	}
+	t.invoke = func(ctx context.Context, c *Core, caller Caller, a any) *Result {
+		return fn(c, ctx, caller, a.(T))
+	}
+	return t
 }
 
 // maxArgBytes bounds every string argument but a note's or file's content:
@@ -232,89 +242,89 @@ func asType[T error](err error, target *T) bool {
 // and show one example call; keep them tight — every agent pays for them.
 var tools = func() []tool {
 	ts := []tool{
-		def("vault_overview", "Vault overview", "read", true, false,
-			`Start here: spaces, folders, the rules for agents, pinned and recent notes, top tags. Example: vault_overview {}`,
+		def(tool{name: "vault_overview", title: "Vault overview", command: "overview", perm: "read", idempotent: true,
+			description: `Start here: spaces, folders, the rules for agents, pinned and recent notes, top tags. Example: vault_overview {}`},
 			(*Core).Overview),
-		def("search_notes", "Search notes", "read", true, false,
-			`Full-text search; German and English word forms and compound parts match; key=value matches a property. Each hit is a note with its best sections; path lists one note's. Example: search_notes {"query": "Zeitleiste Launch", "space": "1_Projekte"}`,
+		def(tool{name: "search_notes", title: "Search notes", command: "search", positional: "query", perm: "read", idempotent: true,
+			description: `Full-text search; German and English word forms and compound parts match; key=value matches a property. Each hit is a note with its best sections; path lists one note's. Example: search_notes {"query": "Zeitleiste Launch", "space": "1_Projekte"}`},
 			(*Core).SearchNotes),
-		def("search_similar_notes", "Similar notes", "read", true, false,
-			`Notes most like a note or one section of it, by the words they share (German and English forms, compound parts), with those words. Example: search_similar_notes {"path": "2_Bereiche/Garten/Gewächshaus.md"}`,
+		def(tool{name: "search_similar_notes", title: "Similar notes", command: "similar", positional: "path", perm: "read", idempotent: true,
+			description: `Notes most like a note or one section of it, by the words they share (German and English forms, compound parts), with those words. Example: search_similar_notes {"path": "2_Bereiche/Garten/Gewächshaus.md"}`},
 			(*Core).SearchSimilarNotes),
-		def("get_backlinks", "Backlinks", "read", true, false,
-			`The notes linking to a note, with each link's line. Example: get_backlinks {"path": "1_Projekte/Klinikverbund Nord.md"}`,
+		def(tool{name: "get_backlinks", title: "Backlinks", command: "backlinks", positional: "path", perm: "read", idempotent: true,
+			description: `The notes linking to a note, with each link's line. Example: get_backlinks {"path": "1_Projekte/Klinikverbund Nord.md"}`},
 			(*Core).GetBacklinks),
-		def("list_trash", "List the trash", "read", true, false,
-			`Deleted notes, newest first, with who deleted them and why. Example: list_trash {}`,
+		def(tool{name: "list_trash", title: "List the trash", command: "trash", perm: "read", idempotent: true,
+			description: `Deleted notes, newest first, with who deleted them and why. Example: list_trash {}`},
 			(*Core).ListTrash),
-		def("restore_note", "Restore from trash", "write", false, false,
-			`Bring a note back from the trash (never overwrites). Example: restore_note {"trash_path": ".trash/0_Inbox/Buchtipps.md", "change_summary": "doch gebraucht"}`,
+		def(tool{name: "restore_note", title: "Restore from trash", command: "restore", positional: "trash_path", perm: "write",
+			description: `Bring a note back from the trash (never overwrites). Example: restore_note {"trash_path": ".trash/0_Inbox/Buchtipps.md", "change_summary": "doch gebraucht"}`},
 			(*Core).RestoreNote),
-		def("move_note", "Move or rename", "write", false, true,
-			`Move or rename a note or folder; sub-notes (X.md + X/) move along, links are updated. Example: move_note {"path": "0_Inbox/Idee Wissensdatenbank.md", "to": "1_Projekte/", "change_summary": "wird Projekt", "expected_version": "3f2a9c1b7d4e"}`,
+		def(tool{name: "move_note", title: "Move or rename", command: "move", positional: "path", perm: "write", destructive: true,
+			description: `Move or rename a note or folder; sub-notes (X.md + X/) move along, links are updated. Example: move_note {"path": "0_Inbox/Idee Wissensdatenbank.md", "to": "1_Projekte/", "change_summary": "wird Projekt", "expected_version": "3f2a9c1b7d4e"}`},
 			(*Core).MoveNote),
-		def("note_history", "Note history", "read", true, false,
-			`A note's changes, newest first, with who, why and a short diff; edits outside vaultd too. Example: note_history {"path": "1_Projekte/Website-Relaunch.md"}`,
+		def(tool{name: "note_history", title: "Note history", command: "history", positional: "path", perm: "read", idempotent: true,
+			description: `A note's changes, newest first, with who, why and a short diff; edits outside vaultd too. Example: note_history {"path": "1_Projekte/Website-Relaunch.md"}`},
 			(*Core).NoteHistory),
-		def("recent_changes", "Recent changes", "read", true, false,
-			`What changed across the vault, newest first, also outside vaultd ("what did I do this week"). Example: recent_changes {"since": "7d", "space": "1_Projekte"}`,
+		def(tool{name: "recent_changes", title: "Recent changes", command: "history", perm: "read", idempotent: true,
+			description: `What changed across the vault, newest first, also outside vaultd ("what did I do this week"). Example: recent_changes {"since": "7d", "space": "1_Projekte"}`},
 			(*Core).RecentChanges),
-		def("read_note", "Read a note", "read", true, false,
-			`Read a note or one section, with its version; long notes come with an outline. Example: read_note {"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}`,
+		def(tool{name: "read_note", title: "Read a note", command: "read", positional: "path", perm: "read", idempotent: true,
+			description: `Read a note or one section, with its version; long notes come with an outline. Example: read_note {"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}`},
 			(*Core).ReadNote),
-		def("list_notes", "List notes", "read", true, false,
-			`List a folder's sub-folders and notes; sort "changed": every note below it, newest first. Example: list_notes {"folder": "1_Projekte", "sort": "changed"}`,
+		def(tool{name: "list_notes", title: "List notes", command: "list", positional: "folder", perm: "read", idempotent: true,
+			description: `List a folder's sub-folders and notes; sort "changed": every note below it, newest first. Example: list_notes {"folder": "1_Projekte", "sort": "changed"}`},
 			(*Core).ListNotes),
-		def("create_note", "Create a note", "write", false, false,
-			`Create a note (never overwrites); without a folder it goes to the inbox. Example: create_note {"path": "0_Inbox/Idee.md", "content": "---\ntags: [idee]\n---\n# Idee\n\nEin Wiki für Kundenfragen.\n", "change_summary": "Idee notiert"}`,
+		def(tool{name: "create_note", title: "Create a note", command: "create", positional: "path", perm: "write",
+			description: `Create a note (never overwrites); without a folder it goes to the inbox. Example: create_note {"path": "0_Inbox/Idee.md", "content": "---\ntags: [idee]\n---\n# Idee\n\nEin Wiki für Kundenfragen.\n", "change_summary": "Idee notiert"}`},
 			(*Core).CreateNote),
-		def("append_to_note", "Append to a note", "write", false, false,
-			`Append at the end of a note or of one section; safe while others edit. Example: append_to_note {"path": "2_Bereiche/Team/Besprechungsprotokoll.md", "heading": "Zeitleiste", "content": "- 2026-12-01: Retro vereinbart", "change_summary": "Entscheidung"}`,
+		def(tool{name: "append_to_note", title: "Append to a note", command: "append", positional: "path", perm: "write",
+			description: `Append at the end of a note or of one section; safe while others edit. Example: append_to_note {"path": "2_Bereiche/Team/Besprechungsprotokoll.md", "heading": "Zeitleiste", "content": "- 2026-12-01: Retro vereinbart", "change_summary": "Entscheidung"}`},
 			(*Core).AppendToNote),
-		def("update_section", "Replace a section", "write", false, true,
-			`Replace one section's body (its heading stays); applies if only other sections changed since expected_version. Removing most of the note counts as a delete. Example: update_section {"path": "1_Projekte/Website-Relaunch.md", "heading": "Ziele", "content": "- Launch im Dezember", "change_summary": "Ziele neu", "expected_version": "3f2a9c1b7d4e"}`,
+		def(tool{name: "update_section", title: "Replace a section", command: "update-section", positional: "path", perm: "write", destructive: true,
+			description: `Replace one section's body (its heading stays); applies if only other sections changed since expected_version. Removing most of the note counts as a delete. Example: update_section {"path": "1_Projekte/Website-Relaunch.md", "heading": "Ziele", "content": "- Launch im Dezember", "change_summary": "Ziele neu", "expected_version": "3f2a9c1b7d4e"}`},
 			(*Core).UpdateSection),
-		def("replace_note", "Replace a whole note", "write", false, true,
-			`Replace a whole note; prefer update_section or append_to_note. Keeping under half of the note's words counts as a delete (needs the delete right). Example: replace_note {"path": "0_Inbox/Anruf Stadtwerke.md", "content": "# Anruf Stadtwerke\n\nErledigt.\n", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`,
+		def(tool{name: "replace_note", title: "Replace a whole note", command: "replace", positional: "path", perm: "write", destructive: true,
+			description: `Replace a whole note; prefer update_section or append_to_note. Keeping under half of the note's words counts as a delete (needs the delete right). Example: replace_note {"path": "0_Inbox/Anruf Stadtwerke.md", "content": "# Anruf Stadtwerke\n\nErledigt.\n", "change_summary": "neu gegliedert", "expected_version": "3f2a9c1b7d4e"}`},
 			(*Core).ReplaceNote),
-		def("set_properties", "Set note properties", "write", true, true,
-			`Set or remove frontmatter properties; the rest of the note stays byte for byte. Example: set_properties {"path": "1_Projekte/Website-Relaunch.md", "properties": {"status": "aktiv"}, "change_summary": "gestartet"}`,
+		def(tool{name: "set_properties", title: "Set note properties", command: "set-properties", positional: "path", perm: "write", idempotent: true, destructive: true,
+			description: `Set or remove frontmatter properties; the rest of the note stays byte for byte. Example: set_properties {"path": "1_Projekte/Website-Relaunch.md", "properties": {"status": "aktiv"}, "change_summary": "gestartet"}`},
 			(*Core).SetProperties),
-		def("add_tags", "Add tags", "write", true, false,
-			`Add tags to the frontmatter in its own style; #tags in the text stay. Example: add_tags {"path": "0_Inbox/Buchtipps.md", "tags": ["buch"], "change_summary": "einsortiert"}`,
+		def(tool{name: "add_tags", title: "Add tags", command: "add-tags", positional: "path", perm: "write", idempotent: true,
+			description: `Add tags to the frontmatter in its own style; #tags in the text stay. Example: add_tags {"path": "0_Inbox/Buchtipps.md", "tags": ["buch"], "change_summary": "einsortiert"}`},
 			(*Core).AddTags),
-		def("remove_tags", "Remove tags", "write", true, true,
-			`Remove tags from the frontmatter; #tags in the text stay (reported). Example: remove_tags {"path": "0_Inbox/Buchtipps.md", "tags": ["inbox"], "change_summary": "einsortiert"}`,
+		def(tool{name: "remove_tags", title: "Remove tags", command: "remove-tags", positional: "path", perm: "write", idempotent: true, destructive: true,
+			description: `Remove tags from the frontmatter; #tags in the text stay (reported). Example: remove_tags {"path": "0_Inbox/Buchtipps.md", "tags": ["inbox"], "change_summary": "einsortiert"}`},
 			(*Core).RemoveTags),
-		def("list_tags", "List tags", "read", true, false,
-			`All tags with note counts, nested tags as a tree. Example: list_tags {"tag": "projekt"}`,
+		def(tool{name: "list_tags", title: "List tags", command: "tags", perm: "read", idempotent: true,
+			description: `All tags with note counts, nested tags as a tree. Example: list_tags {"tag": "projekt"}`},
 			(*Core).ListTags),
-		def("pin_note", "Pin a note", "write", true, false,
-			`Pin (bookmark) a note in Obsidian; vault_overview lists the pins. Example: pin_note {"path": "1_Projekte/Website-Relaunch.md", "change_summary": "Hauptprojekt"}`,
+		def(tool{name: "pin_note", title: "Pin a note", command: "pin", positional: "path", perm: "write", idempotent: true,
+			description: `Pin (bookmark) a note in Obsidian; vault_overview lists the pins. Example: pin_note {"path": "1_Projekte/Website-Relaunch.md", "change_summary": "Hauptprojekt"}`},
 			(*Core).PinNote),
-		def("unpin_note", "Unpin a note", "write", true, false,
-			`Remove a note's pin (bookmark) in Obsidian. Example: unpin_note {"path": "1_Projekte/Website-Relaunch.md", "change_summary": "erledigt"}`,
+		def(tool{name: "unpin_note", title: "Unpin a note", command: "unpin", positional: "path", perm: "write", idempotent: true,
+			description: `Remove a note's pin (bookmark) in Obsidian. Example: unpin_note {"path": "1_Projekte/Website-Relaunch.md", "change_summary": "erledigt"}`},
 			(*Core).UnpinNote),
-		def("read_board", "Read a Kanban board", "read", true, false,
-			`Show a Kanban board (Obsidian Kanban plugin): columns and cards. Example: read_board {"path": "1_Projekte/Website-Relaunch/Board.md"}`,
+		def(tool{name: "read_board", title: "Read a Kanban board", command: "board", positional: "path", perm: "read", idempotent: true,
+			description: `Show a Kanban board (Obsidian Kanban plugin): columns and cards. Example: read_board {"path": "1_Projekte/Website-Relaunch/Board.md"}`},
 			(*Core).ReadBoard),
-		def("move_card", "Move a board card", "write", true, false,
-			`Move a Kanban card (found by its text) to another column or place. Example: move_card {"path": "1_Projekte/Website-Relaunch/Board.md", "card": "Kontaktformular", "to_column": "Review", "change_summary": "fertig"}`,
+		def(tool{name: "move_card", title: "Move a board card", command: "move-card", positional: "path", perm: "write", idempotent: true,
+			description: `Move a Kanban card (found by its text) to another column or place. Example: move_card {"path": "1_Projekte/Website-Relaunch/Board.md", "card": "Kontaktformular", "to_column": "Review", "change_summary": "fertig"}`},
 			(*Core).MoveCard),
-		def("add_card", "Add a board card", "write", false, false,
-			`Add a card to a Kanban board column. Example: add_card {"path": "1_Projekte/Website-Relaunch/Board.md", "column": "Backlog", "text": "Cookies prüfen", "change_summary": "aus dem Call"}`,
+		def(tool{name: "add_card", title: "Add a board card", command: "add-card", positional: "path", perm: "write",
+			description: `Add a card to a Kanban board column. Example: add_card {"path": "1_Projekte/Website-Relaunch/Board.md", "column": "Backlog", "text": "Cookies prüfen", "change_summary": "aus dem Call"}`},
 			(*Core).AddCard),
-		def("upload_attachment", "Upload an attachment", "write", false, false,
-			`Store a file (image, PDF, audio, video; at most 10 MB) in the attachment folder; with note, embed it there. Example: upload_attachment {"name": "Plan.png", "content_base64": "iVBORw0KGgo=", "note": "1_Projekte/Hausbau Lindenweg.md", "change_summary": "Grundriss"}`,
+		def(tool{name: "upload_attachment", title: "Upload an attachment", command: "upload", perm: "write",
+			description: `Store a file (image, PDF, audio, video; at most 10 MB) in the attachment folder; with note, embed it there. Example: upload_attachment {"name": "Plan.png", "content_base64": "iVBORw0KGgo=", "note": "1_Projekte/Hausbau Lindenweg.md", "change_summary": "Grundriss"}`},
 			(*Core).UploadAttachment),
-		def("list_attachments", "List attachments", "read", true, false,
-			`Attachments with size and the notes embedding them; unused: true finds orphans. Example: list_attachments {"folder": "3_Ressourcen"}`,
+		def(tool{name: "list_attachments", title: "List attachments", command: "attachments", positional: "folder", perm: "read", idempotent: true,
+			description: `Attachments with size and the notes embedding them; unused: true finds orphans. Example: list_attachments {"folder": "3_Ressourcen"}`},
 			(*Core).ListAttachments),
-		def("resolve_conflict", "Resolve a merge conflict", "write", false, true,
-			`Resolve a note's merge conflicts (git markers), of one section or all: take ours, theirs, both (ours then theirs) or text (in content). Example: resolve_conflict {"path": "1_Projekte/Website-Relaunch.md", "heading": "Ziele", "take": "both", "change_summary": "beide Ziele behalten"}`,
+		def(tool{name: "resolve_conflict", title: "Resolve a merge conflict", command: "resolve", positional: "path", perm: "write", destructive: true,
+			description: `Resolve a note's merge conflicts (git markers), of one section or all: take ours, theirs, both (ours then theirs) or text (in content). Example: resolve_conflict {"path": "1_Projekte/Website-Relaunch.md", "heading": "Ziele", "take": "both", "change_summary": "beide Ziele behalten"}`},
 			(*Core).ResolveConflict),
-		def("delete_note", "Delete a note", "delete", false, true,
-			`Move a note and its sub-notes (X.md + X/) to the trash; more than 5 sub-notes need "with_sub_notes": their number. Example: delete_note {"path": "0_Inbox/Buchtipps.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`,
+		def(tool{name: "delete_note", title: "Delete a note", command: "delete", positional: "path", perm: "delete", destructive: true,
+			description: `Move a note and its sub-notes (X.md + X/) to the trash; more than 5 sub-notes need "with_sub_notes": their number. Example: delete_note {"path": "0_Inbox/Buchtipps.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`},
 			(*Core).DeleteNote),
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })

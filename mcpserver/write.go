@@ -11,48 +11,48 @@ import (
 // CreateNoteArgs are the arguments of create_note.
 type CreateNoteArgs struct {
 	Path          string `json:"path"`
-	Content       string `json:"content" jsonschema:"whole note, frontmatter included"`
+	Content       string `json:"content" jsonschema:"whole note, frontmatter included" help:"the whole note, frontmatter included"`
 	ChangeSummary string `json:"change_summary" jsonschema:"what and why"`
 }
 
 // AppendArgs are the arguments of append_to_note.
 type AppendArgs struct {
 	Path            string `json:"path"`
-	Heading         string `json:"heading,omitempty" jsonschema:"section; empty: the end"`
-	Content         string `json:"content"`
+	Heading         string `json:"heading,omitempty" jsonschema:"section; empty: the end" help:"append at the end of this section: \"Ziele\" or \"Projekte > Ziele\""`
+	Content         string `json:"content" help:"the text to append"`
 	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional; appends commute"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"optional; appends commute" help:"VERSION: optional: fail if the note is no longer at this version"`
 }
 
 // UpdateSectionArgs are the arguments of update_section.
 type UpdateSectionArgs struct {
 	Path            string `json:"path"`
-	Heading         string `json:"heading" jsonschema:"'Ziele', '## Ziele' or 'Projekte > Ziele'"`
-	Content         string `json:"content" jsonschema:"new body, without the heading line"`
+	Heading         string `json:"heading" jsonschema:"'Ziele', '## Ziele' or 'Projekte > Ziele'" help:"the section to replace: \"Ziele\", \"## Ziele\" or \"Projekte > Ziele\" (required)"`
+	Content         string `json:"content" jsonschema:"new body, without the heading line" help:"the new body of the section, without its heading line"`
 	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"from read_note"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"from read_note" help:"VERSION: the version you read; the change rebases over edits to other sections"`
 }
 
 // ReplaceArgs are the arguments of replace_note.
 type ReplaceArgs struct {
 	Path            string `json:"path"`
-	Content         string `json:"content" jsonschema:"whole note, frontmatter included"`
+	Content         string `json:"content" jsonschema:"whole note, frontmatter included" help:"the whole new note, frontmatter included"`
 	ChangeSummary   string `json:"change_summary" jsonschema:"what and why"`
-	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note"`
+	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note" help:"VERSION: the version you read (required)"`
 }
 
 // DeleteArgs are the arguments of delete_note.
 type DeleteArgs struct {
 	Path            string `json:"path"`
 	ChangeSummary   string `json:"change_summary"`
-	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note"`
-	WithSubNotes    int    `json:"with_sub_notes,omitempty" jsonschema:"how many sub-notes go along; needed above 5"`
+	ExpectedVersion string `json:"expected_version" jsonschema:"from read_note" help:"VERSION: the version you read (required)"`
+	WithSubNotes    int    `json:"with_sub_notes,omitempty" jsonschema:"how many sub-notes go along; needed above 5" help:"N: how many sub-notes (in the folder beside the note) go to the trash with it; needed above 5"`
 }
 
 // RestoreArgs are the arguments of restore_note.
 type RestoreArgs struct {
 	TrashPath     string `json:"trash_path" jsonschema:"from list_trash"`
-	To            string `json:"to,omitempty" jsonschema:"default: where it was"`
+	To            string `json:"to,omitempty" jsonschema:"default: where it was" help:"restore to this path instead of where the note was"`
 	ChangeSummary string `json:"change_summary"`
 }
 

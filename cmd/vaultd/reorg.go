@@ -21,11 +21,11 @@ func (a *app) reorgCommands() []*cobra.Command {
 }
 
 func (a *app) moveCmd() *cobra.Command {
-	var w mcpserver.MoveNoteArgs
-	cmd := &cobra.Command{
-		Use:   "move NOTE|FOLDER [--to] DEST --expect VERSION",
-		Short: "Move or rename a note or folder; links to it are updated",
-		Long: `Move or rename a note, or move a whole folder (move_note). A note's folder
+	return toolCmd(a, command[mcpserver.MoveNoteArgs]{
+		tool:  "move_note",
+		use:   "NOTE|FOLDER [--to] DEST --expect VERSION",
+		short: "Move or rename a note or folder; links to it are updated",
+		long: `Move or rename a note, or move a whole folder (move_note). A note's folder
 of sub-notes beside it ("Projekt.md" + "Projekt/") moves along. Links
 elsewhere in the vault that led into what moved are rewritten so they
 still lead there, in the style they were written in; links in protected
@@ -34,39 +34,31 @@ notes and links that were ambiguous before are listed, not changed.
 DEST is the new path, or a folder to move into (ending in "/", or one that
 exists). A note needs --expect, the version you read; a folder does not.
 Nothing is ever overwritten (exit 4). "vaultd undo CHANGE" moves it back.`,
-		Example: `  vaultd move "0_Inbox/Idee Wissensdatenbank.md" 1_Projekte/ --expect 17f288e87212 --summary "Idee wird Projekt"
+		example: `  vaultd move "0_Inbox/Idee Wissensdatenbank.md" 1_Projekte/ --expect 17f288e87212 --summary "Idee wird Projekt"
   vaultd move 1_Projekte/Website-Relaunch.md --to "1_Projekte/Relaunch 2027.md" --expect 96ba799f882e --summary "umbenannt"
   vaultd move 2_Bereiche/Garten/ 3_Ressourcen/ --summary "Garten ist kein Bereich mehr"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 0:
-				return usagef(withGlobals(cmd, "vaultd list"), "move needs the note or folder to move")
-			case len(args) == 1 && w.To == "":
-				return usagef("", "move needs where to: vaultd move %s DEST (or --to DEST)", shellQuote(args[0]))
-			case len(args) == 2 && w.To != "":
-				return usagef("", "move takes DEST once: as the second argument or as --to, not both")
-			case len(args) > 2:
-				return usagef("", "move takes the note and where to, got %d arguments; quote paths with spaces", len(args))
+		args: func(w *mcpserver.MoveNoteArgs) cobra.PositionalArgs {
+			return func(cmd *cobra.Command, args []string) error {
+				switch {
+				case len(args) == 0:
+					return usagef(withGlobals(cmd, "vaultd list"), "move needs the note or folder to move")
+				case len(args) == 1 && w.To == "":
+					return usagef("", "move needs where to: vaultd move %s DEST (or --to DEST)", shellQuote(args[0]))
+				case len(args) == 2 && w.To != "":
+					return usagef("", "move takes DEST once: as the second argument or as --to, not both")
+				case len(args) > 2:
+					return usagef("", "move takes the note and where to, got %d arguments; quote paths with spaces", len(args))
+				}
+				return nil
 			}
-			return nil
 		},
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			if err := needSummary(w.ChangeSummary); err != nil {
-				return err
-			}
-			w.Path = args[0]
+		prepare: func(_ *cobra.Command, args []string, w *mcpserver.MoveNoteArgs) error {
 			if len(args) == 2 {
 				w.To = args[1]
 			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
-				return c.MoveNote(ctx(cmd), who, w)
-			})
-		}),
-	}
-	cmd.Flags().StringVar(&w.To, "to", "", "DEST: the new path, or a folder to move into")
-	summaryFlag(cmd, &w.ChangeSummary)
-	expectFlag(cmd, &w.ExpectedVersion, "the note's version you read (required for a note, not for a folder)")
-	return cmd
+			return nil
+		},
+	})
 }
 
 func (a *app) undoCmd() *cobra.Command {
@@ -135,15 +127,10 @@ which "vaultd undo" takes.`,
 			})
 		}),
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&r.Space, "space", "", "only this space (top-level folder)")
-	fl.StringVar(&r.Folder, "folder", "", "only at or below this folder")
-	// --actor is taken: it says who acts. --by filters.
-	fl.StringVar(&r.Actor, "by", "", `only changes by this actor ("cli", "mcp:claude-code", "outside vaultd")`)
-	fl.StringVar(&r.Since, "since", "", "from this time on: 2026-11-20, 2026-11-20T09:00:00Z, 7d")
-	fl.StringVar(&r.Until, "until", "", "before this time (a date counts to its end)")
-	fl.IntVar(&r.Limit, "limit", 0, "changes per page (default 20; with NOTE 10)")
-	fl.IntVar(&r.Offset, "offset", 0, "changes to skip, for the next page")
+	// --actor is taken: it says who acts. --by filters (the flag the
+	// declaration of actor names).
+	recent, _ := mcpserver.LookupTool("recent_changes")
+	bindFlags(cmd, recent, &r, nil)
 	return cmd
 }
 
