@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -19,7 +19,7 @@ import (
 // round with the remote.
 
 func (a *app) resolveCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ResolveConflictArgs]{
+	return toolCmd(a, command[tools.ResolveConflictArgs]{
 		tool:  "resolve_conflict",
 		use:   "NOTE --take ours|theirs|both|text|current",
 		short: "Resolve a note's merge conflicts, of one section or all",
@@ -43,13 +43,13 @@ commit. "vaultd read NOTE" shows both sides and who wrote them.`,
   vaultd resolve 1_Projekte/Website-Relaunch.md --heading Ziele --take both --summary "beide Ziele behalten"
   vaultd resolve 1_Projekte/Website-Relaunch.md --take text --file gelöst.md --summary "von Hand zusammengeführt"`,
 		what: "the note in conflict", onMissing: "vaultd overview",
-		check: func(cmd *cobra.Command, args []string, w *mcpserver.ResolveConflictArgs) error {
+		check: func(cmd *cobra.Command, args []string, w *tools.ResolveConflictArgs) error {
 			if w.Take == "" {
 				return usagef(withGlobals(cmd, "vaultd read "+shellQuote(args[0])), "resolve needs --take ours, theirs, both, text or current (read the note to see both sides)")
 			}
 			return nil
 		},
-		contentIf: func(w *mcpserver.ResolveConflictArgs) bool { return w.Take == vault.TakeText },
+		contentIf: func(w *tools.ResolveConflictArgs) bool { return w.Take == vault.TakeText },
 	})
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // notesAppCommands are the twins of the notes-app tools: properties, tags,
@@ -25,7 +25,7 @@ func (a *app) notesAppCommands() []*cobra.Command {
 
 func (a *app) setPropertiesCmd() *cobra.Command {
 	var sets, removes []string
-	return toolCmd(a, command[mcpserver.SetPropertiesArgs]{
+	return toolCmd(a, command[tools.SetPropertiesArgs]{
 		tool:  "set_properties",
 		use:   "NOTE --set KEY=VALUE… --remove KEY…",
 		short: "Set, change or remove frontmatter properties of a note",
@@ -40,18 +40,18 @@ removes a property, as does --remove KEY.`,
 		example: `  vaultd set-properties 1_Projekte/Website-Relaunch.md --set status=abgeschlossen --set done=true --summary "Projekt abgeschlossen"
   vaultd set-properties 0_Inbox/Buchtipps.md --set 'tags=["privat","lesen"]' --remove created -m "aufgeräumt"`,
 		what: "the note whose properties to change", onMissing: "vaultd list",
-		flags: func(cmd *cobra.Command, t mcpserver.Tool, _ *mcpserver.SetPropertiesArgs) {
+		flags: func(cmd *cobra.Command, t tools.Tool, _ *tools.SetPropertiesArgs) {
 			set, remove := argOf(t, "properties"), argOf(t, "remove")
 			cmd.Flags().StringArrayVar(&sets, set.Flag, nil, set.Help)
 			cmd.Flags().StringArrayVar(&removes, remove.Flag, nil, remove.Help)
 		},
-		check: func(cmd *cobra.Command, args []string, _ *mcpserver.SetPropertiesArgs) error {
+		check: func(cmd *cobra.Command, args []string, _ *tools.SetPropertiesArgs) error {
 			if len(sets) == 0 && len(removes) == 0 {
 				return usagef(withGlobals(cmd, "vaultd read "+shellQuote(args[0])), "set-properties needs --set KEY=VALUE or --remove KEY")
 			}
 			return nil
 		},
-		prepare: func(_ *cobra.Command, _ []string, w *mcpserver.SetPropertiesArgs) error {
+		prepare: func(_ *cobra.Command, _ []string, w *tools.SetPropertiesArgs) error {
 			w.Properties = map[string]any{}
 			for _, s := range sets {
 				k, v, ok := strings.Cut(s, "=")
@@ -121,14 +121,14 @@ stay and are reported: edit the text to remove them.`,
 // NOTE, or with --tags.
 func (a *app) tagEditCmd(tool, short, long, example string) *cobra.Command {
 	var tags string
-	return toolCmd(a, command[mcpserver.TagsArgs]{
+	return toolCmd(a, command[tools.TagsArgs]{
 		tool: tool, use: "NOTE TAG…", short: short, long: long, example: example,
-		args: func(*mcpserver.TagsArgs) cobra.PositionalArgs { return tagArgs },
-		flags: func(cmd *cobra.Command, t mcpserver.Tool, _ *mcpserver.TagsArgs) {
+		args: func(*tools.TagsArgs) cobra.PositionalArgs { return tagArgs },
+		flags: func(cmd *cobra.Command, t tools.Tool, _ *tools.TagsArgs) {
 			arg := argOf(t, "tags")
 			cmd.Flags().StringVar(&tags, arg.Flag, "", arg.Help)
 		},
-		check: func(cmd *cobra.Command, args []string, w *mcpserver.TagsArgs) error {
+		check: func(cmd *cobra.Command, args []string, w *tools.TagsArgs) error {
 			w.Tags = append(splitList(tags), args[1:]...)
 			if len(w.Tags) == 0 {
 				name := cmd.Name()
@@ -140,7 +140,7 @@ func (a *app) tagEditCmd(tool, short, long, example string) *cobra.Command {
 }
 
 func (a *app) tagsCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ListTagsArgs]{
+	return toolCmd(a, command[tools.ListTagsArgs]{
 		tool:  "list_tags",
 		short: "List all tags with note counts, nested tags as a tree",
 		long: `List every tag of the vault (list_tags) with the number of notes carrying
@@ -167,14 +167,14 @@ bookmarks, also inside bookmark groups (the groups stay).`,
 }
 
 func (a *app) pinEditCmd(tool, short, long, example string) *cobra.Command {
-	return toolCmd(a, command[mcpserver.PinArgs]{
+	return toolCmd(a, command[tools.PinArgs]{
 		tool: tool, use: "NOTE", short: short, long: long, example: example,
 		what: "the note", onMissing: "vaultd list",
 	})
 }
 
 func (a *app) boardCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ReadBoardArgs]{
+	return toolCmd(a, command[tools.ReadBoardArgs]{
 		tool:  "read_board",
 		use:   "NOTE",
 		short: "Show a Kanban board: its columns and cards",
@@ -188,7 +188,7 @@ func (a *app) boardCmd() *cobra.Command {
 }
 
 func (a *app) moveCardCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.MoveCardArgs]{
+	return toolCmd(a, command[tools.MoveCardArgs]{
 		tool:  "move_card",
 		use:   "NOTE --card TEXT --to-column COLUMN",
 		short: "Move a card of a Kanban board to another column or place",
@@ -198,7 +198,7 @@ several cards match, nothing moves and all of them are listed as
 "Column > card". Moving into a column marked **Complete** checks the card.`,
 		example: `  vaultd move-card 1_Projekte/Website-Relaunch/Board.md --card Kontaktformular --to-column Review --summary "Formular fertig"`,
 		what:    "the board note", onMissing: "vaultd list",
-		check: func(cmd *cobra.Command, args []string, m *mcpserver.MoveCardArgs) error {
+		check: func(cmd *cobra.Command, args []string, m *tools.MoveCardArgs) error {
 			if strings.TrimSpace(m.Card) == "" {
 				return usagef(withGlobals(cmd, "vaultd board "+shellQuote(args[0])), "move-card needs --card TEXT: the card's text or a part of it")
 			}
@@ -208,14 +208,14 @@ several cards match, nothing moves and all of them are listed as
 }
 
 func (a *app) addCardCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.AddCardArgs]{
+	return toolCmd(a, command[tools.AddCardArgs]{
 		tool:    "add_card",
 		use:     "NOTE --column COLUMN --text TEXT",
 		short:   "Add a card to a column of a Kanban board",
 		long:    `Add a card (add_card) to a column of a Kanban board, at the end or at --position (1 = top).`,
 		example: `  vaultd add-card 1_Projekte/Website-Relaunch/Board.md --column Backlog --text "Cookie-Banner prüfen" --summary "Aufgabe aus dem Call"`,
 		what:    "the board note", onMissing: "vaultd list",
-		check: func(cmd *cobra.Command, args []string, w *mcpserver.AddCardArgs) error {
+		check: func(cmd *cobra.Command, args []string, w *tools.AddCardArgs) error {
 			if strings.TrimSpace(w.Column) == "" || strings.TrimSpace(w.Text) == "" {
 				return usagef(withGlobals(cmd, "vaultd board "+shellQuote(args[0])), "add-card needs --column COLUMN and --text TEXT")
 			}
@@ -225,7 +225,7 @@ func (a *app) addCardCmd() *cobra.Command {
 }
 
 func (a *app) uploadCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.UploadAttachmentArgs]{
+	return toolCmd(a, command[tools.UploadAttachmentArgs]{
 		tool:  "upload_attachment",
 		use:   "FILE",
 		short: "Store a file (image, PDF, audio, video) as an attachment",
@@ -239,10 +239,10 @@ content; the limit is 10 MB.
 FILE is a file on this computer; --name gives the name in the vault
 (default: FILE's name). --content-base64 gives the bytes instead of FILE.`,
 		example: `  vaultd upload ~/Downloads/grundriss.png --note "1_Projekte/Hausbau Lindenweg.md" --summary "Grundriss vom Architekten"`,
-		args: func(*mcpserver.UploadAttachmentArgs) cobra.PositionalArgs {
+		args: func(*tools.UploadAttachmentArgs) cobra.PositionalArgs {
 			return args(1, true, "one file", "vaultd upload --help")
 		},
-		check: func(_ *cobra.Command, args []string, u *mcpserver.UploadAttachmentArgs) error {
+		check: func(_ *cobra.Command, args []string, u *tools.UploadAttachmentArgs) error {
 			switch {
 			case len(args) == 0 && u.ContentBase64 == "":
 				return usagef("vaultd upload --help", "upload needs a FILE, or --name and --content-base64")
@@ -251,7 +251,7 @@ FILE is a file on this computer; --name gives the name in the vault
 			}
 			return nil
 		},
-		prepare: func(_ *cobra.Command, args []string, u *mcpserver.UploadAttachmentArgs) error {
+		prepare: func(_ *cobra.Command, args []string, u *tools.UploadAttachmentArgs) error {
 			if len(args) == 1 {
 				b, err := os.ReadFile(args[0])
 				if err != nil {
@@ -275,7 +275,7 @@ FILE is a file on this computer; --name gives the name in the vault
 }
 
 func (a *app) attachmentsCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ListAttachmentsArgs]{
+	return toolCmd(a, command[tools.ListAttachmentsArgs]{
 		tool:  "list_attachments",
 		use:   "[FOLDER]",
 		short: "List attachments with size and the notes that embed them",

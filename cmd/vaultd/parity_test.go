@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // TestParity_ToolsAndCommands keeps the two doors to one room: every tool
@@ -42,7 +42,7 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 
 	var problems []string
 	covered := map[string]bool{}
-	for _, tool := range mcpserver.Tools() {
+	for _, tool := range tools.Tools() {
 		covered[tool.Command] = true
 		cmd, _, err := root.Find([]string{tool.Command})
 		if err != nil || cmd == root {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // readCommands are the commands that only read: overview, read, list,
@@ -15,7 +15,7 @@ func (a *app) readCommands() []*cobra.Command {
 }
 
 func (a *app) overviewCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.OverviewArgs]{
+	return toolCmd(a, command[tools.OverviewArgs]{
 		tool:  "vault_overview",
 		short: "Show the vault: spaces, folders, rules, recent changes, tags",
 		long: `Show what an agent sees first (vault_overview): the spaces with their note
@@ -26,7 +26,7 @@ changed last and the most used tags.`,
 }
 
 func (a *app) readCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ReadNoteArgs]{
+	return toolCmd(a, command[tools.ReadNoteArgs]{
 		tool:  "read_note",
 		use:   "NOTE",
 		short: "Print a note, or one section of it, with its version",
@@ -43,7 +43,7 @@ Long notes come in pages; the last line says which --offset reads on.`,
 }
 
 func (a *app) listCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ListNotesArgs]{
+	return toolCmd(a, command[tools.ListNotesArgs]{
 		tool:  "list_notes",
 		use:   "[FOLDER]",
 		short: "List a folder's sub-folders and notes",
@@ -57,7 +57,7 @@ change first. Without FOLDER: the top of the vault.`,
 }
 
 func (a *app) trashCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ListTrashArgs]{
+	return toolCmd(a, command[tools.ListTrashArgs]{
 		tool:  "list_trash",
 		short: "List deleted notes, newest first",
 		long: `List the notes deleted through vaultd (list_trash), newest first, with the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -21,7 +21,7 @@ func (a *app) reorgCommands() []*cobra.Command {
 }
 
 func (a *app) moveCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.MoveNoteArgs]{
+	return toolCmd(a, command[tools.MoveNoteArgs]{
 		tool:  "move_note",
 		use:   "NOTE|FOLDER [--to] DEST --expect VERSION",
 		short: "Move or rename a note or folder; links to it are updated",
@@ -37,7 +37,7 @@ Nothing is ever overwritten (exit 4). "vaultd undo CHANGE" moves it back.`,
 		example: `  vaultd move "0_Inbox/Idee Wissensdatenbank.md" 1_Projekte/ --expect 17f288e87212 --summary "Idee wird Projekt"
   vaultd move 1_Projekte/Website-Relaunch.md --to "1_Projekte/Relaunch 2027.md" --expect 96ba799f882e --summary "umbenannt"
   vaultd move 2_Bereiche/Garten/ 3_Ressourcen/ --summary "Garten ist kein Bereich mehr"`,
-		args: func(w *mcpserver.MoveNoteArgs) cobra.PositionalArgs {
+		args: func(w *tools.MoveNoteArgs) cobra.PositionalArgs {
 			return func(cmd *cobra.Command, args []string) error {
 				switch {
 				case len(args) == 0:
@@ -52,7 +52,7 @@ Nothing is ever overwritten (exit 4). "vaultd undo CHANGE" moves it back.`,
 				return nil
 			}
 		},
-		prepare: func(_ *cobra.Command, args []string, w *mcpserver.MoveNoteArgs) error {
+		prepare: func(_ *cobra.Command, args []string, w *tools.MoveNoteArgs) error {
 			if len(args) == 2 {
 				w.To = args[1]
 			}
@@ -62,7 +62,7 @@ Nothing is ever overwritten (exit 4). "vaultd undo CHANGE" moves it back.`,
 }
 
 func (a *app) undoCmd() *cobra.Command {
-	var u mcpserver.UndoArgs
+	var u tools.UndoArgs
 	cmd := &cobra.Command{
 		Use:   "undo CHANGE",
 		Short: "Undo one recorded change, if nothing changed since",
@@ -78,7 +78,7 @@ updated again). Undoing is itself a change in the history: undo it to redo.`,
 		Args: args(1, false, "the id of the change to undo", "vaultd history"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			u.Change = args[0]
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 				return c.Undo(ctx(cmd), who, u)
 			})
 		}),
@@ -91,8 +91,8 @@ updated again). Undoing is itself a change in the history: undo it to redo.`,
 // (note_history), or without NOTE what changed across the vault
 // (recent_changes).
 func (a *app) historyCmd() *cobra.Command {
-	var r mcpserver.RecentChangesArgs
-	var n mcpserver.NoteHistoryArgs
+	var r tools.RecentChangesArgs
+	var n tools.NoteHistoryArgs
 	cmd := &cobra.Command{
 		Use:   "history [NOTE]",
 		Short: "Show what changed, newest first; with NOTE its changes and diffs",
@@ -118,25 +118,25 @@ which "vaultd undo" takes.`,
 					}
 				}
 				n.Path, n.Actor, n.Limit, n.Offset = args[0], r.Actor, r.Limit, r.Offset
-				return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+				return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 					return c.NoteHistory(ctx(cmd), who, n)
 				})
 			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 				return c.RecentChanges(ctx(cmd), who, r)
 			})
 		}),
 	}
 	// --actor is taken: it says who acts. --by filters (the flag the
 	// declaration of actor names).
-	recent, _ := mcpserver.LookupTool("recent_changes")
+	recent, _ := tools.LookupTool("recent_changes")
 	bindFlags(cmd, recent, &r, nil)
 	return cmd
 }
 
 // trashEmptyCmd is `vaultd trash empty`: for people only, never a tool.
 func (a *app) trashEmptyCmd() *cobra.Command {
-	var e mcpserver.EmptyTrashArgs
+	var e tools.EmptyTrashArgs
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "empty [--older-than 30d] [--yes]",
@@ -170,7 +170,7 @@ moved to .trash/ are gone for good.`,
 					}
 				}
 			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 				return c.EmptyTrash(ctx(cmd), who, e)
 			})
 		}),
@@ -183,7 +183,7 @@ moved to .trash/ are gone for good.`,
 // confirmEmpty shows what trash empty would delete and asks at a
 // terminal; elsewhere it refuses and names --yes. It reports whether to go
 // on (false with a nil error: the person said no, and nothing happened).
-func (a *app) confirmEmpty(cmd *cobra.Command, e mcpserver.EmptyTrashArgs, plan []vault.TrashEntry) (bool, error) {
+func (a *app) confirmEmpty(cmd *cobra.Command, e tools.EmptyTrashArgs, plan []vault.TrashEntry) (bool, error) {
 	what := "note"
 	if len(plan) != 1 {
 		what = "notes"

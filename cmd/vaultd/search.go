@@ -12,11 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 func (a *app) searchCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.SearchNotesArgs]{
+	return toolCmd(a, command[tools.SearchNotesArgs]{
 		tool:  "search_notes",
 		use:   "QUERY",
 		short: "Search the notes (German and English word forms, compounds)",
@@ -36,7 +36,7 @@ with what changed since.`,
 }
 
 func (a *app) backlinksCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.GetBacklinksArgs]{
+	return toolCmd(a, command[tools.GetBacklinksArgs]{
 		tool:  "get_backlinks",
 		use:   "NOTE",
 		short: "List the notes that link to a note",
@@ -89,7 +89,7 @@ by itself.`,
 // callWithIndex is call with the search index opened (and caught up) first.
 // The index is shared: when another vaultd process on the vault (a running
 // serve) keeps it, the search runs there.
-func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpserver.Caller) *mcpserver.Result) error {
+func (a *app) callWithIndex(cmd *cobra.Command, tool func(*tools.Core, tools.Caller) *tools.Result) error {
 	v, err := a.openVault()
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpse
 	if err := waitWithProgress(cmd.Context(), idx, a.err, false); err != nil {
 		return err
 	}
-	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{Index: idx})
+	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,11 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 func (a *app) similarCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.SimilarNotesArgs]{
+	return toolCmd(a, command[tools.SimilarNotesArgs]{
 		tool:  "search_similar_notes",
 		use:   "NOTE",
 		short: "List the notes most like a note, or one section of it",

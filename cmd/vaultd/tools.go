@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // command is what the command line adds to a tool's declaration
-// (mcpserver.Tool): the texts of its help and the checks a person's command
+// (tools.Tool): the texts of its help and the checks a person's command
 // line needs before the call. The command's name, its positional argument,
 // its flags with their help and defaults and the call itself come from the
 // declaration; a new tool is one declaration, its core function and one of
@@ -30,7 +30,7 @@ type command[T any] struct {
 	args func(w *T) cobra.PositionalArgs
 	// flags binds the arguments the derivation does not (lists, maps),
 	// under their declared flag names and help.
-	flags func(cmd *cobra.Command, t mcpserver.Tool, w *T)
+	flags func(cmd *cobra.Command, t tools.Tool, w *T)
 	// check runs first, before the change summary is asked for.
 	check func(cmd *cobra.Command, args []string, w *T) error
 	// contentIf says whether to read the content; nil: always, when the
@@ -47,7 +47,7 @@ type command[T any] struct {
 // call; so every command refuses a wrong command line before it reads
 // stdin or touches the vault.
 func toolCmd[T any](a *app, c command[T]) *cobra.Command {
-	t, ok := mcpserver.LookupTool(c.tool)
+	t, ok := tools.LookupTool(c.tool)
 	if !ok {
 		panic("no tool " + c.tool) // a declaration bug, caught by the parity test
 	}
@@ -112,7 +112,7 @@ func toolCmd[T any](a *app, c command[T]) *cobra.Command {
 			if c.index {
 				call = a.callWithIndex
 			}
-			return call(cmd, func(core *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return call(cmd, func(core *tools.Core, who tools.Caller) *tools.Result {
 				return core.Invoke(ctx(cmd), who, t.Name, w)
 			})
 		}),
@@ -139,7 +139,7 @@ func toolCmd[T any](a *app, c command[T]) *cobra.Command {
 // bound to its field in w: strings, numbers and true/false under the
 // declared flag, short form, default and help; the content as --content
 // and --file (with in). Lists and maps are left to the command.
-func bindFlags(cmd *cobra.Command, t mcpserver.Tool, w any, in *contentFlags) {
+func bindFlags(cmd *cobra.Command, t tools.Tool, w any, in *contentFlags) {
 	v := reflect.ValueOf(w).Elem()
 	fl := cmd.Flags()
 	for _, arg := range t.Args {
@@ -164,7 +164,7 @@ func bindFlags(cmd *cobra.Command, t mcpserver.Tool, w any, in *contentFlags) {
 }
 
 // argOf returns the argument name of t.
-func argOf(t mcpserver.Tool, name string) mcpserver.Arg {
+func argOf(t tools.Tool, name string) tools.Arg {
 	for _, a := range t.Args {
 		if a.Name == name {
 			return a

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // writeCommands are the commands that change notes. Each records its
@@ -16,7 +16,7 @@ const contentHelp = `The content comes from --content TEXT, from --file F, or fr
 (--file -, or a pipe when neither flag is given).`
 
 func (a *app) createCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.CreateNoteArgs]{
+	return toolCmd(a, command[tools.CreateNoteArgs]{
 		tool:  "create_note",
 		use:   "NOTE",
 		short: "Create a new note; never overwrites one",
@@ -32,7 +32,7 @@ the note goes to the inbox the rules in 9_System/ name.
 }
 
 func (a *app) appendCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.AppendArgs]{
+	return toolCmd(a, command[tools.AppendArgs]{
 		tool:  "append_to_note",
 		use:   "NOTE",
 		short: "Append text to a note or to the end of one section",
@@ -49,7 +49,7 @@ edits elsewhere in the note.
 }
 
 func (a *app) updateSectionCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.UpdateSectionArgs]{
+	return toolCmd(a, command[tools.UpdateSectionArgs]{
 		tool:  "update_section",
 		use:   "NOTE --heading HEADING",
 		short: "Replace the text of one section, keeping its heading",
@@ -63,7 +63,7 @@ fails (exit 4, showing the section as it is now) when this one did.
   vaultd update-section 1_Projekte/Website-Relaunch/Ziele.md --heading "Nicht-Ziele" \
       --content "- Kein Online-Shop." --expect 3f2a9c0d1e4b --summary "Login doch erlaubt"`,
 		what: "the note whose section to replace", onMissing: "vaultd list",
-		check: func(cmd *cobra.Command, args []string, w *mcpserver.UpdateSectionArgs) error {
+		check: func(cmd *cobra.Command, args []string, w *tools.UpdateSectionArgs) error {
 			if w.Heading == "" {
 				return usagef(withGlobals(cmd, "vaultd read "+shellQuote(args[0])), "update-section needs --heading: the section to replace (read the note to see its outline)")
 			}
@@ -73,7 +73,7 @@ fails (exit 4, showing the section as it is now) when this one did.
 }
 
 func (a *app) replaceCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.ReplaceArgs]{
+	return toolCmd(a, command[tools.ReplaceArgs]{
 		tool:  "replace_note",
 		use:   "NOTE --expect VERSION",
 		short: "Replace a whole note; needs the version you read",
@@ -89,7 +89,7 @@ is written (exit 4).
 }
 
 func (a *app) deleteCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.DeleteArgs]{
+	return toolCmd(a, command[tools.DeleteArgs]{
 		tool:  "delete_note",
 		use:   "NOTE --expect VERSION",
 		short: "Move a note to the trash; needs the version you read",
@@ -105,7 +105,7 @@ brings one back.`,
 }
 
 func (a *app) restoreCmd() *cobra.Command {
-	return toolCmd(a, command[mcpserver.RestoreArgs]{
+	return toolCmd(a, command[tools.RestoreArgs]{
 		tool:  "restore_note",
 		use:   "TRASHPATH",
 		short: "Bring a deleted note back from the trash",
