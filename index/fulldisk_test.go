@@ -69,7 +69,7 @@ func TestFullIndexDir_UnhealthyThenRecovers(t *testing.T) {
 }
 
 func testFullIndexDir(t *testing.T, checked bool) {
-	state := smallTmpfs(t, 4<<20)
+	state := smallTmpfs(t, 8<<20)
 	files := map[string]string{}
 	for i := range 20 {
 		files[fmt.Sprintf("n/Notiz %02d.md", i)] = fmt.Sprintf("# Notiz %02d\n\nGrundwasser und Bodenplatte, Abschnitt %d.\n", i, i)
@@ -80,7 +80,7 @@ func testFullIndexDir(t *testing.T, checked bool) {
 		t.Fatal(err)
 	}
 	if !checked {
-		ix.bi.dir = "" // freeBytes cannot tell: bleve meets the full disk itself
+		ix.bi.noPreflight = true // bleve meets the full disk itself
 	}
 	filler := fill(t, state, 0)
 	// Searches run all the while.
@@ -121,7 +121,9 @@ func testFullIndexDir(t *testing.T, checked bool) {
 		t.Fatal("no index write failed: the dir was not full")
 	}
 	st := ix.Status()
-	if st.Problem == "" || !strings.Contains(st.Text(), "space") {
+	// (With the space check off the index keeps trying to heal, and is
+	// healthy for moments in between.)
+	if checked && (st.Problem == "" || !strings.Contains(st.Text(), "space")) {
 		t.Errorf("status while full = %+v (%q), want a problem that names the missing space", st, st.Text())
 	}
 	t.Logf("%d of 40 index writes failed; status: %s", failed, st.Text())

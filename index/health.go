@@ -44,12 +44,20 @@ type store struct {
 	// that fails to persist can break the snapshot a read in flight uses.
 	excl     sync.RWMutex
 	lowSpace atomic.Bool
-	mapper   bleve.Index // the last inner index, for NewBatch (which only allocates)
-	sick     atomic.Bool
-	cause    atomic.Pointer[error]
-	users    atomic.Int64
-	closed   chan struct{} // closed once the unhealthy index is closed (nil while healthy)
-	mu       sync.Mutex    // serializes fail and heal
+	// need is the free space the batch that was refused for lack of it
+	// asked for: the index heals only once that much is free.
+	need atomic.Uint64
+	// healing is set while heal swaps the read-only index for a writable
+	// one; reads wait for it.
+	healing atomic.Pointer[chan struct{}]
+
+	noPreflight bool        // tests: write batches without checking the space first
+	mapper      bleve.Index // the last inner index, for NewBatch (which only allocates)
+	sick        atomic.Bool
+	cause       atomic.Pointer[error]
+	users       atomic.Int64
+	closed      chan struct{} // closed once the unhealthy index is closed (nil while healthy)
+	mu          sync.Mutex    // serializes fail and heal
 }
 
 // ErrUnhealthy is the kind of the error calls get while the index cannot
@@ -160,6 +168,15 @@ func (s *store) readOnly() *bleve.Index {
 		case <-time.After(2 * time.Second):
 		}
 	}
+	if h := s.healing.Load(); h != nil {
+		select {
+		case <-*h:
+		case <-time.After(2 * time.Second):
+		}
+		if bi, err := s.enter(); err == nil {
+			return &bi
+		}
+	}
 	s.users.Add(1)
 	if p := s.ro.Load(); p != nil && s.sick.Load() {
 		return p
@@ -226,6 +243,16 @@ func (s *store) fail(err error) {
 	}()
 }
 
+// reopenRO opens the read-only index again after a heal that failed.
+func (s *store) reopenRO() {
+	if s.openRO == nil || s.ro.Load() != nil || !s.sick.Load() {
+		return
+	}
+	if ro, err := s.openRO(); err == nil {
+		s.ro.Store(&ro)
+	}
+}
+
 // closeRO closes the read-only index (before the index is opened for
 // writing again), waiting for the calls in flight on it.
 func (s *store) closeRO() {
@@ -266,6 +293,24 @@ func (s *store) waitClosed(ctx context.Context) error {
 	}
 }
 
+// roomToHeal reports whether there may be room to write again: the space
+// the refused batch needed is free (true when that cannot be told).
+func (s *store) roomToHeal() bool {
+	free, ok := freeBytes(s.dir)
+	return !ok || free >= max(s.need.Load(), spaceReserve)
+}
+
+// startHealing makes reads wait while the read-only index is swapped for
+// a writable one; the returned func ends the wait.
+func (s *store) startHealing() func() {
+	ch := make(chan struct{})
+	s.healing.Store(&ch)
+	return func() {
+		s.healing.Store(nil)
+		close(ch)
+	}
+}
+
 // heal replaces the closed index with bi and makes the store healthy.
 func (s *store) heal(bi bleve.Index) {
 	s.mu.Lock()
@@ -274,6 +319,7 @@ func (s *store) heal(bi bleve.Index) {
 	s.inner.Store(&bi)
 	s.closed = nil
 	s.cause.Store(nil)
+	s.need.Store(0)
 	s.sick.Store(false)
 }
 
@@ -313,12 +359,14 @@ func (s *store) recovered(err *error) {
 // the writes make the store unhealthy when they fail.
 
 func (s *store) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (_ *bleve.SearchResult, err error) {
+	// The turn first: a read that waited for a batch that failed must see
+	// the store unhealthy, not the index the batch broke.
+	defer s.turn()()
 	bi, err := s.enterRead()
 	if err != nil {
 		return nil, err
 	}
 	defer s.leave()
-	defer s.turn()()
 	defer s.recovered(&err)
 	return bi.SearchInContext(ctx, req)
 }
@@ -328,6 +376,7 @@ func (s *store) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 }
 
 func (s *store) DocCount() (_ uint64, err error) {
+	defer s.turn()()
 	bi, err := s.enterRead()
 	if err != nil {
 		return 0, err
@@ -364,7 +413,8 @@ func (s *store) Batch(b *bleve.Batch, text int) error {
 	}
 	defer s.leave()
 	if free, ok := freeBytes(s.dir); ok {
-		if need := uint64(spaceReserve + 2*text); free < need {
+		if need := uint64(spaceReserve + 2*text); free < need && !s.noPreflight {
+			s.need.Store(need)
 			s.fail(fmt.Errorf("%d bytes free, %d needed: %w", free, need, syscall.ENOSPC))
 			return fmt.Errorf("index a batch: %w", s.err())
 		}

@@ -506,14 +506,19 @@ func (ix *Index) heal() bool {
 	if ix.bi.healthy() == nil {
 		return true
 	}
+	if !ix.bi.roomToHeal() {
+		return false
+	}
 	cause := ix.bi.err()
+	defer ix.bi.startHealing()()
 	ix.bi.closeRO()
 	// openBleve loads the manifest saved with the last persisted batches,
 	// which describes what the reopened index holds (a batch is persisted
 	// before the manifest records it); a rebuilt index starts from an
 	// empty one.
 	if err := ix.openBleve(); err != nil {
-		ix.log.Warn("search index: cannot reopen it yet", "err", err)
+		ix.log.Debug("search index: cannot reopen it yet", "err", err)
+		ix.bi.reopenRO()
 		return false
 	}
 	ix.paths = nil

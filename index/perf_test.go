@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // zapFiles counts the segment files of the index in dir.
@@ -29,6 +30,12 @@ func TestCompact_AfterBuild(t *testing.T) {
 	v, dir := newVault(t, files)
 	idx := t.TempDir()
 	ix := openIndex(t, v, Options{Dir: idx, BatchDocs: 5}) // 12 batches
+	// The persister removes the merged-away files in the background,
+	// right after compact's internal writes.
+	deadline := time.Now().Add(5 * time.Second)
+	for zapFiles(t, idx) != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := zapFiles(t, idx); n != 1 {
 		t.Errorf("after a build of 12 batches: got %d segment files, want 1", n)
 	}

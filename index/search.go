@@ -469,7 +469,7 @@ func (ix *Index) bySections(ctx context.Context, pq *parsedQuery, positive query
 	}
 	for i := range cands {
 		sc := byNote[cands[i].id]
-		cands[i].score = sc.secs[0] + sc.secs[1]/2 + sc.secs[2]/4 + sc.doc
+		cands[i].score = sc.secs[0] + sc.secs[1]/4 + sc.secs[2]/8 + sc.doc
 	}
 	sortRanked(cands)
 	cands = cands[:min(len(cands), 2*want+10)]

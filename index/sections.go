@@ -143,6 +143,13 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 			}
 			sort.SliceStable(list, func(a, b int) bool { return list[a].phrase > 0 && list[b].phrase == 0 })
 		}
+		if headed := headingHolds(m, qm); headed != nil {
+			// A section whose heading names every word is about them
+			// ("§ 1 Sozial ungerechtfertigte Kündigungen" for Kündigung
+			// sozial ungerechtfertigt); it goes before those that only
+			// mention them, even as a phrase.
+			sort.SliceStable(list, func(a, b int) bool { return headed(list[a].k) && !headed(list[b].k) })
+		}
 		hit.SectionsTotal = totals[i]
 		hit.SectionsOffset = min(from, len(list))
 		for j, s := range list[hit.SectionsOffset:min(len(list), hit.SectionsOffset+max(n, 0))] {
@@ -156,6 +163,36 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 		}
 	}
 	return out, nil
+}
+
+// headingHolds returns whether section k's own heading holds every
+// required word of the query (nil for a query of fewer than two: a
+// heading with the one word already weighs more in the section's score).
+func headingHolds(m meta, qm []qmatcher) func(k int) bool {
+	required := 0
+	for _, q := range qm {
+		if !q.optional {
+			required++
+		}
+	}
+	if required < 2 {
+		return nil
+	}
+	return func(k int) bool {
+		if k <= 0 || k > len(m.headings) {
+			return false
+		}
+		ts := headingTokens(m.headings[k-1].Text)
+		for _, q := range qm {
+			if q.optional {
+				continue
+			}
+			if !slices.ContainsFunc(ts, func(t posTerm) bool { return q.weight(t.term) > 0 }) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // snippetWindow is how much of a section is analyzed at a time for its
