@@ -21,7 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // httpProc is one `vaultd serve --http 127.0.0.1:0` process.
@@ -346,7 +346,7 @@ func runNodeScript(t *testing.T, script, prefix string) {
 		"VAULTD_EXAMPLE_VAULT="+filepath.Join(repoRoot, "example-vault"),
 		"VAULTD_READ_TOOLS="+strings.Join(readTools, ","),
 		"VAULTD_WRITE_TOOLS="+strings.Join(writeTools, ","),
-		"VAULTD_RW_TOOLS="+strings.Join(mcpserver.ToolNames(mcpserver.Perms{Read: true, Write: true}), ","),
+		"VAULTD_RW_TOOLS="+strings.Join(tools.ToolNames(tools.Perms{Read: true, Write: true}), ","),
 		"TMPDIR="+t.TempDir(),
 	)
 	var out bytes.Buffer

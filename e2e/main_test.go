@@ -12,7 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -40,8 +40,8 @@ var (
 // server's own table, so that a new tool is checked here without edits;
 // the core tools every vault must have are pinned in coreTools.
 var (
-	readTools  = mcpserver.ToolNames(mcpserver.Perms{Read: true})
-	writeTools = without2(mcpserver.AllToolNames(), readTools)
+	readTools  = tools.ToolNames(tools.Perms{Read: true})
+	writeTools = without2(tools.AllToolNames(), readTools)
 	coreTools  = []string{"append_to_note", "create_note", "delete_note", "get_backlinks", "list_notes", "list_trash",
 		"read_note", "replace_note", "restore_note", "search_notes", "update_section", "vault_overview"}
 )
@@ -58,7 +58,7 @@ func without2(all, drop []string) []string {
 
 func TestCoreToolsPresent(t *testing.T) {
 	for _, n := range coreTools {
-		if !slices.Contains(mcpserver.AllToolNames(), n) {
+		if !slices.Contains(tools.AllToolNames(), n) {
 			t.Errorf("tool %s is missing", n)
 		}
 	}

@@ -7,6 +7,8 @@
 //
 // Nothing here is on by default: a vault searches by words until its owner
 // configures an embedder (Config, kept in the state dir).
+//
+// embed imports no other package of vaultd; index calls it.
 package embed
 
 import (

@@ -10,6 +10,9 @@
 // follows changes made by other programs (fsnotify, debounced); vaultd's own
 // writes call Update, which reindexes synchronously, so the next search
 // sees them.
+//
+// index imports vault (and embed, for search by meaning) and no door: not
+// tools, mcpserver, trial or cmd/, not mcp-go, not cobra.
 package index
 
 import (

@@ -25,7 +25,7 @@ import (
 // as gopls' shared daemon does; the others are its clients. When the owner
 // exits, the next call of a client takes the index over: it takes the
 // lock, opens the index and serves the socket itself. Permissions, rate
-// limits and identity stay in each process (package mcpserver); only
+// limits and identity stay in each process (package tools); only
 // searching is shared.
 //
 // Nothing waits unboundedly: attaching (taking the lock or reaching the

@@ -13,6 +13,9 @@
 // store, never half of one. A reader notices a change by the file's
 // identity (a rename gives it a new inode), so a revoked key is refused on
 // its very next request.
+//
+// keys imports no other package of vaultd: the doors that check keys
+// (mcpserver, cmd/vaultd) import it.
 package keys
 
 import (

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -25,7 +25,7 @@ func versionOf(t *testing.T, dir, p string) string {
 // a write that changes nothing — leave the budgets as they were, and every
 // write answer says what is left.
 func TestBudget_RefusedCallsCostNothing(t *testing.T) {
-	cn := NewConnection("mcp", AllPerms, Limits{WritesPerMinute: 1, WriteBurst: 1, DeletesPerMinute: 1, DeleteBurst: 1})
+	cn := tools.NewConnection("mcp", tools.AllPerms, tools.Limits{WritesPerMinute: 1, WriteBurst: 1, DeletesPerMinute: 1, DeleteBurst: 1})
 	cl, _, dir := connect(t, cn)
 	const note = "0_Inbox/Notiz 2026-11-18.md"
 	refused := []struct {
@@ -74,7 +74,7 @@ func TestBudget_RefusedCallsCostNothing(t *testing.T) {
 // one of many concurrent deletes through; the others are refused as rate
 // limited, not after deleting.
 func TestBudget_ConcurrentCallsReserve(t *testing.T) {
-	cn := NewConnection("mcp", AllPerms, Limits{WritesPerMinute: 1000, WriteBurst: 100, DeletesPerMinute: 1, DeleteBurst: 1})
+	cn := tools.NewConnection("mcp", tools.AllPerms, tools.Limits{WritesPerMinute: 1000, WriteBurst: 100, DeletesPerMinute: 1, DeleteBurst: 1})
 	cl, _, dir := connect(t, cn)
 	notes := []string{"0_Inbox/Notiz 2026-11-18.md", "0_Inbox/Buchtipps.md", "0_Inbox/Anruf Stadtwerke.md", "0_Inbox/Idee Wissensdatenbank.md",
 		"3_Ressourcen/Glossar.md", "3_Ressourcen/Shell Snippets.md", "3_Ressourcen/Git Workflow.md", "3_Ressourcen/Obsidian Setup.md"}
@@ -113,7 +113,7 @@ func TestBudget_ConcurrentCallsReserve(t *testing.T) {
 // keeps under half of a note's words spends a delete; ordinary edits do
 // not; a refused one gives it back.
 func TestBudget_RemovingMostCountsAsDelete(t *testing.T) {
-	cn := NewConnection("mcp", AllPerms, Limits{WritesPerMinute: 1000, WriteBurst: 100, DeletesPerMinute: 1, DeleteBurst: 1})
+	cn := tools.NewConnection("mcp", tools.AllPerms, tools.Limits{WritesPerMinute: 1000, WriteBurst: 100, DeletesPerMinute: 1, DeleteBurst: 1})
 	cl, _, dir := connect(t, cn)
 	const note = "0_Inbox/Buchtipps.md"
 	orig, _ := os.ReadFile(filepath.Join(dir, note))
@@ -145,30 +145,5 @@ func TestBudget_RemovingMostCountsAsDelete(t *testing.T) {
 	res = callTool(t, cl, "delete_note", map[string]any{"path": other, "change_summary": "weg", "expected_version": versionOf(t, dir, other)})
 	if !res.IsError || !strings.Contains(resultText(res), "rate limited") {
 		t.Errorf("a delete after the budget went to a replace:\n%s", resultText(res))
-	}
-}
-
-// TestBucket: refill, refund up to the burst, and the wait.
-func TestBucket(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b := newBucket(60, 2)
-	for i := range 2 {
-		if ok, _ := b.take(t0); !ok {
-			t.Fatalf("take %d within the burst failed", i)
-		}
-	}
-	if ok, wait := b.take(t0); ok || wait != time.Second {
-		t.Errorf("take over the burst: got %v, wait %s; want refused, 1s", ok, wait)
-	}
-	b.give(t0)
-	if got := b.left(t0); got != 1 {
-		t.Errorf("after a refund: %d left, want 1", got)
-	}
-	if got := b.left(t0.Add(time.Hour)); got != 2 {
-		t.Errorf("after an hour: %d left, want the burst 2", got)
-	}
-	b.give(t0.Add(time.Hour))
-	if got := b.left(t0.Add(time.Hour)); got != 2 {
-		t.Errorf("a refund beyond the burst: %d left, want 2", got)
 	}
 }

@@ -1,12 +1,14 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"reflect"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultd/vaultd/tools"
 )
 
 // ToolSpec is one tool as an MCP client's tools/list shows it to a model:
@@ -21,41 +23,54 @@ type ToolSpec struct {
 // each exactly as tools/list sends it (the same name, description and
 // input schema bytes), for a client that hands them to a model itself
 // (vaultd trial).
-func ToolSpecs(p Perms) []ToolSpec {
+func ToolSpecs(p tools.Perms) []ToolSpec {
 	var out []ToolSpec
-	for _, t := range tools {
-		if !allowed(p, t.perm) {
+	for _, t := range tools.Tools() {
+		if !tools.Allowed(p, t.Perm) {
 			continue
 		}
-		b, err := json.Marshal(t.mcpTool())
+		b, err := json.Marshal(mcpTool(t))
 		if err != nil {
-			panic(fmt.Sprintf("tool %s does not marshal: %v", t.name, err)) // a declaration bug, caught by the tests
+			panic(fmt.Sprintf("tool %s does not marshal: %v", t.Name, err)) // a declaration bug, caught by the tests
 		}
 		var s ToolSpec
 		if err := json.Unmarshal(b, &s); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", t.name, err))
+			panic(fmt.Sprintf("tool %s: %v", t.Name, err))
 		}
 		out = append(out, s)
 	}
 	return out
 }
 
-// CallAs runs a tool by name for connection cn the way an MCP tools/call
-// on that connection runs it: its rights (a tool it may not use is
-// refused with the permission-denied text), its rate limits, the limits
-// left on a write's answer, the actor recorded in history. An unknown
-// tool is an invalid-argument error listing the tools cn may use. The
-// answer is the Result whose Text an MCP client shows the model.
-func (c *Core) CallAs(ctx context.Context, cn *Connection, name string, args map[string]any) *Result {
-	caller := Caller{Actor: cn.Actor, Perms: cn.Perms, Door: DoorMCP}
-	for _, t := range tools {
-		if t.name == name {
-			if args == nil {
-				args = map[string]any{}
-			}
-			return c.callOn(ctx, cn, caller, t, args)
-		}
+// mcpTool builds the mcp-go tool of a declaration with all four
+// annotations set explicitly (mcp-go's defaults claim destructive and
+// open-world).
+func mcpTool(t tools.Tool) mcp.Tool {
+	return mcp.NewTool(t.Name,
+		mcp.WithDescription(t.Description),
+		mcp.WithTitleAnnotation(t.Title),
+		inputSchema(t.ArgsType),
+		mcp.WithReadOnlyHintAnnotation(t.Perm == "read"),
+		mcp.WithDestructiveHintAnnotation(t.Destructive),
+		mcp.WithIdempotentHintAnnotation(t.Idempotent),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+}
+
+// inputSchema is the JSON Schema of an args struct, inferred as
+// mcp.WithInputSchema infers it: the json tags name the properties (no
+// omitempty: required), the jsonschema tags describe them.
+func inputSchema(t reflect.Type) mcp.ToolOption {
+	schema, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true})
+	if err != nil {
+		panic(fmt.Sprintf("args %s: %v", t, err)) // a declaration bug, caught by the tests
 	}
-	return c.fail(caller, failure{tool: name}, &vault.Error{Op: "call", Kind: vault.ErrInvalid,
-		Msg: fmt.Sprintf("there is no tool %q; tools: %s", name, strings.Join(ToolNames(cn.Perms), ", "))})
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("args %s: %v", t, err))
+	}
+	return func(tool *mcp.Tool) {
+		tool.InputSchema.Type = ""
+		tool.RawInputSchema = raw
+	}
 }

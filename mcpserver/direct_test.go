@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"github.com/vaultd/vaultd/tools"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ import (
 // what an MCP client's tools/list gets — the same tools, names,
 // descriptions and input schemas — for every kind of connection.
 func TestToolSpecs_AreToolsList(t *testing.T) {
-	for _, p := range []Perms{{Read: true}, {Read: true, Write: true}, AllPerms} {
-		cl, _, _ := connect(t, NewConnection("mcp", p, Limits{}))
+	for _, p := range []tools.Perms{{Read: true}, {Read: true, Write: true}, tools.AllPerms} {
+		cl, _, _ := connect(t, tools.NewConnection("mcp", p, tools.Limits{}))
 		res, err := cl.ListTools(context.Background(), mcp.ListToolsRequest{})
 		if err != nil {
 			t.Fatal(err)
@@ -63,27 +64,27 @@ func schemaOf(t *testing.T, raw json.RawMessage) string {
 func TestCallAs_IsTheMCPCall(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		perms Perms
+		perms tools.Perms
 		tool  string
 		args  map[string]any
 	}{
-		{"read", Perms{Read: true}, "read_note", map[string]any{"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}},
-		{"denied", Perms{Read: true}, "create_note", map[string]any{"path": "0_Inbox/X.md", "content": "x", "change_summary": "x"}},
-		{"write", Perms{Read: true, Write: true}, "append_to_note", map[string]any{"path": "0_Inbox/Notiz 2026-11-18.md", "content": "- Zeile", "change_summary": "Test"}},
-		{"unknown argument", Perms{Read: true}, "read_note", map[string]any{"note": "Website-Relaunch"}},
+		{"read", tools.Perms{Read: true}, "read_note", map[string]any{"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}},
+		{"denied", tools.Perms{Read: true}, "create_note", map[string]any{"path": "0_Inbox/X.md", "content": "x", "change_summary": "x"}},
+		{"write", tools.Perms{Read: true, Write: true}, "append_to_note", map[string]any{"path": "0_Inbox/Notiz 2026-11-18.md", "content": "- Zeile", "change_summary": "Test"}},
+		{"unknown argument", tools.Perms{Read: true}, "read_note", map[string]any{"note": "Website-Relaunch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cl, _, _ := connect(t, NewConnection("mcp", tc.perms, Limits{}))
+			cl, _, _ := connect(t, tools.NewConnection("mcp", tc.perms, tools.Limits{}))
 			want := callTool(t, cl, tc.tool, tc.args)
-			_, c, _ := connect(t, NewConnection("mcp", tc.perms, Limits{}))
-			got := c.CallAs(context.Background(), NewConnection("mcp", tc.perms, Limits{}), tc.tool, tc.args)
+			_, c, _ := connect(t, tools.NewConnection("mcp", tc.perms, tools.Limits{}))
+			got := c.CallAs(context.Background(), tools.NewConnection("mcp", tc.perms, tools.Limits{}), tc.tool, tc.args)
 			if changeID.ReplaceAllString(got.Text, "ID") != changeID.ReplaceAllString(resultText(want), "ID") || got.IsError() != want.IsError {
 				t.Errorf("CallAs %s %v:\n%s\nMCP:\n%s", tc.tool, tc.args, got.Text, resultText(want))
 			}
 		})
 	}
-	_, c, _ := connect(t, NewConnection("mcp", Perms{Read: true}, Limits{}))
-	r := c.CallAs(context.Background(), NewConnection("trial", Perms{Read: true}, Limits{}), "read_notes", map[string]any{"path": "x"})
+	_, c, _ := connect(t, tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{}))
+	r := c.CallAs(context.Background(), tools.NewConnection("trial", tools.Perms{Read: true}, tools.Limits{}), "read_notes", map[string]any{"path": "x"})
 	if !r.IsError() || !strings.Contains(r.Text, `there is no tool "read_notes"`) || strings.Contains(r.Text, "create_note") {
 		t.Errorf("unknown tool: got\n%s\nwant an error naming the read tools only", r.Text)
 	}

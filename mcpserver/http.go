@@ -21,11 +21,12 @@ import (
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/keys"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // A shared index (one per vault across processes) serves the core like an
 // index of its own.
-var _ Index = (*index.Shared)(nil)
+var _ tools.Index = (*index.Shared)(nil)
 
 // HTTPPath is where the HTTP server serves MCP.
 const HTTPPath = "/mcp"
@@ -45,7 +46,7 @@ type HTTPOptions struct {
 	// Open, when set, serves every request as this connection, without
 	// keys (--no-auth, only ever on loopback: local experiments and the
 	// conformance suite).
-	Open *Connection
+	Open *tools.Connection
 	// Loopback says the server listens on a loopback address: requests
 	// whose Host is not this server's loopback name and port, or whose
 	// Origin is not a local page, are refused with 403 (DNS rebinding: a
@@ -54,7 +55,7 @@ type HTTPOptions struct {
 	// checked so even without it.
 	Loopback bool
 	// Limits are every key's rate limits.
-	Limits Limits
+	Limits tools.Limits
 	// HTTP bounds what clients can make the server hold: bodies, time,
 	// connections, sessions, streams.
 	HTTP HTTPLimits
@@ -79,17 +80,17 @@ type HTTPServer struct {
 	guard   *connGuard // of the listener Serve accepts on
 
 	mu       sync.Mutex
-	conns    map[string]*Connection // key hash → its connection
-	keys     map[string]*keyState   // key hash ("open" with Open) → its requests and streams
-	sessions map[string]*session    // session id → its key and use
+	conns    map[string]*tools.Connection // key hash → its connection
+	keys     map[string]*keyState         // key hash ("open" with Open) → its requests and streams
+	sessions map[string]*session          // session id → its key and use
 }
 
 type connKey struct{}
 
 // ConnectionFromContext returns the connection an HTTP request was
 // authenticated as, or nil.
-func ConnectionFromContext(ctx context.Context) *Connection {
-	cn, _ := ctx.Value(connKey{}).(*Connection)
+func ConnectionFromContext(ctx context.Context) *tools.Connection {
+	cn, _ := ctx.Value(connKey{}).(*tools.Connection)
 	return cn
 }
 
@@ -97,7 +98,7 @@ func ConnectionFromContext(ctx context.Context) *Connection {
 // answers as stdio (NewServer), each request acting as the connection of
 // its access key, within o.HTTP's limits. Errors: none yet; a server
 // without Keys and Open refuses every request.
-func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
+func NewHTTPServer(c *tools.Core, o HTTPOptions) *HTTPServer {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -106,13 +107,13 @@ func NewHTTPServer(c *Core, o HTTPOptions) *HTTPServer {
 	}
 	lim := o.HTTP.withDefaults()
 	h := &HTTPServer{o: o, lim: lim, log: o.Logger, budget: newByteBudget(lim.BodyBudget), stop: make(chan struct{}),
-		conns: map[string]*Connection{}, keys: map[string]*keyState{}, sessions: map[string]*session{}}
+		conns: map[string]*tools.Connection{}, keys: map[string]*keyState{}, sessions: map[string]*session{}}
 	s := NewServer(c, ServerOptions{
 		Logger:     o.Logger,
 		Connection: ConnectionFromContext,
 		// Never reached (every request is authenticated first), but if it
 		// were, it may do nothing.
-		Default:   NewConnection("anonymous", Perms{}, o.Limits),
+		Default:   tools.NewConnection("anonymous", tools.Perms{}, o.Limits),
 		ClientLog: o.ClientLog,
 	})
 	h.http = &http.Server{
@@ -283,7 +284,7 @@ func (h *HTTPServer) unknownSession(sid string) string {
 		return "this request needs the Mcp-Session-Id header of a session this key initialized"
 	}
 	return fmt.Sprintf("session %q is unknown or has ended (closed with DELETE, unused for %s, or replaced because its key opened more than %d sessions); start a new one with initialize",
-		cut(sid, 60), durationText(h.lim.SessionIdleTTL), h.lim.MaxSessionsPerKey)
+		tools.Cut(sid, 60), durationText(h.lim.SessionIdleTTL), h.lim.MaxSessionsPerKey)
 }
 
 // durationText renders a limit's duration for a message: "1 h", "30 min",
@@ -312,7 +313,7 @@ func isListen(body []byte) bool {
 
 // authenticate finds the connection of the request's key. It returns nil,
 // the status and a message for the client when there is none.
-func (h *HTTPServer) authenticate(r *http.Request) (*Connection, *keyState, int, string) {
+func (h *HTTPServer) authenticate(r *http.Request) (*tools.Connection, *keyState, int, string) {
 	if h.o.Keys == nil {
 		return nil, nil, http.StatusUnauthorized, "this server accepts no access keys"
 	}
@@ -340,12 +341,12 @@ func (h *HTTPServer) authenticate(r *http.Request) (*Connection, *keyState, int,
 // connection returns the key's connection, made on its first request. It
 // is cached by the key's hash: a name revoked and created again gets a new
 // connection with fresh limits.
-func (h *HTTPServer) connection(k keys.Key) *Connection {
+func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cn := h.conns[k.Hash]
 	if cn == nil {
-		cn = NewConnection("key:"+k.Name, Perms{Read: k.Rights.Read, Write: k.Rights.Write, Delete: k.Rights.Delete}, h.o.Limits)
+		cn = tools.NewConnection("key:"+k.Name, tools.Perms{Read: k.Rights.Read, Write: k.Rights.Write, Delete: k.Rights.Delete}, h.o.Limits)
 		h.conns[k.Hash] = cn
 	}
 	return cn
@@ -427,12 +428,12 @@ func foreignRequest(r *http.Request, port string) string {
 		if port != "" {
 			where = "http://127.0.0.1:" + port + " or http://localhost:" + port
 		}
-		return fmt.Sprintf("the Host header %q is not this server's loopback address and port; connect to %s", cut(r.Host, 80), where)
+		return fmt.Sprintf("the Host header %q is not this server's loopback address and port; connect to %s", tools.Cut(r.Host, 80), where)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !IsLoopbackHost(u.Host) {
-			return fmt.Sprintf("requests from the web page %q are not allowed; only local clients may connect", cut(o, 80))
+			return fmt.Sprintf("requests from the web page %q are not allowed; only local clients may connect", tools.Cut(o, 80))
 		}
 	}
 	return ""

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vaultd/vaultd/keys"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -24,7 +25,7 @@ import (
 type httpFixture struct {
 	url   string
 	keys  *keys.Store
-	core  *Core
+	core  *tools.Core
 	srv   *HTTPServer
 	token map[string]string // key name → secret
 }
@@ -190,7 +191,7 @@ func TestHTTP_Refusals(t *testing.T) {
 // Two keys at once: each sees its own tools, gets its own permission
 // errors and rate limit, and is its own actor in the history.
 func TestHTTP_KeysAreConnections(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{Limits: Limits{WritesPerMinute: 1, WriteBurst: 1}},
+	f := newHTTPFixture(t, HTTPOptions{Limits: tools.Limits{WritesPerMinute: 1, WriteBurst: 1}},
 		map[string]string{"reader": "read", "anna": "read,write", "ben": "read,write"})
 	reader, anna, ben := f.mustClient(t, "reader"), f.mustClient(t, "anna"), f.mustClient(t, "ben")
 
@@ -205,10 +206,10 @@ func TestHTTP_KeysAreConnections(t *testing.T) {
 		}
 		return names
 	}
-	if got, want := list(reader), ToolNames(Perms{Read: true}); !slices.Equal(got, want) {
+	if got, want := list(reader), tools.ToolNames(tools.Perms{Read: true}); !slices.Equal(got, want) {
 		t.Errorf("reader's tools:\n got %v\nwant %v", got, want)
 	}
-	if got, want := list(anna), ToolNames(Perms{Read: true, Write: true}); !slices.Equal(got, want) {
+	if got, want := list(anna), tools.ToolNames(tools.Perms{Read: true, Write: true}); !slices.Equal(got, want) {
 		t.Errorf("anna's tools:\n got %v\nwant %v", got, want)
 	}
 
@@ -289,7 +290,7 @@ func TestHTTP_RevokedWhileConnected(t *testing.T) {
 }
 
 func TestHTTP_NoAuth(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{Open: NewConnection("mcp", Perms{Read: true}, Limits{})}, nil)
+	f := newHTTPFixture(t, HTTPOptions{Open: tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{})}, nil)
 	cl, err := f.client(t, "")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/vaultd/vaultd/tools"
 )
 
 // subscriptions track resources/subscribe per session and send
@@ -25,7 +27,7 @@ import (
 // that does not exist yet — may be subscribed to; the first is never
 // notified, the second when the note appears.
 type subscriptions struct {
-	c *Core
+	c *tools.Core
 	s *server.MCPServer
 
 	mu      sync.Mutex
@@ -38,7 +40,7 @@ type subscriptions struct {
 // outside this process.
 const pollEvery = time.Second
 
-func newSubscriptions(c *Core, s *server.MCPServer, hooks *server.Hooks) *subscriptions {
+func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks) *subscriptions {
 	sub := &subscriptions{c: c, s: s, byURI: map[string]map[string]string{}, stamps: map[string]string{}}
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		if sid := sessionID(ctx); sid != "" && req != nil {
@@ -53,7 +55,7 @@ func newSubscriptions(c *Core, s *server.MCPServer, hooks *server.Hooks) *subscr
 	hooks.AddOnUnregisterSession(func(_ context.Context, session server.ClientSession) {
 		sub.dropSession(session.SessionID())
 	})
-	c.v.OnChange(func(paths ...string) {
+	c.Vault().OnChange(func(paths ...string) {
 		for _, p := range paths {
 			sub.changed(NoteURI(p))
 		}
@@ -125,7 +127,7 @@ func (sub *subscriptions) stamp(uri string) string {
 	if !ok {
 		return ""
 	}
-	fi, err := fs.Stat(sub.c.v.FS(), p)
+	fi, err := fs.Stat(sub.c.Vault().FS(), p)
 	if err != nil {
 		return "gone"
 	}

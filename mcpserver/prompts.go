@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -18,7 +19,7 @@ import (
 type prompt struct {
 	name, title, description string
 	args                     []promptArg
-	build                    func(c *Core, p Perms, args map[string]string) (*mcp.GetPromptResult, error)
+	build                    func(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.GetPromptResult, error)
 }
 
 type promptArg struct {
@@ -34,14 +35,14 @@ var prompts = []prompt{
 		description: "Summarise what changed in the vault in the last 7 days — by agents, people, Obsidian and git — grouped by space, " +
 			"with the notes that matter most read in full.",
 		args:  []promptArg{{name: "space", description: "only this space (top-level folder), e.g. 1_Projekte", kind: "space"}},
-		build: (*Core).changesPrompt,
+		build: changesPrompt,
 	},
 	{
 		name:  "triage_inbox",
 		title: "Triage the inbox",
 		description: "Go through the inbox following the vault's rules in 9_System: for each note say where it belongs and why, " +
 			"and move it there when the connection may write and you are asked to.",
-		build: (*Core).triagePrompt,
+		build: triagePrompt,
 	},
 	{
 		name:        "summarize_note",
@@ -51,7 +52,7 @@ var prompts = []prompt{
 			{name: "path", description: "the note: a path, title or alias, e.g. 1_Projekte/Website-Relaunch.md", kind: "path", required: true},
 			{name: "heading", description: "only this section of the note", kind: "heading"},
 		},
-		build: (*Core).summarizePrompt,
+		build: summarizePrompt,
 	},
 }
 
@@ -76,7 +77,7 @@ func argKind(p prompt, name string) string {
 
 // addPrompts registers the prompts; each is built for the connection
 // that asks.
-func (c *Core) addPrompts(s *server.MCPServer, permsOf func(context.Context) Perms) {
+func addPrompts(c *tools.Core, s *server.MCPServer, permsOf func(context.Context) tools.Perms) {
 	for _, p := range prompts {
 		p := p
 		opts := []mcp.PromptOption{mcp.WithPromptTitle(p.title), mcp.WithPromptDescription(p.description)}
@@ -95,7 +96,7 @@ func (c *Core) addPrompts(s *server.MCPServer, permsOf func(context.Context) Per
 
 // GetPrompt builds a prompt by name for a connection with perms (the CLI
 // and tests; MCP clients go through prompts/get).
-func (c *Core) GetPrompt(name string, perms Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+func GetPrompt(c *tools.Core, name string, perms tools.Perms, args map[string]string) (*mcp.GetPromptResult, error) {
 	p, ok := promptByName(name)
 	if !ok {
 		var names []string
@@ -112,7 +113,7 @@ func userText(text string) mcp.PromptMessage {
 }
 
 // noteResource embeds a note's markdown in a prompt message.
-func (c *Core) noteResource(n *vault.Note) mcp.PromptMessage {
+func noteResource(c *tools.Core, n *vault.Note) mcp.PromptMessage {
 	return mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(mcp.TextResourceContents{
 		URI: NoteURI(n.Path), MIMEType: "text/markdown", Text: string(n.Doc.Src),
 		Meta: map[string]any{"path": n.Path, "title": n.Title, "version": vault.ShortVersion(n.Version), "space": n.Space},
@@ -132,26 +133,26 @@ func steps(lines ...string) string {
 	return b.String()
 }
 
-func (c *Core) changesPrompt(p Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+func changesPrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.GetPromptResult, error) {
 	space := strings.TrimSpace(args["space"])
-	rc := []arg{{"since", "7d"}}
+	rc := []tools.CallArg{{Name: "since", Value: "7d"}}
 	where := "the vault"
 	if space != "" {
-		if !containsFold(c.v.Spaces(), space) {
-			return nil, fmt.Errorf("no space %q; the spaces are %s", space, strings.Join(c.v.Spaces(), ", "))
+		if !containsFold(c.Vault().Spaces(), space) {
+			return nil, fmt.Errorf("no space %q; the spaces are %s", space, strings.Join(c.Vault().Spaces(), ", "))
 		}
-		rc = append(rc, arg{"space", space})
+		rc = append(rc, tools.CallArg{Name: "space", Value: space})
 		where = "the space " + space
 	}
 	text := fmt.Sprintf("Tell me what changed in %s over the last 7 days.\n\n", where) + steps(
-		"Call "+call{"recent_changes", rc}.render(DoorMCP)+" — it lists every change, newest first: by agents and people through vaultd, and by Obsidian, git or an editor (actor \"outside vaultd\"). Follow its \"next page:\" call until you have them all (at most 5 pages; then say how many you left out).",
+		"Call "+tools.CallText(tools.DoorMCP, "recent_changes", rc...)+" — it lists every change, newest first: by agents and people through vaultd, and by Obsidian, git or an editor (actor \"outside vaultd\"). Follow its \"next page:\" call until you have them all (at most 5 pages; then say how many you left out).",
 		"For the 3 notes that changed most or matter most, call note_history with their path to see each change's diff, and read_note where you need the whole text.",
 		"Answer grouped by space: for each note its path and title, who changed it, what changed and why (the change summaries). End with what looks unfinished or needs a person.",
 	) + "\nDo not change any note: this is a report."
 	return mcp.NewGetPromptResult("What changed in "+where+" in the last 7 days", []mcp.PromptMessage{userText(text)}), nil
 }
 
-func (c *Core) triagePrompt(p Perms, _ map[string]string) (*mcp.GetPromptResult, error) {
+func triagePrompt(c *tools.Core, p tools.Perms, _ map[string]string) (*mcp.GetPromptResult, error) {
 	r, err := c.Rules()
 	if err != nil {
 		return nil, err
@@ -159,55 +160,55 @@ func (c *Core) triagePrompt(p Perms, _ map[string]string) (*mcp.GetPromptResult,
 	inbox := r.Inbox
 	if inbox == "" {
 		inbox = "0_Inbox"
-		for _, s := range c.v.Spaces() {
+		for _, s := range c.Vault().Spaces() {
 			if strings.Contains(strings.ToLower(s), "inbox") {
 				inbox = s
 				break
 			}
 		}
 	}
-	if !c.v.Exists(inbox) {
-		return nil, fmt.Errorf("the vault has no inbox folder %q (a rules note in 9_System can name one: inbox: FOLDER); the spaces are %s", inbox, strings.Join(c.v.Spaces(), ", "))
+	if !c.Vault().Exists(inbox) {
+		return nil, fmt.Errorf("the vault has no inbox folder %q (a rules note in 9_System can name one: inbox: FOLDER); the spaces are %s", inbox, strings.Join(c.Vault().Spaces(), ", "))
 	}
 	var msgs []mcp.PromptMessage
 	var ruleSteps []string
 	var rulesRead []string
 	for _, n := range r.Notes {
-		rulesRead = append(rulesRead, call{"read_note", []arg{{"path", n.Path}}}.render(DoorMCP))
+		rulesRead = append(rulesRead, tools.CallText(tools.DoorMCP, "read_note", tools.CallArg{Name: "path", Value: n.Path}))
 	}
 	if len(rulesRead) > 0 {
 		ruleSteps = append(ruleSteps, "The vault's rules are in 9_System (the first one is below): read them all first — "+strings.Join(rulesRead, ", ")+". They say which folders exist for what, which properties new notes need, and what agents may not change.")
 	} else {
-		ruleSteps = append(ruleSteps, "This vault has no rules notes in 9_System: go by its spaces ("+strings.Join(c.v.Spaces(), ", ")+"), which vault_overview {} describes.")
+		ruleSteps = append(ruleSteps, "This vault has no rules notes in 9_System: go by its spaces ("+strings.Join(c.Vault().Spaces(), ", ")+"), which vault_overview {} describes.")
 	}
 	act := "Propose a place for each note; this connection may only read, so say what the vault's owner should move."
 	if p.Write {
 		act = "Propose a place for each note and wait for my go-ahead; then move each with move_note, its path, the folder as to (ending in /), the version read_note showed as expected_version and a change_summary saying why. Notes the rules protect stay where they are."
 	}
 	text := fmt.Sprintf("Triage the inbox %s of this vault, following its rules.\n\n", inbox) + steps(append(ruleSteps,
-		"Call "+call{"list_notes", []arg{{"folder", inbox}}}.render(DoorMCP)+" to see what is in the inbox (follow its \"next page:\" call if there is one).",
+		"Call "+tools.CallText(tools.DoorMCP, "list_notes", tools.CallArg{Name: "folder", Value: inbox})+" to see what is in the inbox (follow its \"next page:\" call if there is one).",
 		"Read each note with read_note and its path; search_notes finds where similar notes already live.",
 		act,
 	)...) + "\nAnswer with a table: note, where it belongs, why."
 	msgs = append(msgs, userText(text))
 	if len(r.Notes) > 0 {
-		if n, err := c.v.Read(r.Notes[0].Path); err == nil {
-			msgs = append(msgs, c.noteResource(n))
+		if n, err := c.Vault().Read(r.Notes[0].Path); err == nil {
+			msgs = append(msgs, noteResource(c, n))
 		}
 	}
 	return mcp.NewGetPromptResult("Triage "+inbox+" following the rules in 9_System", msgs), nil
 }
 
-func (c *Core) summarizePrompt(p Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+func summarizePrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.GetPromptResult, error) {
 	ref := strings.TrimSpace(args["path"])
 	if ref == "" {
-		return nil, fmt.Errorf("summarize_note needs path: the note to summarise, e.g. %s", c.exampleNote())
+		return nil, fmt.Errorf("summarize_note needs path: the note to summarise, e.g. %s", exampleNote(c))
 	}
-	n, linkHeading, err := c.v.Find(ref)
+	n, linkHeading, err := c.Vault().Find(ref)
 	if err != nil {
 		msg := err.Error()
 		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
-			msg += "; closest: " + strings.Join(limit(ve.Alternatives, maxAlternatives), ", ")
+			msg += "; closest: " + strings.Join(tools.Closest(ve.Alternatives), ", ")
 		}
 		return nil, fmt.Errorf("summarize_note: %s", msg)
 	}
@@ -215,18 +216,18 @@ func (c *Core) summarizePrompt(p Perms, args map[string]string) (*mcp.GetPromptR
 	if heading == "" {
 		heading = linkHeading
 	}
-	read := []arg{{"path", n.Path}}
+	read := []tools.CallArg{{Name: "path", Value: n.Path}}
 	what := fmt.Sprintf("the note %s (%q)", n.Path, n.Title)
 	if heading != "" {
-		read = append(read, arg{"heading", heading})
+		read = append(read, tools.CallArg{Name: "heading", Value: heading})
 		what = fmt.Sprintf("the section %q of the note %s", heading, n.Path)
 	}
 	text := fmt.Sprintf("Summarise %s and what the notes that link to it say about it.\n\n", what) + steps(
-		"The note's text is below (version "+vault.ShortVersion(n.Version)+"). If it is long or you need one section, call "+call{"read_note", read}.render(DoorMCP)+".",
-		"Call "+call{"get_backlinks", []arg{{"path", n.Path}}}.render(DoorMCP)+" for the notes that link to it, with the line of each link; read the ones that add something with read_note.",
+		"The note's text is below (version "+vault.ShortVersion(n.Version)+"). If it is long or you need one section, call "+tools.CallText(tools.DoorMCP, "read_note", read...)+".",
+		"Call "+tools.CallText(tools.DoorMCP, "get_backlinks", tools.CallArg{Name: "path", Value: n.Path})+" for the notes that link to it, with the line of each link; read the ones that add something with read_note.",
 		"Answer in the note's language: a summary of 5 sentences at most, then what the linking notes add (each by path), then open questions.",
 	) + "\nDo not change any note."
-	return mcp.NewGetPromptResult("Summary of "+n.Path+" with its backlinks", []mcp.PromptMessage{userText(text), c.noteResource(n)}), nil
+	return mcp.NewGetPromptResult("Summary of "+n.Path+" with its backlinks", []mcp.PromptMessage{userText(text), noteResource(c, n)}), nil
 }
 
 func containsFold(list []string, s string) bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -111,10 +112,10 @@ func cursorOffset(c mcp.Cursor) int {
 
 // listedFiles are the notes, then the attachments, of resources/list: in
 // path order, without dot-folders and without what Obsidian excludes.
-func (c *Core) listedFiles() []vault.Entry {
-	ob := c.v.Obsidian()
+func listedFiles(c *tools.Core) []vault.Entry {
+	ob := c.Vault().Obsidian()
 	var notes, files []vault.Entry
-	_ = c.v.Walk(func(e vault.Entry) error {
+	_ = c.Vault().Walk(func(e vault.Entry) error {
 		if _, excluded := ob.Excluded(e.Path); excluded {
 			return nil
 		}
@@ -140,8 +141,8 @@ func isAttachment(p string) bool {
 
 // ResourcePage is one page of resources/list: the resources and the
 // cursor of the next page ("" on the last).
-func (c *Core) ResourcePage(cursor mcp.Cursor) ([]mcp.Resource, mcp.Cursor) {
-	all := c.listedFiles()
+func ResourcePage(c *tools.Core, cursor mcp.Cursor) ([]mcp.Resource, mcp.Cursor) {
+	all := listedFiles(c)
 	off := min(cursorOffset(cursor), len(all))
 	end := min(off+resourcePage, len(all))
 	out := make([]mcp.Resource, 0, end-off)
@@ -176,19 +177,19 @@ func resourceDescription(e vault.Entry) string {
 // (its path, title, version and space in _meta) or an attachment's bytes.
 // An unknown note is an error that names the closest notes and the call
 // that finds one (AGENT-CONTRACT rule 9).
-func (c *Core) ReadResource(uri string) ([]mcp.ResourceContents, error) {
+func ReadResource(c *tools.Core, uri string) ([]mcp.ResourceContents, error) {
 	p, isNote, ok := pathOfURI(uri)
 	if !ok {
 		return nil, fmt.Errorf("%q is not a vaultd resource: notes are %s<path> (e.g. %s), attachments %s<path>; resources/list lists them",
-			uri, noteURIPrefix, NoteURI(c.exampleNote()), fileURIPrefix)
+			uri, noteURIPrefix, NoteURI(exampleNote(c)), fileURIPrefix)
 	}
 	if isNote {
-		n, err := c.v.Read(p)
+		n, err := c.Vault().Read(p)
 		if err != nil {
-			return nil, c.resourceError(uri, p, err)
+			return nil, resourceError(c, uri, p, err)
 		}
 		meta := map[string]any{"path": n.Path, "title": n.Title, "version": vault.ShortVersion(n.Version), "space": n.Space}
-		if f, excluded := c.v.Obsidian().Excluded(n.Path); excluded {
+		if f, excluded := c.Vault().Obsidian().Excluded(n.Path); excluded {
 			meta["excluded_by_obsidian"] = f
 		}
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: string(n.Doc.Src), Meta: meta}}, nil
@@ -196,9 +197,9 @@ func (c *Core) ReadResource(uri string) ([]mcp.ResourceContents, error) {
 	if !isAttachment(p) {
 		return nil, fmt.Errorf("%s is not an attachment vaultd serves (images, PDFs, audio, video: %s)", p, strings.Join(vault.AllowedAttachmentExts(), ", "))
 	}
-	b, err := c.v.ReadFile(p)
+	b, err := c.Vault().ReadFile(p)
 	if err != nil {
-		return nil, c.resourceError(uri, p, err)
+		return nil, resourceError(c, uri, p, err)
 	}
 	if len(b) > maxBlob {
 		return nil, fmt.Errorf("%s is %s, more than the %s a resource read returns", p, vault.FormatSize(int64(len(b))), vault.FormatSize(maxBlob))
@@ -209,11 +210,11 @@ func (c *Core) ReadResource(uri string) ([]mcp.ResourceContents, error) {
 
 // resourceError is a read's failure as the resource-not-found error mcp-go
 // sends (-32002), its message naming what exists instead.
-func (c *Core) resourceError(uri, p string, err error) error {
+func resourceError(c *tools.Core, uri, p string, err error) error {
 	msg := fmt.Sprintf("no resource %s: %s", uri, err.Error())
 	if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
 		var alts []string
-		for _, a := range limit(ve.Alternatives, maxAlternatives) {
+		for _, a := range tools.Closest(ve.Alternatives) {
 			if vault.IsNote(a) {
 				alts = append(alts, NoteURI(a))
 			}
@@ -229,8 +230,8 @@ func (c *Core) resourceError(uri, p string, err error) error {
 }
 
 // exampleNote is a note of this vault to show in messages.
-func (c *Core) exampleNote() string {
-	if ps := c.v.NotePaths(); len(ps) > 0 {
+func exampleNote(c *tools.Core) string {
+	if ps := c.Vault().NotePaths(); len(ps) > 0 {
 		return ps[0]
 	}
 	return "Notiz.md"
@@ -239,12 +240,12 @@ func (c *Core) exampleNote() string {
 // CompleteNotePath completes a note path for a prompt or resource
 // argument: the folders (ending in "/") and notes that start with prefix,
 // case-insensitive, at most 100, folders first; the total counts all.
-func (c *Core) CompleteNotePath(prefix string) *mcp.Completion {
-	ob := c.v.Obsidian()
+func CompleteNotePath(c *tools.Core, prefix string) *mcp.Completion {
+	ob := c.Vault().Obsidian()
 	lower := strings.ToLower(strings.TrimPrefix(prefix, "/"))
 	seen := map[string]bool{}
 	var dirs, notes []string
-	for _, p := range c.v.NotePaths() {
+	for _, p := range c.Vault().NotePaths() {
 		if !strings.HasPrefix(strings.ToLower(p), lower) {
 			continue
 		}
@@ -274,8 +275,8 @@ func (c *Core) CompleteNotePath(prefix string) *mcp.Completion {
 // CompleteHeading completes a heading of the note at notePath: its
 // headings' texts that start with prefix (case-insensitive), in order.
 // An unknown note completes to nothing.
-func (c *Core) CompleteHeading(notePath, prefix string) *mcp.Completion {
-	n, _, err := c.v.Find(notePath)
+func CompleteHeading(c *tools.Core, notePath, prefix string) *mcp.Completion {
+	n, _, err := c.Vault().Find(notePath)
 	if err != nil || n.Doc == nil {
 		return completion(nil)
 	}
@@ -304,7 +305,7 @@ func completion(values []string) *mcp.Completion {
 
 // completions answers completion/complete for vaultd's prompts and
 // resource templates; anything else completes to an empty list.
-type completions struct{ c *Core }
+type completions struct{ c *tools.Core }
 
 func (p completions) CompletePromptArgument(_ context.Context, prompt string, a mcp.CompleteArgument, ctx mcp.CompleteContext) (*mcp.Completion, error) {
 	pr, ok := promptByName(prompt)
@@ -313,12 +314,12 @@ func (p completions) CompletePromptArgument(_ context.Context, prompt string, a 
 	}
 	switch argKind(pr, a.Name) {
 	case "path":
-		return p.c.CompleteNotePath(a.Value), nil
+		return CompleteNotePath(p.c, a.Value), nil
 	case "heading":
-		return p.c.CompleteHeading(ctx.Arguments["path"], a.Value), nil
+		return CompleteHeading(p.c, ctx.Arguments["path"], a.Value), nil
 	case "space":
 		var out []string
-		for _, s := range p.c.v.Spaces() {
+		for _, s := range p.c.Vault().Spaces() {
 			if strings.HasPrefix(strings.ToLower(s), strings.ToLower(a.Value)) {
 				out = append(out, s)
 			}
@@ -331,10 +332,10 @@ func (p completions) CompletePromptArgument(_ context.Context, prompt string, a 
 func (p completions) CompleteResourceArgument(_ context.Context, uri string, a mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
 	if (uri == noteTemplate || uri == fileTemplate) && a.Name == "path" {
 		if uri == noteTemplate {
-			return p.c.CompleteNotePath(a.Value), nil
+			return CompleteNotePath(p.c, a.Value), nil
 		}
 		var out []string
-		for _, e := range p.c.listedFiles() {
+		for _, e := range listedFiles(p.c) {
 			if !e.Note && strings.HasPrefix(strings.ToLower(e.Path), strings.ToLower(a.Value)) {
 				out = append(out, e.Path)
 			}
@@ -347,24 +348,24 @@ func (p completions) CompleteResourceArgument(_ context.Context, uri string, a m
 // addResources registers the two resource templates and makes
 // resources/list page the vault (hooks.AfterListResources fills the page:
 // mcp-go lists only resources registered one by one).
-func (c *Core) addResources(s *server.MCPServer, hooks *server.Hooks) {
+func addResources(c *tools.Core, s *server.MCPServer, hooks *server.Hooks) {
 	s.AddResourceTemplate(mcp.NewResourceTemplate(noteTemplate, "note",
 		mcp.WithTemplateTitle("A note of the vault"),
-		mcp.WithTemplateDescription("A note's markdown by its vault path, e.g. "+NoteURI(c.exampleNote())+" (each path segment percent-encoded); _meta carries its path, title, version and space. resources/list lists the notes."),
+		mcp.WithTemplateDescription("A note's markdown by its vault path, e.g. "+NoteURI(exampleNote(c))+" (each path segment percent-encoded); _meta carries its path, title, version and space. resources/list lists the notes."),
 		mcp.WithTemplateMIMEType("text/markdown")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return c.ReadResource(req.Params.URI)
+			return ReadResource(c, req.Params.URI)
 		})
 	s.AddResourceTemplate(mcp.NewResourceTemplate(fileTemplate, "attachment",
 		mcp.WithTemplateTitle("An attachment of the vault"),
 		mcp.WithTemplateDescription("An image, PDF, audio or video file of the vault by its path, as a blob with its MIME type (at most 10 MB).")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return c.ReadResource(req.Params.URI)
+			return ReadResource(c, req.Params.URI)
 		})
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		if res == nil || req == nil {
 			return
 		}
-		res.Resources, res.NextCursor = c.ResourcePage(req.Params.Cursor)
+		res.Resources, res.NextCursor = ResourcePage(c, req.Params.Cursor)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/vaultd/vaultd/tools"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func (n *notifications) waitFor(method, want string) bool {
 	return false
 }
 
-func connectWatching(t *testing.T, conn *Connection) (*client.Client, *Core, string, *notifications) {
+func connectWatching(t *testing.T, conn *tools.Connection) (*client.Client, *tools.Core, string, *notifications) {
 	t.Helper()
 	dir := copyExampleVault(t)
 	c := newTestCore(t, dir)
@@ -82,7 +83,7 @@ func connectWatching(t *testing.T, conn *Connection) (*client.Client, *Core, str
 }
 
 func TestResources_ListPagedReadWithVersion(t *testing.T) {
-	mc, c, dir, _ := connectWatching(t, NewConnection("mcp", Perms{Read: true}, Limits{}))
+	mc, c, dir, _ := connectWatching(t, tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{}))
 	ctx := context.Background()
 	var uris []string
 	var cursor mcp.Cursor
@@ -106,7 +107,7 @@ func TestResources_ListPagedReadWithVersion(t *testing.T) {
 			break
 		}
 	}
-	want := len(c.listedFiles())
+	want := len(listedFiles(c))
 	if len(uris) != want || want < 40 {
 		t.Fatalf("resources/list gave %d resources over its pages, want every note and attachment (%d)", len(uris), want)
 	}
@@ -149,7 +150,7 @@ func TestResources_ListPagedReadWithVersion(t *testing.T) {
 }
 
 func TestResources_SubscribeOwnWritesAndOutside(t *testing.T) {
-	mc, _, dir, n := connectWatching(t, NewConnection("mcp", Perms{Read: true, Write: true}, Limits{}))
+	mc, _, dir, n := connectWatching(t, tools.NewConnection("mcp", tools.Perms{Read: true, Write: true}, tools.Limits{}))
 	ctx := context.Background()
 	for _, uri := range []string{"vault://note/0_Inbox/Buchtipps.md", "vault://note/2_Bereiche/Team/Übersicht.md", "test://watched-resource"} {
 		req := mcp.SubscribeRequest{}
@@ -190,19 +191,19 @@ func TestResources_SubscribeOwnWritesAndOutside(t *testing.T) {
 
 func TestPrompts_NameTheToolsToCall(t *testing.T) {
 	for _, tc := range []struct {
-		perms      Perms
+		perms      tools.Perms
 		prompt     string
 		args       map[string]string
 		want, not_ []string
 	}{
-		{Perms{Read: true}, "changes_this_week", nil, []string{`recent_changes {"since": "7d"}`, "note_history"}, nil},
-		{Perms{Read: true}, "changes_this_week", map[string]string{"space": "1_Projekte"}, []string{`recent_changes {"since": "7d", "space": "1_Projekte"}`}, nil},
-		{Perms{Read: true}, "triage_inbox", nil, []string{`list_notes {"folder": "0_Inbox"}`, `read_note {"path": "9_System/Regeln für Agenten.md"}`, "may only read"}, []string{"move_note"}},
-		{Perms{Read: true, Write: true}, "triage_inbox", nil, []string{"move_note", `list_notes {"folder": "0_Inbox"}`}, nil},
-		{Perms{Read: true}, "summarize_note", map[string]string{"path": "Ziele des Relaunchs"}, []string{`get_backlinks {"path": "1_Projekte/Website-Relaunch/Ziele.md"}`}, nil},
-		{Perms{Read: true}, "summarize_note", map[string]string{"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}, []string{`read_note {"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}`}, nil},
+		{tools.Perms{Read: true}, "changes_this_week", nil, []string{`recent_changes {"since": "7d"}`, "note_history"}, nil},
+		{tools.Perms{Read: true}, "changes_this_week", map[string]string{"space": "1_Projekte"}, []string{`recent_changes {"since": "7d", "space": "1_Projekte"}`}, nil},
+		{tools.Perms{Read: true}, "triage_inbox", nil, []string{`list_notes {"folder": "0_Inbox"}`, `read_note {"path": "9_System/Regeln für Agenten.md"}`, "may only read"}, []string{"move_note"}},
+		{tools.Perms{Read: true, Write: true}, "triage_inbox", nil, []string{"move_note", `list_notes {"folder": "0_Inbox"}`}, nil},
+		{tools.Perms{Read: true}, "summarize_note", map[string]string{"path": "Ziele des Relaunchs"}, []string{`get_backlinks {"path": "1_Projekte/Website-Relaunch/Ziele.md"}`}, nil},
+		{tools.Perms{Read: true}, "summarize_note", map[string]string{"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}, []string{`read_note {"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}`}, nil},
 	} {
-		mc, _, _, _ := connectWatching(t, NewConnection("mcp", tc.perms, Limits{}))
+		mc, _, _, _ := connectWatching(t, tools.NewConnection("mcp", tc.perms, tools.Limits{}))
 		req := mcp.GetPromptRequest{}
 		req.Params.Name, req.Params.Arguments = tc.prompt, tc.args
 		res, err := mc.GetPrompt(context.Background(), req)
@@ -228,7 +229,7 @@ func TestPrompts_NameTheToolsToCall(t *testing.T) {
 		checkNoPlaceholders(t, tc.prompt, text)
 	}
 	// A note that does not exist: an error naming the closest.
-	mc, _, _, _ := connectWatching(t, NewConnection("mcp", Perms{Read: true}, Limits{}))
+	mc, _, _, _ := connectWatching(t, tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{}))
 	req := mcp.GetPromptRequest{}
 	req.Params.Name, req.Params.Arguments = "summarize_note", map[string]string{"path": "0_Inbox/Buchtip.md"}
 	if _, err := mc.GetPrompt(context.Background(), req); err == nil || !strings.Contains(err.Error(), "0_Inbox/Buchtipps.md") {
@@ -237,7 +238,7 @@ func TestPrompts_NameTheToolsToCall(t *testing.T) {
 }
 
 func TestCompletion_PathsHeadingsAndUnknownRefs(t *testing.T) {
-	mc, _, _, _ := connectWatching(t, NewConnection("mcp", Perms{Read: true}, Limits{}))
+	mc, _, _, _ := connectWatching(t, tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{}))
 	complete := func(ref any, name, value string, ctxArgs map[string]string) []string {
 		req := mcp.CompleteRequest{}
 		req.Params.Ref, req.Params.Argument = ref, mcp.CompleteArgument{Name: name, Value: value}
@@ -269,7 +270,7 @@ func TestCompletion_PathsHeadingsAndUnknownRefs(t *testing.T) {
 }
 
 func TestLogging_SetLevelSendsLogMessages(t *testing.T) {
-	mc, _, _, n := connectWatching(t, NewConnection("mcp", Perms{Read: true}, Limits{}))
+	mc, _, _, n := connectWatching(t, tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{}))
 	callTool(t, mc, "vault_overview", map[string]any{})
 	if n.waitFor("notifications/message", "vault_overview") {
 		t.Error("an info log message came before the client asked for info (the default is errors only)")
@@ -331,17 +332,17 @@ func TestGolden_PromptsAndResourceErrors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		perms  Perms
+		perms  tools.Perms
 		prompt string
 		args   map[string]string
 	}{
-		{"changes_this_week", Perms{Read: true}, "changes_this_week", nil},
-		{"changes_this_week_space", Perms{Read: true}, "changes_this_week", map[string]string{"space": "1_Projekte"}},
-		{"triage_inbox_read", Perms{Read: true}, "triage_inbox", nil},
-		{"triage_inbox_write", Perms{Read: true, Write: true}, "triage_inbox", nil},
-		{"summarize_note_heading", Perms{Read: true}, "summarize_note", map[string]string{"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}},
+		{"changes_this_week", tools.Perms{Read: true}, "changes_this_week", nil},
+		{"changes_this_week_space", tools.Perms{Read: true}, "changes_this_week", map[string]string{"space": "1_Projekte"}},
+		{"triage_inbox_read", tools.Perms{Read: true}, "triage_inbox", nil},
+		{"triage_inbox_write", tools.Perms{Read: true, Write: true}, "triage_inbox", nil},
+		{"summarize_note_heading", tools.Perms{Read: true}, "summarize_note", map[string]string{"path": "1_Projekte/Website-Relaunch.md", "heading": "Zeitleiste"}},
 	} {
-		res, err := c.GetPrompt(tc.prompt, tc.perms, tc.args)
+		res, err := GetPrompt(c, tc.prompt, tc.perms, tc.args)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -357,44 +358,12 @@ func TestGolden_PromptsAndResourceErrors(t *testing.T) {
 		{"changes_this_week", map[string]string{"space": "Projekte"}},
 		{"no_such_prompt", nil},
 	} {
-		_, err := c.GetPrompt(tc.prompt, Perms{Read: true}, tc.args)
+		_, err := GetPrompt(c, tc.prompt, tools.Perms{Read: true}, tc.args)
 		fmt.Fprintf(&errs, "prompts/get %s %s\n%v\n\n", tc.prompt, toJSON(tc.args), err)
 	}
 	for _, uri := range []string{"vault://note/0_Inbox/Buchtip.md", "vault://file/.obsidian/app.json", "vault://file/1_Projekte/Website-Relaunch.md.txt", "test://static-text"} {
-		_, err := c.ReadResource(uri)
+		_, err := ReadResource(c, uri)
 		fmt.Fprintf(&errs, "resources/read %s\n%v\n\n", uri, err)
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "errors", "prompts_resources.golden"), errs.String())
-}
-
-// TestGolden_ObsidianExcludedFiles: with 4_Archiv/ and a regular
-// expression in Obsidian's "Excluded files", search and listings leave
-// those notes out and say so with the call that shows them; naming the
-// folder, or reading by path, shows them.
-func TestGolden_ObsidianExcludedFiles(t *testing.T) {
-	dir := copyExampleVault(t)
-	app := `{"attachmentFolderPath": "3_Ressourcen/Anhänge", "userIgnoreFilters": ["4_Archiv/", "/Snippets\\.md$/"]}`
-	if err := os.WriteFile(filepath.Join(dir, ".obsidian", "app.json"), []byte(app), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := newTestCore(t, dir)
-	for _, tc := range []struct{ name, tool, args string }{
-		{"search", "search_notes", `{"query":"Zeitleiste","limit":3}`},
-		{"search_named_folder", "search_notes", `{"query":"Zeitleiste","folder":"4_Archiv","limit":2}`},
-		{"search_regex", "search_notes", `{"query":"Shell","limit":3}`},
-		{"list_root", "list_notes", `{}`},
-		{"list_named_folder", "list_notes", `{"folder":"4_Archiv","limit":2}`},
-		{"list_regex", "list_notes", `{"folder":"3_Ressourcen","limit":3}`},
-		{"read_by_path", "read_note", `{"path":"4_Archiv/Sommerfest 2026.md"}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, shown := runStep(t, c, readOnly, step{tc.tool, tc.args}, dir, "")
-			if r.Err != nil {
-				t.Fatalf("%s failed:\n%s", shown, r.Text)
-			}
-			checkContract(t, readOnly, step{tc.tool, tc.args}, r, dir)
-			followSuggestions(t, c, readOnly, r)
-			compareGolden(t, filepath.Join("testdata", "golden", "obsidian_excluded", tc.name+".golden"), renderGolden(shown, r, dir))
-		})
-	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +12,12 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
 // connect starts an in-process MCP client on a server over the example vault.
-func connect(t *testing.T, conn *Connection) (*client.Client, *Core, string) {
+func connect(t *testing.T, conn *tools.Connection) (*client.Client, *tools.Core, string) {
 	t.Helper()
 	dir := copyExampleVault(t)
 	c := newTestCore(t, dir)
@@ -68,14 +67,14 @@ func resultText(r *mcp.CallToolResult) string {
 func TestServer_ToolList(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		perms Perms
+		perms tools.Perms
 	}{
-		{"read", Perms{Read: true}},
-		{"read_write", Perms{Read: true, Write: true}},
-		{"all", AllPerms},
+		{"read", tools.Perms{Read: true}},
+		{"read_write", tools.Perms{Read: true, Write: true}},
+		{"all", tools.AllPerms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cl, _, _ := connect(t, NewConnection("mcp", tc.perms, Limits{}))
+			cl, _, _ := connect(t, tools.NewConnection("mcp", tc.perms, tools.Limits{}))
 			res, err := cl.ListTools(context.Background(), mcp.ListToolsRequest{})
 			if err != nil {
 				t.Fatal(err)
@@ -91,14 +90,14 @@ func TestServer_ToolList(t *testing.T) {
 				if *a.OpenWorldHint {
 					t.Errorf("%s: openWorldHint is true; a local vault is a closed world", tool.Name)
 				}
-				if want := d(tool.Name).perm == "read"; *a.ReadOnlyHint != want {
+				if want := d(tool.Name).Perm == "read"; *a.ReadOnlyHint != want {
 					t.Errorf("%s: readOnlyHint %v, want %v", tool.Name, *a.ReadOnlyHint, want)
 				}
 				if !strings.Contains(tool.Description, "Example: "+tool.Name+" {") {
 					t.Errorf("%s: description shows no example call", tool.Name)
 				}
 			}
-			if got, want := strings.Join(names, " "), strings.Join(ToolNames(tc.perms), " "); got != want {
+			if got, want := strings.Join(names, " "), strings.Join(tools.ToolNames(tc.perms), " "); got != want {
 				t.Errorf("tools/list names:\n got %s\nwant %s", got, want)
 			}
 			b, _ := json.MarshalIndent(res.Tools, "", "  ")
@@ -107,19 +106,15 @@ func TestServer_ToolList(t *testing.T) {
 	}
 }
 
-func d(name string) tool {
-	for _, t := range tools {
-		if t.name == name {
-			return t
-		}
-	}
-	return tool{}
+func d(name string) tools.Tool {
+	t, _ := tools.LookupTool(name)
+	return t
 }
 
 // TestServer_PermissionDenied: a tool the connection may not use is not
 // listed, and calling it anyway is a helpful isError result.
 func TestServer_PermissionDenied(t *testing.T) {
-	cl, _, _ := connect(t, NewConnection("mcp", Perms{Read: true}, Limits{}))
+	cl, _, _ := connect(t, tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{}))
 	res := callTool(t, cl, "create_note", map[string]any{"path": "0_Inbox/X.md", "content": "x", "change_summary": "x"})
 	if !res.IsError {
 		t.Fatalf("create_note on a read-only connection succeeded")
@@ -135,7 +130,7 @@ func TestServer_PermissionDenied(t *testing.T) {
 // TestServer_RateLimit: a connection that writes too fast gets an error
 // saying when to retry; another connection is not affected.
 func TestServer_RateLimit(t *testing.T) {
-	cn := NewConnection("mcp", Perms{Read: true, Write: true}, Limits{WritesPerMinute: 1, WriteBurst: 2})
+	cn := tools.NewConnection("mcp", tools.Perms{Read: true, Write: true}, tools.Limits{WritesPerMinute: 1, WriteBurst: 2})
 	cl, c, _ := connect(t, cn)
 	var last *mcp.CallToolResult
 	for i := 0; i < 3; i++ {
@@ -145,11 +140,11 @@ func TestServer_RateLimit(t *testing.T) {
 		t.Fatalf("third write within the burst of 2 was not limited:\n%s", resultText(last))
 	}
 	text := resultText(last)
-	checkContract(t, Caller{}, step{"append_to_note", "{}"}, &Result{Text: text, Data: last.StructuredContent, Err: errRateLimited}, "")
+	// tools.TestRateLimited_Contract checks the same text against the agent contract.
 	compareGolden(t, filepath.Join("testdata", "golden", "rate_limited.golden"), strings.ReplaceAll(text, "retry after: 59 seconds", "retry after: 60 seconds")+"\n")
 
 	// Another connection on the same core still writes.
-	other := NewServer(c, ServerOptions{Default: NewConnection("mcp", Perms{Read: true, Write: true}, Limits{})})
+	other := NewServer(c, ServerOptions{Default: tools.NewConnection("mcp", tools.Perms{Read: true, Write: true}, tools.Limits{})})
 	cl2, err := client.NewInProcessClient(other)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +168,7 @@ func TestServer_RateLimit(t *testing.T) {
 
 // TestServer_ActorFromClient: history names the client that wrote.
 func TestServer_ActorFromClient(t *testing.T) {
-	cl, c, _ := connect(t, NewConnection("mcp", Perms{Read: true, Write: true}, Limits{}))
+	cl, c, _ := connect(t, tools.NewConnection("mcp", tools.Perms{Read: true, Write: true}, tools.Limits{}))
 	callTool(t, cl, "append_to_note", map[string]any{"path": "0_Inbox/Notiz 2026-11-18.md", "content": "- Zeile", "change_summary": "Test"})
 	h, err := c.Vault().History(vault.HistoryFilter{Limit: 1})
 	if err != nil || len(h) != 1 {
@@ -201,7 +196,7 @@ func TestServer_Instructions(t *testing.T) {
 		if !strings.Contains(ins, tool) {
 			t.Errorf("instructions do not name %s", tool)
 		}
-		if len(ToolNames(AllPerms)) > 0 && d(tool).name == "" {
+		if len(tools.ToolNames(tools.AllPerms)) > 0 && d(tool).Name == "" {
 			t.Errorf("instructions name %s, which is not a tool", tool)
 		}
 	}
@@ -215,17 +210,17 @@ func TestServer_Instructions(t *testing.T) {
 
 	// What the instructions claim is true for each connection: they name
 	// only the tools it may use.
-	for name, p := range map[string]Perms{"read": {Read: true}, "read_write": {Read: true, Write: true}} {
+	for name, p := range map[string]tools.Perms{"read": {Read: true}, "read_write": {Read: true, Write: true}} {
 		ins := c.InstructionsFor(p)
-		for _, tl := range tools {
-			if strings.Contains(ins, tl.name) && !allowed(p, tl.perm) {
-				t.Errorf("instructions for a %s connection name %s, which it may not use:\n%s", name, tl.name, ins)
+		for _, tl := range tools.Tools() {
+			if strings.Contains(ins, tl.Name) && !tools.Allowed(p, tl.Perm) {
+				t.Errorf("instructions for a %s connection name %s, which it may not use:\n%s", name, tl.Name, ins)
 			}
 		}
 		compareGolden(t, filepath.Join("testdata", "golden", "instructions_"+name+".golden"), ins+"\n")
 	}
 	// The instructions a client gets at initialize are its connection's.
-	s := NewServer(c, ServerOptions{Default: NewConnection("mcp", Perms{Read: true}, Limits{})})
+	s := NewServer(c, ServerOptions{Default: tools.NewConnection("mcp", tools.Perms{Read: true}, tools.Limits{})})
 	cl, err := client.NewInProcessClient(s)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +233,7 @@ func TestServer_Instructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if init.Instructions != c.InstructionsFor(Perms{Read: true}) {
+	if init.Instructions != c.InstructionsFor(tools.Perms{Read: true}) {
 		t.Errorf("a read-only connection got instructions:\n%s", init.Instructions)
 	}
 }
@@ -256,70 +251,4 @@ func TestServer_InstructionsWithoutRules(t *testing.T) {
 		t.Errorf("instructions of a vault without 9_System/ claim rules there:\n%s", ins)
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "instructions_no_rules.golden"), ins+"\n")
-}
-
-// TestReadme_NamesEveryTool keeps the README's tool list true.
-func TestReadme_NamesEveryTool(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range AllToolNames() {
-		if !strings.Contains(string(b), "`"+name+"`") {
-			t.Errorf("README.md does not name the tool %s", name)
-		}
-	}
-}
-
-// TestTools_ExamplesWork: every tool description's example names notes
-// and folders that exist in example-vault (a new note's folder, for
-// create_note; the deleted note, for restore_note), carries no placeholder,
-// and every read tool's example, sent as printed, succeeds there: a model
-// that copies an example does not pay a call for it.
-func TestTools_ExamplesWork(t *testing.T) {
-	dir := copyExampleVault(t)
-	c := newTestCore(t, dir)
-	exists := func(p string) bool {
-		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
-		return err == nil
-	}
-	example := regexp.MustCompile(`Example: ([a-z_]+) (\{.*\})$`)
-	for _, tl := range tools {
-		m := example.FindStringSubmatch(tl.description)
-		if m == nil || m[1] != tl.name {
-			t.Errorf("%s: the description has no example call of itself: %q", tl.name, tl.description)
-			continue
-		}
-		if strings.Contains(m[2], "…") {
-			t.Errorf("%s: the example carries a placeholder: %s", tl.name, m[2])
-		}
-		var args map[string]any
-		if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
-			t.Errorf("%s: the example is not JSON: %v", tl.name, err)
-			continue
-		}
-		for _, k := range []string{"path", "note", "folder", "trash_path", "to"} {
-			v, ok := args[k].(string)
-			if !ok {
-				continue
-			}
-			switch {
-			case tl.name == "create_note" && k == "path":
-				if exists(v) || !exists(path.Dir(v)) {
-					t.Errorf("%s: example path %s must be new, in an existing folder", tl.name, v)
-				}
-			case k == "trash_path":
-				if !exists(strings.TrimPrefix(v, ".trash/")) {
-					t.Errorf("%s: example %s is no note of example-vault that could be deleted", tl.name, v)
-				}
-			case !exists(strings.TrimSuffix(v, "/")):
-				t.Errorf("%s: example %s %s does not exist in example-vault", tl.name, k, v)
-			}
-		}
-		if tl.perm == "read" {
-			if r := c.Call(context.Background(), readOnly, tl.name, args); r.IsError() {
-				t.Errorf("%s: the example fails:\n%s", tl.name, r.Text)
-			}
-		}
-	}
 }

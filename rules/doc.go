@@ -76,4 +76,7 @@
 // owner to fix; the rest of the rules apply meanwhile. A note whose
 // frontmatter does not parse declares nothing until it is fixed; its
 // guidance is still shown.
+//
+// rules imports vault only: not index, tools, a door, or the big
+// libraries (mcp-go, bleve, cobra).
 package rules

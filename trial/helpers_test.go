@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -63,7 +63,7 @@ func copyExampleVault(t testing.TB) string {
 
 // newCore opens a core over a fresh copy of example-vault with its index
 // built.
-func newCore(t testing.TB) *mcpserver.Core {
+func newCore(t testing.TB) *tools.Core {
 	t.Helper()
 	dir := copyExampleVault(t)
 	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test", Now: func() time.Time { return fixedNow }})
@@ -79,7 +79,7 @@ func newCore(t testing.TB) *mcpserver.Core {
 	if err := idx.WaitReady(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{Now: func() time.Time { return fixedNow }, Index: idx})
+	c, err := tools.NewCore(v, tools.CoreOptions{Now: func() time.Time { return fixedNow }, Index: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +87,8 @@ func newCore(t testing.TB) *mcpserver.Core {
 }
 
 // readOnly is the connection a trial runs with by default.
-func readOnly() *mcpserver.Connection {
-	return mcpserver.NewConnection("trial", mcpserver.Perms{Read: true}, mcpserver.Limits{})
+func readOnly() *tools.Connection {
+	return tools.NewConnection("trial", tools.Perms{Read: true}, tools.Limits{})
 }
 
 // exampleQuestions are the questions of testdata/example-vault.yaml.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // fakeModel is a local OpenAI-compatible chat-completions server whose
@@ -251,7 +252,7 @@ func TestModel_TextPolicyOverChat(t *testing.T) {
 
 	// What went over the wire: the tools are the MCP tool list, the
 	// tool messages are exactly vaultd's texts, the key is sent.
-	specs := mcpserver.ToolSpecs(mcpserver.Perms{Read: true})
+	specs := mcpserver.ToolSpecs(tools.Perms{Read: true})
 	first := f.requests[0]
 	if first.Model != "text-policy" || first.ToolChoice != "auto" || len(first.Tools) != len(specs) {
 		t.Fatalf("request: model %q, tool_choice %q, %d tools; want text-policy, auto, %d", first.Model, first.ToolChoice, len(first.Tools), len(specs))

@@ -67,38 +67,41 @@ func TestParseCall(t *testing.T) {
 
 // TestIsError_EveryGolden: the text policy tells a failure by its text
 // alone ("error:" first), as a model shown only the text must. Every
-// answer mcpserver's goldens pin agrees with its isError flag.
+// answer the goldens of the core (tools) and of the MCP adapter (mcpserver)
+// pin agrees with its isError flag.
 func TestIsError_EveryGolden(t *testing.T) {
 	n := 0
-	err := filepath.WalkDir(filepath.Join("..", "mcpserver", "testdata", "golden"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".golden") {
-			return err
-		}
-		b, err := os.ReadFile(p)
+	for _, pkg := range []string{"tools", "mcpserver"} {
+		err := filepath.WalkDir(filepath.Join("..", pkg, "testdata", "golden"), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".golden") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s := string(b)
+			_, rest, ok := strings.Cut(s, "isError: ")
+			if !ok {
+				return nil
+			}
+			isErr := strings.HasPrefix(rest, "true")
+			_, text, ok := strings.Cut(rest, "--- text ---\n")
+			if !ok {
+				return nil
+			}
+			n++
+			if IsError(text) != isErr {
+				t.Errorf("%s: isError %v, but the text begins %q", p, isErr, firstLine(text))
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		s := string(b)
-		_, rest, ok := strings.Cut(s, "isError: ")
-		if !ok {
-			return nil
-		}
-		isErr := strings.HasPrefix(rest, "true")
-		_, text, ok := strings.Cut(rest, "--- text ---\n")
-		if !ok {
-			return nil
-		}
-		n++
-		if IsError(text) != isErr {
-			t.Errorf("%s: isError %v, but the text begins %q", p, isErr, firstLine(text))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if n < 50 {
-		t.Errorf("only %d goldens checked; did mcpserver's golden layout change?", n)
+		t.Errorf("only %d goldens checked; did the golden layout of tools or mcpserver change?", n)
 	}
 }
 

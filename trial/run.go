@@ -7,7 +7,7 @@
 // cheap model and needs nothing installed. Either way the agent gets the
 // tools exactly as an MCP client lists them to a model (names,
 // descriptions, input schemas) and sees exactly the text of each answer,
-// and every call runs through mcpserver's core with the connection's
+// and every call runs through the core (package tools) with the connection's
 // rights and limits, as an MCP tools/call does.
 //
 // The trace says per question what the agent asked, what it was shown
@@ -17,8 +17,8 @@
 // mechanically (Flag). Trace.Markdown is for a person, Trace.JSON for
 // scripts.
 //
-// Imports point one way: cmd/vaultd → trial → mcpserver; nothing below
-// imports trial.
+// Imports point one way: cmd/vaultd → trial → mcpserver, tools; nothing
+// below imports trial.
 package trial
 
 import (
@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -182,8 +183,8 @@ func (t *Trace) OK() bool {
 
 // Runner runs questions through an agent against one vault.
 type Runner struct {
-	Core   *mcpserver.Core
-	Conn   *mcpserver.Connection // the rights and limits every call runs with
+	Core   *tools.Core
+	Conn   *tools.Connection // the rights and limits every call runs with
 	Agent  Agent
 	Budget int    // calls per question (default 10)
 	Name   string // names the agent in the trace (default "text policy")
@@ -388,7 +389,7 @@ func malformedText(tc ToolCall, why string) string {
 }
 
 // rights names a connection's rights: "read", "read, write", …
-func rights(p mcpserver.Perms) string {
+func rights(p tools.Perms) string {
 	var r []string
 	if p.Read {
 		r = append(r, "read")

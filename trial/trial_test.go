@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // TestTextPolicy_ExampleVault runs the text policy on example-vault's ten
@@ -142,7 +142,7 @@ func TestRunner_Rights(t *testing.T) {
 		t.Errorf("verdict %s for a question without a proof, want %s", tr.Questions[0].Verdict, Answered)
 	}
 
-	rw := mcpserver.NewConnection("trial", mcpserver.Perms{Read: true, Write: true}, mcpserver.Limits{})
+	rw := tools.NewConnection("trial", tools.Perms{Read: true, Write: true}, tools.Limits{})
 	tr, err = (&Runner{Core: c, Conn: rw, Agent: create}).Run(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)

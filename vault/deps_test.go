@@ -7,37 +7,38 @@ import (
 )
 
 // TestDeps_ImportDirection keeps the architecture the folders show:
-// imports point one way, cmd/vaultd → trial → mcpserver → index, rules →
-// vault.
-// vault knows nothing of MCP, bleve or cobra; index is the only importer
-// of bleve and mcpserver the only importer of mcp-go.
+// imports point one way, cmd/vaultd → trial → mcpserver (the MCP door) →
+// tools (the core every door calls) → index, rules → vault.
+// vault knows nothing of MCP, bleve or cobra; tools knows nothing of MCP or
+// cobra, nor of any door; index is the only importer of bleve and
+// mcpserver the only importer of mcp-go.
 func TestDeps_ImportDirection(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not on PATH")
 	}
 	const mod = "github.com/vaultd/vaultd/"
-	forbidden := []string{"github.com/mark3labs/mcp-go", "github.com/blevesearch/", "github.com/spf13/cobra"}
+	mcp, bleve, cobra := "github.com/mark3labs/mcp-go", "github.com/blevesearch/", "github.com/spf13/cobra"
 
-	// vault, including everything it pulls in (go list -deps).
-	out, err := exec.Command("go", "list", "-deps", mod+"vault").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, f := range forbidden {
-			if strings.HasPrefix(dep, f) {
-				t.Errorf("package vault depends on %s", dep)
-			}
+	// What a package must not pull in, directly or not (go list -deps).
+	for pkg, forbidden := range map[string][]string{
+		"vault": {mcp, bleve, cobra, mod + "rules", mod + "index", mod + "tools", mod + "mcpserver", mod + "keys", mod + "trial", mod + "cmd/"},
+		"tools": {mcp, cobra, mod + "mcpserver", mod + "keys", mod + "trial", mod + "cmd/"},
+	} {
+		out, err := exec.Command("go", "list", "-deps", mod+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps: %v\n%s", err, out)
 		}
-		for _, own := range []string{"rules", "index", "mcpserver", "keys", "trial", "cmd/"} {
-			if strings.HasPrefix(dep, mod+own) {
-				t.Errorf("package vault depends on %s: imports must point to vault, not from it", dep)
+		for _, dep := range strings.Fields(string(out)) {
+			for _, f := range forbidden {
+				if strings.HasPrefix(dep, f) {
+					t.Errorf("package %s depends on %s: imports must point to %s, not from it", pkg, dep, pkg)
+				}
 			}
 		}
 	}
 
 	// Direct imports of every package of the module.
-	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", mod+"...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", mod+"...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -47,10 +48,11 @@ func TestDeps_ImportDirection(t *testing.T) {
 		"mark3labs/mcp-go": {"mcpserver", "bench"}, // bench drives vaultd as a real MCP client
 		"blevesearch/":     {"index"},
 		"spf13/cobra":      {"cmd/vaultd"},
-		mod + "mcpserver":  {"cmd/vaultd", "bench", "trial"}, // trial drives a model over the core's tools
+		mod + "mcpserver":  {"cmd/vaultd", "trial"},              // trial hands a model the tools as tools/list shows them
+		mod + "tools":      {"mcpserver", "cmd/vaultd", "trial"}, // the doors, and trial driving a model over them
 		mod + "trial":      {"cmd/vaultd"},
-		mod + "index":      {"mcpserver", "cmd/vaultd", "bench"},
-		mod + "rules":      {"mcpserver", "cmd/vaultd"},
+		mod + "index":      {"tools", "mcpserver", "cmd/vaultd", "bench"},
+		mod + "rules":      {"tools", "cmd/vaultd"},
 		mod + "keys":       {"mcpserver", "cmd/vaultd"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

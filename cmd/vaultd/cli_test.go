@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/mcpserver"
 	"github.com/vaultd/vaultd/rules"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -91,7 +91,7 @@ func TestShellQuote(t *testing.T) {
 
 // A domain error keeps the core's text; only the frame changes.
 func TestDomainFailure_Frame(t *testing.T) {
-	res := &mcpserver.Result{
+	res := &tools.Result{
 		Text: "error: read \"1_Projekte/Plan.md\": no such note\nclosest notes:\n- 1_Projekte/Website-Relaunch/Projektplan.md\nnext: vaultd read 1_Projekte/Website-Relaunch/Projektplan.md",
 		Err:  &vault.Error{Op: "read", Path: "1_Projekte/Plan.md", Kind: vault.ErrNotFound},
 	}

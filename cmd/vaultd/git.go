@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -19,12 +19,11 @@ import (
 // round with the remote.
 
 func (a *app) resolveCmd() *cobra.Command {
-	var w mcpserver.ResolveConflictArgs
-	var in contentFlags
-	cmd := &cobra.Command{
-		Use:   "resolve NOTE --take ours|theirs|both|text|current",
-		Short: "Resolve a note's merge conflicts, of one section or all",
-		Long: `Resolve the unresolved merge conflicts of a note (resolve_conflict): the
+	return toolCmd(a, command[tools.ResolveConflictArgs]{
+		tool:  "resolve_conflict",
+		use:   "NOTE --take ours|theirs|both|text|current",
+		short: "Resolve a note's merge conflicts, of one section or all",
+		long: `Resolve the unresolved merge conflicts of a note (resolve_conflict): the
 regions git left between <<<<<<<, ======= and >>>>>>>. With --heading only
 the conflicts of that section, else every conflict of the note.
 
@@ -40,37 +39,18 @@ marker is left, a note git lists as unmerged is staged (git add): that is
 how git learns it is resolved. A merge vaultd's sync started is committed
 by the sync once every file is resolved; a merge you started is yours to
 commit. "vaultd read NOTE" shows both sides and who wrote them.`,
-		Example: `  vaultd read 1_Projekte/Website-Relaunch.md
+		example: `  vaultd read 1_Projekte/Website-Relaunch.md
   vaultd resolve 1_Projekte/Website-Relaunch.md --heading Ziele --take both --summary "beide Ziele behalten"
   vaultd resolve 1_Projekte/Website-Relaunch.md --take text --file gelöst.md --summary "von Hand zusammengeführt"`,
-		Args: args(1, false, "the note in conflict", "vaultd overview"),
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
+		what: "the note in conflict", onMissing: "vaultd overview",
+		check: func(cmd *cobra.Command, args []string, w *tools.ResolveConflictArgs) error {
 			if w.Take == "" {
 				return usagef(withGlobals(cmd, "vaultd read "+shellQuote(args[0])), "resolve needs --take ours, theirs, both, text or current (read the note to see both sides)")
 			}
-			if err := needSummary(w.ChangeSummary); err != nil {
-				return err
-			}
-			if w.Take == vault.TakeText {
-				a.content = &in
-				content, err := in.read(cmd, a.in)
-				if err != nil {
-					return err
-				}
-				w.Content = content
-			}
-			w.Path = args[0]
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
-				return c.ResolveConflict(ctx(cmd), who, w)
-			})
-		}),
-	}
-	cmd.Flags().StringVar(&w.Heading, "heading", "", `resolve only the conflicts of this section: "Ziele" or "Projekte > Ziele"`)
-	cmd.Flags().StringVar(&w.Take, "take", "", "ours, theirs, both (ours, then theirs), text (with --content or --file) or current (required)")
-	in.register(cmd, "with --take text: the section's new body, or the whole note")
-	summaryFlag(cmd, &w.ChangeSummary)
-	expectFlag(cmd, &w.ExpectedVersion, "optional: fail if the note is no longer at this version")
-	return cmd
+			return nil
+		},
+		contentIf: func(w *tools.ResolveConflictArgs) bool { return w.Take == vault.TakeText },
+	})
 }
 
 func (a *app) gitCmd() *cobra.Command {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // shutdownGrace is how long a stopping HTTP server waits for requests in
@@ -73,11 +74,11 @@ func openKeys(cmd *cobra.Command, f serveFlags, at *httpAddr, stateDir string) e
 // serveHTTP serves the core over streamable HTTP until ctx ends (SIGINT,
 // SIGTERM), then shuts down gracefully: requests in flight finish and are
 // answered before the caller closes the index and the vault.
-func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *mcpserver.Core, perms mcpserver.Perms, logger *slog.Logger, clientLog *mcpserver.ClientLog) error {
-	limits := mcpserver.Limits{WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute}
+func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools.Core, perms tools.Perms, logger *slog.Logger, clientLog *mcpserver.ClientLog) error {
+	limits := tools.Limits{WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute}
 	o := mcpserver.HTTPOptions{Loopback: at.loopback, Limits: limits, Logger: logger, Keys: at.keys, ClientLog: clientLog}
 	if f.noAuth {
-		o.Open = mcpserver.NewConnection(a.actor, perms, limits)
+		o.Open = tools.NewConnection(a.actor, perms, limits)
 	}
 	ln, err := net.Listen("tcp", at.addr)
 	if err != nil {

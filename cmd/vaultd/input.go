@@ -105,11 +105,6 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// summaryFlag is --summary, the change summary every write records.
-func summaryFlag(cmd *cobra.Command, s *string) {
-	cmd.Flags().StringVarP(s, "summary", "m", "", `what you changed and why, recorded in the history (required)`)
-}
-
 // needSummary refuses a write without a change summary before the vault
 // is touched.
 func needSummary(s string) error {

@@ -2,7 +2,7 @@
 // markdown vault — the folder its owners edit in Obsidian and sync with git.
 //
 // Every command that mirrors an agent tool calls the same core (package
-// mcpserver) the MCP server uses and prints the text an agent would read;
+// tools) the MCP server uses and prints the text an agent would read;
 // --json prints the structured data instead. See `vaultd --help` for the
 // commands and the exit codes.
 package main

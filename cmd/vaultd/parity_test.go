@@ -3,51 +3,20 @@ package main
 import (
 	"bytes"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
-// TestParity_ToolsAndCommands keeps the two doors to one room: every MCP
-// tool has a CLI command calling the same core, and every CLI command that
-// reads or changes notes has a tool. Differences are listed here, each with
-// its reason; anything else fails.
+// TestParity_ToolsAndCommands keeps the two doors to one room: every tool
+// has the CLI command its declaration names, every argument of it is that
+// command's positional argument or its declared flag (with the declared
+// help, short form and default), and every CLI command that reads or
+// changes notes has a tool. Commands without a tool are listed here, each
+// with its reason; anything else fails.
 func TestParity_ToolsAndCommands(t *testing.T) {
-	// tool → command
-	twins := map[string]string{
-		"vault_overview":       "overview",
-		"search_notes":         "search",
-		"search_similar_notes": "similar",
-		"read_note":            "read",
-		"list_notes":           "list",
-		"get_backlinks":        "backlinks",
-		"create_note":          "create",
-		"append_to_note":       "append",
-		"update_section":       "update-section",
-		"replace_note":         "replace",
-		"delete_note":          "delete",
-		"list_trash":           "trash",
-		"restore_note":         "restore",
-		// reorganising and history (issue 6)
-		"move_note":      "move",
-		"note_history":   "history",
-		"recent_changes": "history",
-		// properties, tags, pins, boards, attachments
-		"set_properties":    "set-properties",
-		"add_tags":          "add-tags",
-		"remove_tags":       "remove-tags",
-		"list_tags":         "tags",
-		"pin_note":          "pin",
-		"unpin_note":        "unpin",
-		"read_board":        "board",
-		"move_card":         "move-card",
-		"add_card":          "add-card",
-		"upload_attachment": "upload",
-		"list_attachments":  "attachments",
-		// git-synced teams (issue 18)
-		"resolve_conflict": "resolve",
-	}
 	// Commands without a tool, and why.
 	cliOnly := map[string]string{
 		"init":       "lays out a new vault on disk; for people starting from nothing, not for agents",
@@ -72,32 +41,42 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 	commands["help"], commands["completion"] = true, true
 
 	var problems []string
-	for _, tool := range mcpserver.AllToolNames() {
-		cmd, ok := twins[tool]
-		if !ok {
-			problems = append(problems, "tool "+tool+" has no CLI command (add one, or list it here with a reason)")
+	covered := map[string]bool{}
+	for _, tool := range tools.Tools() {
+		covered[tool.Command] = true
+		cmd, _, err := root.Find([]string{tool.Command})
+		if err != nil || cmd == root {
+			problems = append(problems, "tool "+tool.Name+" should have the command "+tool.Command)
 			continue
 		}
-		if !commands[cmd] {
-			problems = append(problems, "tool "+tool+" should have the command "+cmd)
+		if !strings.Contains(cmd.Long, "("+tool.Name+")") {
+			problems = append(problems, "command "+cmd.Name()+"'s help does not name its tool ("+tool.Name+")")
 		}
-	}
-	covered := map[string]bool{}
-	for _, c := range twins {
-		covered[c] = true
+		for _, arg := range tool.Args {
+			if arg.Name == tool.Positional {
+				if place := strings.TrimPrefix(cmd.Use, cmd.Name()+" "); place == cmd.Use || strings.Trim(place, "[]")[:1] == "-" {
+					problems = append(problems, "command "+cmd.Name()+" takes "+arg.Name+" as its argument but its usage names none: "+cmd.Use)
+				}
+				continue
+			}
+			f := cmd.Flags().Lookup(arg.Flag)
+			switch {
+			case f == nil:
+				problems = append(problems, "tool "+tool.Name+"'s argument "+arg.Name+" should be the flag --"+arg.Flag+" of "+cmd.Name())
+			case arg.Help == "":
+				problems = append(problems, "tool "+tool.Name+"'s argument "+arg.Name+" has no help for --"+arg.Flag+" (add a help tag)")
+			case !strings.HasPrefix(f.Usage, arg.Help):
+				problems = append(problems, "--"+arg.Flag+" of "+cmd.Name()+" says "+strconv.Quote(f.Usage)+", its declaration "+strconv.Quote(arg.Help))
+			case f.Shorthand != arg.Short:
+				problems = append(problems, "--"+arg.Flag+" of "+cmd.Name()+" is -"+f.Shorthand+", its declaration -"+arg.Short)
+			case arg.Default != "" && f.DefValue != arg.Default:
+				problems = append(problems, "--"+arg.Flag+" of "+cmd.Name()+" defaults to "+f.DefValue+", its declaration to "+arg.Default)
+			}
+		}
 	}
 	for c := range commands {
 		if !covered[c] && cliOnly[c] == "" {
 			problems = append(problems, "command "+c+" has no MCP tool (add one, or list it in cliOnly with a reason)")
-		}
-	}
-	for tool := range twins {
-		found := false
-		for _, n := range mcpserver.AllToolNames() {
-			found = found || n == tool
-		}
-		if !found {
-			problems = append(problems, "twins lists "+tool+", which is not a tool")
 		}
 	}
 	sort.Strings(problems)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -21,11 +21,11 @@ func (a *app) reorgCommands() []*cobra.Command {
 }
 
 func (a *app) moveCmd() *cobra.Command {
-	var w mcpserver.MoveNoteArgs
-	cmd := &cobra.Command{
-		Use:   "move NOTE|FOLDER [--to] DEST --expect VERSION",
-		Short: "Move or rename a note or folder; links to it are updated",
-		Long: `Move or rename a note, or move a whole folder (move_note). A note's folder
+	return toolCmd(a, command[tools.MoveNoteArgs]{
+		tool:  "move_note",
+		use:   "NOTE|FOLDER [--to] DEST --expect VERSION",
+		short: "Move or rename a note or folder; links to it are updated",
+		long: `Move or rename a note, or move a whole folder (move_note). A note's folder
 of sub-notes beside it ("Projekt.md" + "Projekt/") moves along. Links
 elsewhere in the vault that led into what moved are rewritten so they
 still lead there, in the style they were written in; links in protected
@@ -34,43 +34,35 @@ notes and links that were ambiguous before are listed, not changed.
 DEST is the new path, or a folder to move into (ending in "/", or one that
 exists). A note needs --expect, the version you read; a folder does not.
 Nothing is ever overwritten (exit 4). "vaultd undo CHANGE" moves it back.`,
-		Example: `  vaultd move "0_Inbox/Idee Wissensdatenbank.md" 1_Projekte/ --expect 17f288e87212 --summary "Idee wird Projekt"
+		example: `  vaultd move "0_Inbox/Idee Wissensdatenbank.md" 1_Projekte/ --expect 17f288e87212 --summary "Idee wird Projekt"
   vaultd move 1_Projekte/Website-Relaunch.md --to "1_Projekte/Relaunch 2027.md" --expect 96ba799f882e --summary "umbenannt"
   vaultd move 2_Bereiche/Garten/ 3_Ressourcen/ --summary "Garten ist kein Bereich mehr"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 0:
-				return usagef(withGlobals(cmd, "vaultd list"), "move needs the note or folder to move")
-			case len(args) == 1 && w.To == "":
-				return usagef("", "move needs where to: vaultd move %s DEST (or --to DEST)", shellQuote(args[0]))
-			case len(args) == 2 && w.To != "":
-				return usagef("", "move takes DEST once: as the second argument or as --to, not both")
-			case len(args) > 2:
-				return usagef("", "move takes the note and where to, got %d arguments; quote paths with spaces", len(args))
+		args: func(w *tools.MoveNoteArgs) cobra.PositionalArgs {
+			return func(cmd *cobra.Command, args []string) error {
+				switch {
+				case len(args) == 0:
+					return usagef(withGlobals(cmd, "vaultd list"), "move needs the note or folder to move")
+				case len(args) == 1 && w.To == "":
+					return usagef("", "move needs where to: vaultd move %s DEST (or --to DEST)", shellQuote(args[0]))
+				case len(args) == 2 && w.To != "":
+					return usagef("", "move takes DEST once: as the second argument or as --to, not both")
+				case len(args) > 2:
+					return usagef("", "move takes the note and where to, got %d arguments; quote paths with spaces", len(args))
+				}
+				return nil
 			}
-			return nil
 		},
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			if err := needSummary(w.ChangeSummary); err != nil {
-				return err
-			}
-			w.Path = args[0]
+		prepare: func(_ *cobra.Command, args []string, w *tools.MoveNoteArgs) error {
 			if len(args) == 2 {
 				w.To = args[1]
 			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
-				return c.MoveNote(ctx(cmd), who, w)
-			})
-		}),
-	}
-	cmd.Flags().StringVar(&w.To, "to", "", "DEST: the new path, or a folder to move into")
-	summaryFlag(cmd, &w.ChangeSummary)
-	expectFlag(cmd, &w.ExpectedVersion, "the note's version you read (required for a note, not for a folder)")
-	return cmd
+			return nil
+		},
+	})
 }
 
 func (a *app) undoCmd() *cobra.Command {
-	var u mcpserver.UndoArgs
+	var u tools.UndoArgs
 	cmd := &cobra.Command{
 		Use:   "undo CHANGE",
 		Short: "Undo one recorded change, if nothing changed since",
@@ -86,7 +78,7 @@ updated again). Undoing is itself a change in the history: undo it to redo.`,
 		Args: args(1, false, "the id of the change to undo", "vaultd history"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			u.Change = args[0]
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 				return c.Undo(ctx(cmd), who, u)
 			})
 		}),
@@ -99,8 +91,8 @@ updated again). Undoing is itself a change in the history: undo it to redo.`,
 // (note_history), or without NOTE what changed across the vault
 // (recent_changes).
 func (a *app) historyCmd() *cobra.Command {
-	var r mcpserver.RecentChangesArgs
-	var n mcpserver.NoteHistoryArgs
+	var r tools.RecentChangesArgs
+	var n tools.NoteHistoryArgs
 	cmd := &cobra.Command{
 		Use:   "history [NOTE]",
 		Short: "Show what changed, newest first; with NOTE its changes and diffs",
@@ -126,30 +118,25 @@ which "vaultd undo" takes.`,
 					}
 				}
 				n.Path, n.Actor, n.Limit, n.Offset = args[0], r.Actor, r.Limit, r.Offset
-				return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+				return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 					return c.NoteHistory(ctx(cmd), who, n)
 				})
 			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 				return c.RecentChanges(ctx(cmd), who, r)
 			})
 		}),
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&r.Space, "space", "", "only this space (top-level folder)")
-	fl.StringVar(&r.Folder, "folder", "", "only at or below this folder")
-	// --actor is taken: it says who acts. --by filters.
-	fl.StringVar(&r.Actor, "by", "", `only changes by this actor ("cli", "mcp:claude-code", "outside vaultd")`)
-	fl.StringVar(&r.Since, "since", "", "from this time on: 2026-11-20, 2026-11-20T09:00:00Z, 7d")
-	fl.StringVar(&r.Until, "until", "", "before this time (a date counts to its end)")
-	fl.IntVar(&r.Limit, "limit", 0, "changes per page (default 20; with NOTE 10)")
-	fl.IntVar(&r.Offset, "offset", 0, "changes to skip, for the next page")
+	// --actor is taken: it says who acts. --by filters (the flag the
+	// declaration of actor names).
+	recent, _ := tools.LookupTool("recent_changes")
+	bindFlags(cmd, recent, &r, nil)
 	return cmd
 }
 
 // trashEmptyCmd is `vaultd trash empty`: for people only, never a tool.
 func (a *app) trashEmptyCmd() *cobra.Command {
-	var e mcpserver.EmptyTrashArgs
+	var e tools.EmptyTrashArgs
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "empty [--older-than 30d] [--yes]",
@@ -183,7 +170,7 @@ moved to .trash/ are gone for good.`,
 					}
 				}
 			}
-			return a.call(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
+			return a.call(cmd, func(c *tools.Core, who tools.Caller) *tools.Result {
 				return c.EmptyTrash(ctx(cmd), who, e)
 			})
 		}),
@@ -196,7 +183,7 @@ moved to .trash/ are gone for good.`,
 // confirmEmpty shows what trash empty would delete and asks at a
 // terminal; elsewhere it refuses and names --yes. It reports whether to go
 // on (false with a nil error: the person said no, and nothing happened).
-func (a *app) confirmEmpty(cmd *cobra.Command, e mcpserver.EmptyTrashArgs, plan []vault.TrashEntry) (bool, error) {
+func (a *app) confirmEmpty(cmd *cobra.Command, e tools.EmptyTrashArgs, plan []vault.TrashEntry) (bool, error) {
 	what := "note"
 	if len(plan) != 1 {
 		what = "notes"

@@ -12,15 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 func (a *app) searchCmd() *cobra.Command {
-	var s mcpserver.SearchNotesArgs
-	cmd := &cobra.Command{
-		Use:   "search QUERY",
-		Short: "Search the notes (German and English word forms, compounds)",
-		Long: `Search the vault's full text (search_notes). All words must occur; German
+	return toolCmd(a, command[tools.SearchNotesArgs]{
+		tool:  "search_notes",
+		use:   "QUERY",
+		short: "Search the notes (German and English word forms, compounds)",
+		long: `Search the vault's full text (search_notes). All words must occur; German
 and English word forms match (Häuser finds Haus) and so do parts of
 compounds (Plan finds Projektplan, ranked lower). "a phrase" in quotes,
 -word to exclude, proj* for a prefix. Each hit is a note with its best
@@ -28,25 +28,15 @@ matching sections; --path lists the matching sections of one note.
 
 The first search builds the index in the state dir; later ones catch up
 with what changed since.`,
-		Example: `  vaultd search Krankenhäuser
+		example: `  vaultd search Krankenhäuser
   vaultd search "Zeitleiste Launch" --space 1_Projekte`,
-		Args: args(1, false, "the search words (quote several)", `vaultd search "words"`),
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			s.Query = args[0]
+		what: "the search words (quote several)", onMissing: `vaultd search "words"`,
+		index: true,
+		check: func(*cobra.Command, []string, *tools.SearchNotesArgs) error {
 			a.meaningWait = cliMeaningWait
-			return a.callWithIndex(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
-				return c.SearchNotes(ctx(cmd), who, s)
-			})
-		}),
-	}
-	cmd.Flags().StringVar(&s.Space, "space", "", "only this space (top-level folder)")
-	cmd.Flags().StringVar(&s.Folder, "folder", "", "only this folder and its sub-folders")
-	cmd.Flags().StringVar(&s.Tag, "tag", "", "only notes with this tag")
-	cmd.Flags().StringVar(&s.Path, "path", "", "only this note: list its matching sections")
-	cmd.Flags().StringVar(&s.By, "by", "", "words or meaning: one kind of match only (default both, with an embedder)")
-	cmd.Flags().IntVar(&s.Limit, "limit", 10, "hits per page (with --path: sections)")
-	cmd.Flags().IntVar(&s.Offset, "offset", 0, "hits to skip, for the next page (with --path: sections)")
-	return cmd
+			return nil
+		},
+	})
 }
 
 // cliMeaningWait bounds how long a CLI search waits for search by meaning
@@ -54,21 +44,16 @@ with what changed since.`,
 const cliMeaningWait = 10 * time.Second
 
 func (a *app) backlinksCmd() *cobra.Command {
-	var b mcpserver.GetBacklinksArgs
-	return &cobra.Command{
-		Use:   "backlinks NOTE",
-		Short: "List the notes that link to a note",
-		Long: `List every note that links to NOTE (get_backlinks) — by name, path, alias or
+	return toolCmd(a, command[tools.GetBacklinksArgs]{
+		tool:  "get_backlinks",
+		use:   "NOTE",
+		short: "List the notes that link to a note",
+		long: `List every note that links to NOTE (get_backlinks) — by name, path, alias or
 to one of its headings — with the line of each link.`,
-		Example: `  vaultd backlinks "Klinikverbund Nord"`,
-		Args:    args(1, false, "the note", "vaultd list"),
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			b.Path = args[0]
-			return a.callWithIndex(cmd, func(c *mcpserver.Core, who mcpserver.Caller) *mcpserver.Result {
-				return c.GetBacklinks(ctx(cmd), who, b)
-			})
-		}),
-	}
+		example: `  vaultd backlinks "Klinikverbund Nord"`,
+		what:    "the note", onMissing: "vaultd list",
+		index: true,
+	})
 }
 
 func (a *app) indexCmd() *cobra.Command {
@@ -154,7 +139,7 @@ func modelName(id string) string {
 // callWithIndex is call with the search index opened (and caught up) first.
 // The index is shared: when another vaultd process on the vault (a running
 // serve) keeps it, the search runs there.
-func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpserver.Caller) *mcpserver.Result) error {
+func (a *app) callWithIndex(cmd *cobra.Command, tool func(*tools.Core, tools.Caller) *tools.Result) error {
 	v, err := a.openVault()
 	if err != nil {
 		return err
@@ -177,7 +162,7 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*mcpserver.Core, mcpse
 	if a.meaningWait > 0 {
 		waitForMeaning(cmd.Context(), idx, a.err, false, a.meaningWait)
 	}
-	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{Index: idx})
+	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
 	if err != nil {
 		return err
 	}

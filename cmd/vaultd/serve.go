@@ -15,6 +15,7 @@ import (
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -99,17 +100,17 @@ reached leaves search by words working, and the answers say why.`,
 }
 
 // parsePerms reads --read-only and --allow.
-func parsePerms(readOnly bool, allow string) (mcpserver.Perms, error) {
+func parsePerms(readOnly bool, allow string) (tools.Perms, error) {
 	if readOnly && allow != "" {
-		return mcpserver.Perms{}, usagef("vaultd serve --allow read", "--read-only and --allow cannot be combined")
+		return tools.Perms{}, usagef("vaultd serve --allow read", "--read-only and --allow cannot be combined")
 	}
 	if readOnly {
-		return mcpserver.Perms{Read: true}, nil
+		return tools.Perms{Read: true}, nil
 	}
 	if allow == "" {
-		return mcpserver.Perms{Read: true, Write: true}, nil
+		return tools.Perms{Read: true, Write: true}, nil
 	}
-	var p mcpserver.Perms
+	var p tools.Perms
 	for _, r := range strings.Split(allow, ",") {
 		switch strings.TrimSpace(strings.ToLower(r)) {
 		case "read":
@@ -238,11 +239,11 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			}
 		}
 	}
-	o := mcpserver.CoreOptions{Logger: logger, IndexUnavailable: busy}
+	o := tools.CoreOptions{Logger: logger, IndexUnavailable: busy}
 	if idx != nil {
 		o.Index = idx
 	}
-	c, err := mcpserver.NewCore(v, o)
+	c, err := tools.NewCore(v, o)
 	if err != nil {
 		return err
 	}
@@ -267,7 +268,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if f.http != "" {
 		return a.serveHTTP(cmd.Context(), f, at, c, perms, logger, clientLog)
 	}
-	conn := mcpserver.NewConnection(a.actor, perms, mcpserver.Limits{
+	conn := tools.NewConnection(a.actor, perms, tools.Limits{
 		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
 	})
 	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn, ClientLog: clientLog})
@@ -279,7 +280,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	return nil
 }
 
-func rightsText(p mcpserver.Perms) string {
+func rightsText(p tools.Perms) string {
 	var r []string
 	if p.Read {
 		r = append(r, "read")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -32,12 +32,12 @@ func (a *app) vaultDirFor() (dir, from string) {
 
 // openCore opens the vault and the core every command shares. The caller
 // closes the vault.
-func (a *app) openCore() (*mcpserver.Core, *vault.Vault, error) {
+func (a *app) openCore() (*tools.Core, *vault.Vault, error) {
 	v, err := a.openVault()
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{})
+	c, err := tools.NewCore(v, tools.CoreOptions{})
 	if err != nil {
 		v.Close()
 		return nil, nil, err
@@ -97,13 +97,13 @@ func looksLikeVault(dir string) bool {
 
 // caller is who the CLI acts as: the vault owner, with every permission,
 // recorded in history as --actor; next calls are spelled as commands.
-func (a *app) caller() mcpserver.Caller {
-	return mcpserver.Caller{Actor: a.actor, Perms: mcpserver.AllPerms, Door: mcpserver.DoorCLI}
+func (a *app) caller() tools.Caller {
+	return tools.Caller{Actor: a.actor, Perms: tools.AllPerms, Door: tools.DoorCLI}
 }
 
 // call opens the core, runs one tool through it and prints the result:
 // its text, or with --json its data.
-func (a *app) call(cmd *cobra.Command, tool func(*mcpserver.Core, mcpserver.Caller) *mcpserver.Result) error {
+func (a *app) call(cmd *cobra.Command, tool func(*tools.Core, tools.Caller) *tools.Result) error {
 	c, v, err := a.openCore()
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func (a *app) call(cmd *cobra.Command, tool func(*mcpserver.Core, mcpserver.Call
 
 // print writes a result: its text, or with --json its data; a failure
 // becomes the command's error.
-func (a *app) print(cmd *cobra.Command, res *mcpserver.Result) error {
+func (a *app) print(cmd *cobra.Command, res *tools.Result) error {
 	if res.Err != nil {
 		f := domainFailure(res, globalFlags(cmd))
 		if a.content != nil {

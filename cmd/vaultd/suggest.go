@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // domainFailure turns a failed core result into the CLI's error report.
@@ -15,7 +15,7 @@ import (
 // "next:" line becomes the closing "try:" line, with the global flags the
 // user gave (--vault, --state-dir, --actor) so that it runs against the same
 // vault.
-func domainFailure(res *mcpserver.Result, globals []string) *failure {
+func domainFailure(res *tools.Result, globals []string) *failure {
 	text := strings.TrimRight(res.Text, "\n")
 	if text == "" {
 		text = res.Err.Error()

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/trial"
 )
 
@@ -146,7 +146,7 @@ func (a *app) trial(cmd *cobra.Command, f trialFlags) error {
 	if err := waitWithProgress(cmd.Context(), idx, a.err, false); err != nil {
 		return err
 	}
-	c, err := mcpserver.NewCore(v, mcpserver.CoreOptions{Index: idx})
+	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (a *app) trial(cmd *cobra.Command, f trialFlags) error {
 	}
 	r := &trial.Runner{
 		Core:   c,
-		Conn:   mcpserver.NewConnection(actor, perms, mcpserver.Limits{}),
+		Conn:   tools.NewConnection(actor, perms, tools.Limits{}),
 		Agent:  trial.TextPolicy{},
 		Budget: f.budget,
 		Progress: func(i int, o trial.Outcome) {

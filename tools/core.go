@@ -1,0 +1,288 @@
+// Package tools is the room every door of vaultd opens onto: the agent
+// tools, declared once each (name, rights, annotations, description,
+// arguments with their help, the command line's spelling), and the core
+// that runs them over one vault. The MCP adapter (mcpserver), the vaultd
+// CLI and any later door derive their tool lists, schemas, commands and
+// flags from these declarations and call the same core functions.
+//
+// The core decodes arguments, checks rights and rate limits, calls vault,
+// rules and index, and renders every answer as text that follows
+// ../shared/AGENT-CONTRACT.md: the text carries every fact the next call
+// needs (path, title, version, space, section, totals, the next call,
+// spelled for the caller's door), and Result.Data carries the same facts
+// for structured clients and `vaultd --json`.
+//
+// It must not import a door or its libraries: not mcpserver, trial or
+// cmd/, not mcp-go, not cobra (vault/deps_test.go checks this).
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vaultd/vaultd/rules"
+	"github.com/vaultd/vaultd/vault"
+)
+
+// Perms are the rights of one connection (or CLI invocation).
+type Perms struct {
+	Read, Write, Delete bool
+}
+
+// AllPerms is what the CLI, run by the vault owner, may do.
+var AllPerms = Perms{Read: true, Write: true, Delete: true}
+
+// Door says how a next call is spelled: as an MCP tool call or as a
+// vaultd command line.
+type Door int
+
+const (
+	DoorMCP Door = iota
+	DoorCLI
+)
+
+// Caller is who asks: the actor recorded in history, its rights, and the
+// door it came through.
+type Caller struct {
+	Actor string
+	Perms Perms
+	Door  Door
+
+	// charge is what the call reserved from its connection's rate limits
+	// (nil for the CLI, which has none); a write that turns out to remove
+	// most of a note reserves a delete on it.
+	charge *charge
+}
+
+// Result is one answer. Text is what an agent (or a person) reads; Data is
+// the same facts as structured content. Err is set for failures: Text then
+// is the agent-facing error text and Err the domain error (for exit codes).
+type Result struct {
+	Text string
+	Data any
+	Err  error
+	// Changed says the call changed the vault (a note, a file, the
+	// bookmarks). Only such calls use up a connection's rate limits.
+	Changed bool
+}
+
+// IsError reports whether the result is a failure.
+func (r *Result) IsError() bool { return r.Err != nil }
+
+// CoreOptions configure a Core.
+type CoreOptions struct {
+	// Now is the clock (tests pin it). Default time.Now.
+	Now func() time.Time
+	// Index serves search and backlinks; nil leaves them out. The core
+	// keeps it current with its own writes (read-your-writes).
+	Index Index
+	// IndexUnavailable says why there is no index (e.g. another process
+	// owns it); search and backlinks answer with it.
+	IndexUnavailable error
+	// Logger receives problems worth a person's attention. Default: none.
+	Logger *slog.Logger
+}
+
+// Core serves the tools over one vault.
+type Core struct {
+	v       *vault.Vault
+	idx     Index
+	noIndex error
+	log     *slog.Logger
+	now     func() time.Time
+
+	rulesMu  sync.Mutex
+	rules    *rules.Rules
+	rulesSig string
+	rulesErr error
+}
+
+// NewCore wraps an opened vault. It installs the vault's 9_System rules as
+// the policy every write is checked against, reloading them when a rules
+// note changes.
+func NewCore(v *vault.Vault, o CoreOptions) (*Core, error) {
+	c := &Core{v: v, idx: o.Index, noIndex: o.IndexUnavailable, log: o.Logger, now: o.Now}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if _, err := c.Rules(); err != nil {
+		return nil, err
+	}
+	v.SetPolicy(policy{c})
+	if c.idx != nil {
+		v.OnChange(func(paths ...string) {
+			if err := c.idx.Update(paths...); err != nil {
+				c.log.Warn("index update after a write failed; the watcher will catch up", "paths", paths, "error", err)
+			}
+		})
+	}
+	return c, nil
+}
+
+// Vault returns the vault the core serves.
+func (c *Core) Vault() *vault.Vault { return c.v }
+
+// Rules returns the vault's rules, reloading them when a note under
+// 9_System/ was added, removed or changed since the last load.
+func (c *Core) Rules() (*rules.Rules, error) {
+	sig := c.rulesSignature()
+	c.rulesMu.Lock()
+	defer c.rulesMu.Unlock()
+	if c.rules != nil && sig == c.rulesSig {
+		return c.rules, c.rulesErr
+	}
+	r, err := rules.Load(c.v.FS())
+	if err != nil {
+		return nil, err
+	}
+	c.rules, c.rulesSig, c.rulesErr = r, sig, nil
+	return r, nil
+}
+
+// rulesSignature is a cheap fingerprint of 9_System/: names, sizes, mtimes.
+func (c *Core) rulesSignature() string {
+	var b strings.Builder
+	_ = fs.WalkDir(c.v.FS(), rules.Folder, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			fmt.Fprintf(&b, "%s|%d|%d\n", p, fi.Size(), fi.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return b.String()
+}
+
+// policy adapts the reloading rules to vault.Policy.
+type policy struct{ c *Core }
+
+func (p policy) CheckWrite(w vault.WriteCheck) error {
+	r, err := p.c.Rules()
+	if err != nil {
+		return err
+	}
+	return r.CheckWrite(w)
+}
+
+func (p policy) PlaceNew(path string) string {
+	r, err := p.c.Rules()
+	if err != nil {
+		return path
+	}
+	return r.PlaceNew(path)
+}
+
+// need checks a right before a tool runs. The denial reads like help: which
+// permission, and how the vault owner grants it.
+func (c *Core) need(caller Caller, tool string, perm string) *Result {
+	ok := true
+	switch perm {
+	case "write":
+		ok = caller.Perms.Write
+	case "delete":
+		ok = caller.Perms.Delete && caller.Perms.Write
+	default:
+		ok = caller.Perms.Read
+	}
+	if ok {
+		return nil
+	}
+	return permissionDenied(caller, tool, perm)
+}
+
+func permissionDenied(caller Caller, tool, perm string) *Result {
+	grant := "vaultd serve --allow read,write"
+	if perm == "delete" {
+		grant = "vaultd serve --allow read,write,delete"
+	}
+	var b strings.Builder
+	b.WriteString("error: permission denied: " + tool + " needs the " + perm + " permission, which this connection does not have.\nerror code: permission_denied\n")
+	b.WriteString("Only the vault owner can grant it: start the server with `" + grant + "`, or use an access key created with that right (`vaultd keys create NAME --allow " + strings.TrimPrefix(grant, "vaultd serve --allow ") + "`).\n")
+	b.WriteString("Do not retry this call; tell the user what you wanted to change, or continue with read-only tools.")
+	return &Result{
+		Text: b.String(),
+		Data: map[string]any{"error": "permission_denied", "tool": tool, "permission": perm},
+		Err:  &vault.Error{Op: tool, Kind: vault.ErrDenied, Msg: tool + " needs the " + perm + " permission"},
+	}
+}
+
+// actor returns the actor recorded for a caller.
+func actor(caller Caller) string {
+	if caller.Actor == "" {
+		return "agent"
+	}
+	return caller.Actor
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// errKind returns the sentinel kind of a domain error, or nil.
+func errKind(err error) error {
+	for _, k := range []error{vault.ErrNotFound, vault.ErrExists, vault.ErrConflict, vault.ErrAmbiguous,
+		vault.ErrInvalidPath, vault.ErrDenied, vault.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
+		if errors.Is(err, k) {
+			return k
+		}
+	}
+	return nil
+}
+
+// notePath resolves the note a tool that changes or shows an existing note
+// was given, the way read_note does (AGENT-CONTRACT: one word, one
+// meaning): a path is taken at its word; a file name, title, alias or
+// [[wikilink]] names the one note that has it. It returns the path, the
+// heading of a [[Note#Heading]] link, and nil; or, when the name is
+// ambiguous or names nothing, the error result (nothing is written).
+func (c *Core) notePath(caller Caller, f failure, ref string) (string, string, *Result) {
+	if strings.TrimSpace(ref) == "" || looksLikePath(ref) {
+		return ref, "", nil
+	}
+	if _, ok := c.isFolder(ref); ok {
+		return ref, "", nil // a folder (move_note moves folders too)
+	}
+	n, heading, err := c.v.Find(ref)
+	if err != nil {
+		if ve, ok := vault.AsError(err); ok {
+			cp := *ve
+			cp.Op = f.tool
+			err = &cp
+		}
+		return "", "", c.fail(caller, f, err)
+	}
+	return n.Path, heading, nil
+}
+
+// named says, in a write's answer, which note a name led to.
+func named(ref, p string) string {
+	if ref == "" || ref == p || strings.TrimSuffix(p, ".md") == ref {
+		return ""
+	}
+	return fmt.Sprintf("named %q: the note at %s\n", ref, p)
+}
+
+// withNamed adds to a write's answer which note a name led to.
+func withNamed(ref, p string, r *Result) *Result {
+	if l := named(ref, p); l != "" && !r.IsError() {
+		head, rest, _ := strings.Cut(r.Text, "\n")
+		r.Text = head + "\n" + l + rest
+	}
+	return r
+}

@@ -1,0 +1,46 @@
+package tools
+
+import (
+	"context"
+)
+
+// What a door (the MCP adapter, the CLI, a web page) needs of the core
+// beside the tools: the vault, the rendering helpers its own texts share
+// with the tools' texts, and one call on a connection.
+
+// Allowed reports whether rights p include perm (read, write, delete).
+func Allowed(p Perms, perm string) bool { return allowed(p, perm) }
+
+// Cut shortens s to at most n runes at a word boundary, marking the cut.
+func Cut(s string, n int) string { return cut(s, n) }
+
+// Closest is at most as many of alternatives as an error lists.
+func Closest(alternatives []string) []string { return limit(alternatives, maxAlternatives) }
+
+// CallArg is one argument of a suggested call, in the order shown.
+type CallArg struct {
+	Name  string
+	Value any
+}
+
+// CallText spells a suggested call of tool for door: `read_note {"path":
+// "…"}` for an agent, `vaultd read …` on the command line.
+func CallText(door Door, tool string, args ...CallArg) string {
+	c := call{tool: tool}
+	for _, a := range args {
+		c.args = append(c.args, arg{a.Name, a.Value})
+	}
+	return c.render(door)
+}
+
+// CallOn runs tool name for caller on connection cn, as every MCP call
+// runs: the connection's rights first, then its rate limits (refunded when
+// the call changed nothing), and on a write tool the limits left.
+func (c *Core) CallOn(ctx context.Context, cn *Connection, caller Caller, name string, args map[string]any) *Result {
+	for _, t := range tools {
+		if t.name == name {
+			return c.callOn(ctx, cn, caller, t, args)
+		}
+	}
+	return c.Call(ctx, caller, name, args)
+}
