@@ -9,6 +9,8 @@
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
+#   make clients the README's setup lines in the real Claude Code, Codex CLI and
+#                Gemini CLI (installs about 1.1 GB from npm the first time)
 #   make stress  the long-running data-safety, HTTP limit and gesetze search-quality tests (minutes), with figures
 
 GO       ?= go
@@ -28,7 +30,7 @@ HOST_OS   := $(shell $(GO) env GOOS)
 HOST_ARCH := $(shell $(GO) env GOARCH)
 SHA256    := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
 
-.PHONY: all build dist dist-smoke run test e2e stress vet lint tidy-check vulncheck fuzz bench clean
+.PHONY: all build dist dist-smoke run test e2e clients stress vet lint tidy-check vulncheck fuzz bench clean
 
 all: lint test build
 
@@ -109,6 +111,11 @@ test: vet tidy-check vulncheck dist-smoke
 e2e:
 	$(GO) test -count=1 ./e2e/...
 
+# The README's setup lines run in the real clients' CLIs (e2e/clients,
+# about 1.1 GB in node_modules, so not part of `make test`).
+clients:
+	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/
+
 # The long versions of the data-safety tests (editors saving in place and by
 # rename racing appends, 300 SIGKILLs during writes, a full state dir), of
 # the HTTP limit tests (8 × 60 MB bodies with peak RSS from
@@ -119,6 +126,7 @@ e2e:
 stress:
 	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/
 	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/
+	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/
 	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestQuality_Gesetze' -v ./index
 
 vet:
