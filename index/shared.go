@@ -48,7 +48,8 @@ const (
 	addrName = "index.addr" // the socket's path, written by the owner
 	// wireProto changes whenever the messages below change incompatibly.
 	//	2: Query.Path and Query.Sections; hits carry their sections
-	wireProto = 2
+	//	3: names (LookupName)
+	wireProto = 3
 )
 
 // Shared is a handle on a vault's index that other vaultd processes on the
