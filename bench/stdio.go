@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -424,22 +425,31 @@ func stdioNames(dir string, n int) stdioNameSet {
 			count[key(filepath.Base(f))]++
 		}
 	}
-	titleOf := map[string][]string{}
-	for _, p := range spread(append([]string(nil), all...)) {
-		src, err := os.ReadFile(filepath.Join(dir, p))
+	// Titles sit in the frontmatter or the first heading: the first 8 KB
+	// of every note tell which titles are unique.
+	titles := map[string][]string{} // key → the titles, one per note
+	first := map[string]string{}    // path → its first title
+	for _, p := range all {
+		f, err := os.Open(filepath.Join(dir, p))
 		if err != nil {
 			continue
 		}
-		if ts := vault.TitleNames(vault.Parse(src)); len(ts) > 0 && count[key(ts[0])] == 0 {
-			titleOf[key(ts[0])] = append(titleOf[key(ts[0])], ts[0])
+		head := make([]byte, 8<<10)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		for i, ts := range vault.TitleNames(vault.Parse(head[:n])) {
+			titles[key(ts)] = append(titles[key(ts)], ts)
+			if i == 0 {
+				first[p] = ts
+			}
+		}
+	}
+	for _, p := range spread(append([]string(nil), all...)) {
+		if t, ok := first[p]; ok && count[key(t)] == 0 && len(titles[key(t)]) == 1 {
+			out.titles = append(out.titles, t)
 		}
 		if f := vault.FolderNoteFolder(p); f != "" && count[key(filepath.Base(f))] == 1 {
 			out.folders = append(out.folders, filepath.Base(f))
-		}
-	}
-	for _, ts := range titleOf {
-		if len(ts) == 1 {
-			out.titles = append(out.titles, ts[0])
 		}
 	}
 	sort.Strings(out.titles)

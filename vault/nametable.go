@@ -113,7 +113,8 @@ func (t *NameTable) Len() int { return len(t.paths) }
 // you named wins): outside brackets it matches that path only (or the
 // folder note of that folder), never another note whose path merely ends
 // the same — after a move, the old path is an error that names the new
-// one, not a silent redirect.
+// one, not a silent redirect. It may still be a title or an alias as a
+// whole: titles hold slashes ("… zum Kaufmann/zur Kauffrau …").
 func (t *NameTable) Lookup(target string, link bool) NameMatch {
 	k := linkKey(strings.TrimSpace(target))
 	if c := path.Clean("/" + k); c != "/" {
@@ -134,14 +135,15 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		return t.match("folder", l)
 	}
 	what := "file name"
-	if strings.Contains(k, "/") {
-		if !link {
-			return t.miss(target)
-		}
+	withFolder := strings.Contains(k, "/")
+	if withFolder {
 		what = "path ending"
 	}
 	var byName []string
 	for _, p := range t.name[path.Base(k)] {
+		if withFolder && !link {
+			break
+		}
 		pk := linkKey(p)
 		f := linkKey(FolderNoteFolder(p))
 		if pathHasSuffix(pk, k) || pathHasSuffix(pk, k+".md") || (f != "" && pathHasSuffix(f, k)) {

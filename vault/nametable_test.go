@@ -16,6 +16,7 @@ func TestNameTable_Lookup(t *testing.T) {
 		{Path: "a/Alpha.md", Aliases: []string{"Erster"}},
 		{Path: "x/Alpha.md"},
 		{Path: "Notiz.md"}, {Path: "notiz.md"},
+		{Path: "v/verkkfmausbv/index.md", Titles: []string{"Verordnung über die Berufsausbildung zum Kaufmann/zur Kauffrau"}},
 	})
 	for _, c := range []struct {
 		ref   string
@@ -42,6 +43,7 @@ func TestNameTable_Lookup(t *testing.T) {
 		{"q/Alpha", false, "", nil}, // a path is taken at its word
 		{"q/Alpha", true, "", nil},  // no such path ending either
 		{"bgb/index", true, "path ending", []string{"b/bgb/index.md"}},
+		{"Verordnung über die Berufsausbildung zum Kaufmann/zur Kauffrau", false, "title", []string{"v/verkkfmausbv/index.md"}},
 	} {
 		m := tab.Lookup(c.ref, c.link)
 		if m.What != c.what || !slices.Equal(m.Paths, c.paths) {
