@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -29,6 +30,10 @@ import (
 
 // stdioCalls is how many calls of each tool are timed.
 const stdioCalls = 240
+
+// stdioNameCalls is how many lookups by name are timed: fewer, because a
+// build that walks the vault per lookup takes 100–400 ms for each.
+const stdioNameCalls = 40
 
 // stdioCommand is the server's command line, printed under the table.
 var stdioCommand string
@@ -265,11 +270,16 @@ type stdioFigures struct {
 	initAfter, searchAfter       time.Duration // after a restart: initialize answered; a search answered from a complete index
 	big                          bigFolderFigures
 	r50, r95, s50, s95, a50, a95 time.Duration
-	hitChars, sectionChars       float64 // search_notes text per hit (note) and per section shown, in characters
-	tools                        int
-	toolsJSON                    int
-	errors                       int
-	notes, queries, targets      int
+	// read_note by exact path in the vault's largest folder (bigFolder,
+	// bigNotes notes in it), by title, by a folder note's folder name
+	folderP50, titleP50, folderNameP50 time.Duration
+	bigFolder                          string
+	bigNotes, titleNotes, folderNames  int
+	hitChars, sectionChars             float64 // search_notes text per hit (note) and per section shown, in characters
+	tools                              int
+	toolsJSON                          int
+	errors                             int
+	notes, queries, targets            int
 }
 
 // stdioBench runs stdioRun for each variant (baseline first) and adds the
@@ -291,6 +301,21 @@ func stdioBench(name, dir, tmp string, variants []*variant, t *table) {
 	t.cmp("stdio: index ready (fresh state dir)", col(func(f stdioFigures) float64 { return f.ready.Seconds() }), secs, "", nil, 0)
 	t.cmp(fmt.Sprintf("stdio: read_note p50 (%d calls, %d notes)", stdioCalls, cur.notes), col(func(f stdioFigures) float64 { return d(f.r50) }), msf, "", nil, 0)
 	t.cmp("stdio: read_note p95", col(func(f stdioFigures) float64 { return d(f.r95) }), msf, "", nil, 0)
+	if cur.bigNotes > 0 {
+		target, ok := "", func(float64) bool { return true }
+		if cur.bigNotes >= 4000 {
+			target, ok = "≤ 2 ms", func(v float64) bool { return v <= 2 }
+		}
+		t.cmp(fmt.Sprintf("stdio: read_note p50 by path in %s/ (%d notes)", cur.bigFolder, cur.bigNotes), col(func(f stdioFigures) float64 { return d(f.folderP50) }), msf, target, ok, 0)
+	}
+	if cur.titleNotes > 0 {
+		t.cmp(fmt.Sprintf("stdio: read_note p50 by title (%d calls, %d titles)", stdioNameCalls, cur.titleNotes), col(func(f stdioFigures) float64 { return d(f.titleP50) }), msf,
+			"≤ 5 ms", func(v float64) bool { return v <= 5 }, 0)
+	}
+	if cur.folderNames > 0 {
+		t.cmp(fmt.Sprintf("stdio: read_note p50 by folder-note name (%d calls, %d folders)", stdioNameCalls, cur.folderNames), col(func(f stdioFigures) float64 { return d(f.folderNameP50) }), msf,
+			"≤ 5 ms", func(v float64) bool { return v <= 5 }, 0)
+	}
 	t.cmp(fmt.Sprintf("stdio: search_notes p50 (%d calls, %d queries)", stdioCalls, cur.queries), col(func(f stdioFigures) float64 { return d(f.s50) }), msf, "", nil, 0)
 	t.cmp("stdio: search_notes p95", col(func(f stdioFigures) float64 { return d(f.s95) }), msf, "", nil, 0)
 	chars := func(v float64) string { return fmt.Sprintf("%.0f chars", v) }
@@ -407,12 +432,12 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 	}
 
 	var chars, hits, sections int
-	measure := func(tool string, args func(int) map[string]any) (p50, p95 time.Duration) {
+	measureN := func(calls int, tool string, args func(int) map[string]any) (p50, p95 time.Duration) {
 		for i := range 5 { // warm-up
 			s.call(tool, args(i))
 		}
 		var lat []time.Duration
-		for i := range stdioCalls {
+		for i := range calls {
 			text, d, n, ns := s.callHits(tool, args(i))
 			lat = append(lat, d)
 			if n > 0 {
@@ -423,7 +448,21 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 		}
 		return percentile(lat, 50), percentile(lat, 95)
 	}
+	measure := func(tool string, args func(int) map[string]any) (p50, p95 time.Duration) {
+		return measureN(stdioCalls, tool, args)
+	}
 	r50, r95 := measure("read_note", readArgs)
+	names := stdioNames(vdir, 50)
+	var folderP50, titleP50, folderNameP50 time.Duration
+	if len(names.big) > 0 {
+		folderP50, _ = measure("read_note", func(i int) map[string]any { return map[string]any{"path": names.big[i%len(names.big)]} })
+	}
+	if len(names.titles) > 0 {
+		titleP50, _ = measureN(stdioNameCalls, "read_note", func(i int) map[string]any { return map[string]any{"path": names.titles[i%len(names.titles)]} })
+	}
+	if len(names.folders) > 0 {
+		folderNameP50, _ = measureN(stdioNameCalls, "read_note", func(i int) map[string]any { return map[string]any{"path": names.folders[i%len(names.folders)]} })
+	}
 	s50, s95 := measure("search_notes", searchArgs)
 	a50, a95 := measure("append_to_note", appendArgs)
 	big := stdioBigFolder(s, vdir)
@@ -453,10 +492,94 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 	stdioCommand = "stdio rows: go build -o BIN ./cmd/vaultd; BIN serve --vault <copy of the corpus> --state-dir <fresh temp dir> " +
 		strings.Join(args[5:], " ") + ", driven by mcp-go's stdio client; text per hit = search_notes text characters / hits (notes), per section = / sections shown"
 	f := stdioFigures{ready: ready, initAfter: initAfter, searchAfter: searchAfter, big: big, r50: r50, r95: r95, s50: s50, s95: s95, a50: a50, a95: a95,
+		folderP50: folderP50, titleP50: titleP50, folderNameP50: folderNameP50, bigFolder: names.folder,
+		bigNotes: names.folderNotes, titleNotes: len(names.titles), folderNames: len(names.folders),
 		tools: len(tools.Tools), toolsJSON: len(tj), errors: s.errors, notes: len(notes), queries: len(qs), targets: len(targets)}
 	if hits > 0 {
 		f.hitChars = float64(chars) / float64(hits)
 		f.sectionChars = float64(chars) / float64(sections)
 	}
 	return f
+}
+
+// stdioNameSet is what the name lookups of stdioRun ask for.
+type stdioNameSet struct {
+	folder      string   // the folder holding the most notes directly
+	folderNotes int      // how many
+	big         []string // paths of about n notes spread over it
+	titles      []string // titles (frontmatter title or H1) unique in the vault, of about n notes
+	folders     []string // folder names of about n folder notes (x/Name/index.md), unique in the vault
+}
+
+// stdioNames picks the notes that the name lookups read: by path in the
+// largest folder, by title and by folder-note folder name, each name
+// unique in the vault so that every lookup reads a note.
+func stdioNames(dir string, n int) stdioNameSet {
+	var all []string
+	byFolder := map[string][]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") {
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			all = append(all, rel)
+			byFolder[vault.FolderOf(rel)] = append(byFolder[vault.FolderOf(rel)], rel)
+		}
+		return nil
+	})
+	sort.Strings(all)
+	var out stdioNameSet
+	for f, ps := range byFolder {
+		if len(ps) > out.folderNotes || (len(ps) == out.folderNotes && f < out.folder) {
+			out.folder, out.folderNotes = f, len(ps)
+		}
+	}
+	spread := func(ps []string) []string {
+		sort.Strings(ps)
+		var s []string
+		step := max(1, len(ps)/n)
+		for i := 0; i < len(ps) && len(s) < n; i += step {
+			s = append(s, ps[i])
+		}
+		return s
+	}
+	out.big = spread(byFolder[out.folder])
+	// Names used by more than one note (or that are some note's file
+	// name) would make a lookup ambiguous: count them over the vault.
+	count := map[string]int{}
+	key := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	for _, p := range all {
+		count[key(strings.TrimSuffix(filepath.Base(p), ".md"))]++
+		if f := vault.FolderNoteFolder(p); f != "" {
+			count[key(filepath.Base(f))]++
+		}
+	}
+	// Titles sit in the frontmatter or the first heading: the first 8 KB
+	// of every note tell which titles are unique.
+	titles := map[string][]string{} // key → the titles, one per note
+	first := map[string]string{}    // path → its first title
+	for _, p := range all {
+		f, err := os.Open(filepath.Join(dir, p))
+		if err != nil {
+			continue
+		}
+		head := make([]byte, 8<<10)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		for i, ts := range vault.TitleNames(vault.Parse(head[:n])) {
+			titles[key(ts)] = append(titles[key(ts)], ts)
+			if i == 0 {
+				first[p] = ts
+			}
+		}
+	}
+	for _, p := range spread(append([]string(nil), all...)) {
+		if t, ok := first[p]; ok && count[key(t)] == 0 && len(titles[key(t)]) == 1 {
+			out.titles = append(out.titles, t)
+		}
+		if f := vault.FolderNoteFolder(p); f != "" && count[key(filepath.Base(f))] == 1 {
+			out.folders = append(out.folders, filepath.Base(f))
+		}
+	}
+	sort.Strings(out.titles)
+	return out
 }

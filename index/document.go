@@ -16,8 +16,11 @@ import (
 // Document is what the index stores about one note. FromNote builds it from
 // a note's bytes; tests may build it by hand.
 type Document struct {
-	Path      string // vault-relative, slash-separated: the document ID
-	Title     string
+	Path  string // vault-relative, slash-separated: the document ID
+	Title string
+	// Titles are the names the note's own text gives it (vault.TitleNames:
+	// frontmatter title, first H1); the name table looks notes up by them.
+	Titles    []string
 	Aliases   []string
 	Headings  []Heading
 	Body      string // the note's text after the frontmatter
@@ -81,6 +84,7 @@ func fromNote(p string, src []byte, mod time.Time, r *vault.Resolver, d *vault.D
 	doc := &Document{
 		Path:       p,
 		Title:      vault.NoteTitle(p, d),
+		Titles:     vault.TitleNames(d),
 		Aliases:    d.Aliases,
 		Body:       string(src[min(d.BodyStart, len(src)):]),
 		BodyStart:  min(d.BodyStart, len(src)),
@@ -180,9 +184,10 @@ const (
 // the file name, which is what Obsidian shows and what links use
 // ("2026-11-04 Design-Review" for the note whose heading is "Design-Review
 // Website-Relaunch"). Generic names that many notes share (index.md,
-// README.md: a folder's page) name nothing and are left out.
+// README.md: a folder's page) name nothing: a folder note is searched by
+// its folder's name instead (x/BGB/index.md by "BGB", vault.NoteName).
 func searchAliases(d *Document) []string {
-	name := strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))
+	name := vault.NoteName(d.Path)
 	switch foldKey(name) {
 	case "", "index", "_index", "readme", foldKey(d.Title):
 		return d.Aliases

@@ -177,6 +177,10 @@ type Index struct {
 	resolver  atomic.Pointer[vault.Resolver]
 	noteCount atomic.Int64
 
+	names      atomic.Pointer[vault.NameTable] // names.go
+	namesDirty atomic.Bool                     // a commit changed the notes' names
+	namesMu    sync.Mutex                      // one rebuild at a time
+
 	indexed     atomic.Int64
 	building    atomic.Bool
 	done, total atomic.Int64

@@ -25,6 +25,7 @@ type fileEntry struct {
 	Note    bool
 	Version string   // notes: hex SHA-256 of the content
 	Aliases []string // notes: frontmatter aliases (for link resolution)
+	Titles  []string // notes: frontmatter title and first H1 (the name table, names.go)
 	// Sections is the number of section numbers the note's section
 	// documents may use (its headings + 1, see docs.go); SectionDocs is
 	// how many of them have a document.

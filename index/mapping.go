@@ -13,7 +13,9 @@ import (
 //	   alias when the title differs
 //	3: section documents (docs.go); the homograph stop words (Würde, Weg,
 //	   IT) are indexed; headings in meta carry their line and read_note name
-const mappingVersion = 3
+//	4: the manifest records each note's titles, for the name table
+//	   (names.go); a folder note is searched by its folder's name
+const mappingVersion = 4
 
 const docType = "note"
 

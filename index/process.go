@@ -401,6 +401,9 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 					aliasKeys = append(aliasKeys, linkKey(a))
 				}
 			}
+			if ix.man.Files[r.path].Note {
+				ix.namesDirty.Store(true)
+			}
 			delete(ix.man.Files, r.path)
 			delete(ix.paths, r.path)
 		case r.unchanged:
@@ -410,7 +413,10 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			n++
 		default:
 			old := ix.man.Files[r.path]
-			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases, Sections: r.doc.sectionSlots(), SectionDocs: r.doc.sectionDocs()}
+			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases, Titles: r.doc.Titles, Sections: r.doc.sectionSlots(), SectionDocs: r.doc.sectionDocs()}
+			if !old.Note || !slices.Equal(old.Titles, e.Titles) || !slices.Equal(old.Aliases, e.Aliases) {
+				ix.namesDirty.Store(true)
+			}
 			if !slices.Equal(old.Aliases, e.Aliases) {
 				for _, a := range old.Aliases {
 					aliasKeys = append(aliasKeys, linkKey(a))

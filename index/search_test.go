@@ -393,8 +393,11 @@ func TestSearchAliases_FileName(t *testing.T) {
 		{"a/Note.md", "Note", []string{"N"}, "N"},
 		{"a/note.md", "Note", nil, ""},
 		{"a/Note.md", "Other", []string{"note"}, "note"},
-		{"gesetze/bgb/index.md", "Bürgerliches Gesetzbuch", nil, ""},
+		// A folder note is searched by its folder's name.
+		{"gesetze/bgb/index.md", "Bürgerliches Gesetzbuch", nil, "bgb"},
 		{"x/README.md", "X", []string{"Y"}, "Y"},
+		{"Projekt/Projekt.md", "Projekt", nil, ""},
+		{"index.md", "Start", nil, ""},
 	}
 	for _, c := range cases {
 		got := strings.Join(searchAliases(&Document{Path: c.path, Title: c.title, Aliases: c.aliases}), "|")

@@ -49,7 +49,8 @@ const (
 	// wireProto changes whenever the messages below change incompatibly.
 	//	2: Query.Path and Query.Sections; hits carry their sections
 	//	3: similar
-	wireProto = 3
+	//	4: names (LookupName)
+	wireProto = 4
 )
 
 // Shared is a handle on a vault's index that other vaultd processes on the

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/vault"
 )
 
 // The wire between the owner of an index and its clients: gob-encoded
@@ -26,10 +28,11 @@ type wireHello struct {
 
 type wireRequest struct {
 	ID      uint64
-	Method  string // search, similar, backlinks, status, update, wait
+	Method  string // search, similar, backlinks, status, update, wait, names
 	Query   Query
 	Similar SimilarQuery
 	Path    string
+	Link    bool // names: the reference was a [[link]]
 	Paths   []string
 	Timeout time.Duration // the caller's remaining time; 0: none
 }
@@ -41,6 +44,7 @@ type wireResponse struct {
 	Backlinks []Backlink
 	Status    *Status
 	Ready     bool
+	Names     *vault.NameMatch
 	ErrKind   string // "", query, closed, canceled, deadline, other
 	Err       string
 	QueryErr  *QueryError
@@ -173,6 +177,9 @@ func (w *wireServer) handle(req wireRequest) (resp wireResponse) {
 		resp.Status = &st
 	case "update":
 		err = w.up.Update(req.Paths...)
+	case "names":
+		m, ok := w.ix.LookupName(req.Path, req.Link)
+		resp.Names, resp.Ready = &m, ok
 	case "wait":
 		// Not ready within the slice is an answer, not an error.
 		resp.Ready = w.ix.WaitReady(ctx) == nil

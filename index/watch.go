@@ -31,13 +31,17 @@ type watcher struct {
 	w    *fsnotify.Watcher
 	root string // host path of the vault
 
-	mu         sync.Mutex
-	dirty      map[string]bool // vault paths
-	kick       chan struct{}   // the event loop tells the flusher there is work
-	closing    chan struct{}
-	done       sync.WaitGroup
-	flushes    atomic.Int64 // batches handed to process (tests check debouncing)
-	overflowed atomic.Bool  // an overflow was logged (later ones are not repeated)
+	mu      sync.Mutex
+	dirty   map[string]bool // vault paths
+	kick    chan struct{}   // the event loop tells the flusher there is work
+	closing chan struct{}
+	done    sync.WaitGroup
+	flushes atomic.Int64 // batches handed to process (tests check debouncing)
+	// marked counts paths marked dirty; indexed is marked as it was when
+	// the last flush took the dirty set, stored once that flush is done.
+	// They differ while events wait to be indexed (pending).
+	marked, indexed atomic.Int64
+	overflowed      atomic.Bool // an overflow was logged (later ones are not repeated)
 }
 
 // testHookAddWatch, if set, replaces adding a watch (tests simulate the
@@ -239,6 +243,7 @@ func (w *watcher) handle(ev fsnotify.Event) bool {
 	}
 	w.mu.Lock()
 	w.dirty[p] = true
+	w.marked.Add(1)
 	w.mu.Unlock()
 	return true
 }
@@ -257,8 +262,10 @@ func (w *watcher) flusher() {
 		w.mu.Lock()
 		dirty := w.dirty
 		w.dirty = map[string]bool{}
+		marked := w.marked.Load()
 		w.mu.Unlock()
 		if len(dirty) == 0 {
+			w.indexed.Store(marked)
 			continue
 		}
 		w.flushes.Add(1)
@@ -275,5 +282,9 @@ func (w *watcher) flusher() {
 			w.ix.log.Warn("search index: updating changed files failed; rescanning", "err", err)
 			w.ix.requestRescan()
 		}
+		w.indexed.Store(marked)
 	}
 }
+
+// pending reports whether file events wait to be indexed.
+func (w *watcher) pending() bool { return w.marked.Load() != w.indexed.Load() }

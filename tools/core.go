@@ -118,6 +118,11 @@ func NewCore(v *vault.Vault, o CoreOptions) (*Core, error) {
 		return nil, err
 	}
 	v.SetPolicy(policy{c})
+	if ns, ok := c.idx.(vault.NameSource); ok {
+		// Names resolve from the index's table instead of a walk of the
+		// vault per call (index/names.go says why the table lives there).
+		v.SetNames(ns)
+	}
 	if c.idx != nil {
 		v.OnChange(func(paths ...string) {
 			if err := c.idx.Update(paths...); err != nil {

@@ -69,6 +69,16 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 	case errors.Is(err, vault.ErrNotFound) && ve.AltKind == "headings":
 		alts := limit(ve.Alternatives, 12)
 		data["headings"] = alts
+		if secs := c.missedHeadingSections(f, ve); len(secs) > 0 {
+			// No heading is like the one asked for: the sections whose
+			// text holds its words are the better guess.
+			data["matching_sections"] = secs
+			b.WriteString("no heading is like it; sections whose text has its words:\n")
+			for _, a := range secs {
+				b.WriteString("- " + a + "\n")
+			}
+			next = append(next, retryWith(f, "heading", secs[0]))
+		}
 		if len(ve.Alternatives) == 0 {
 			b.WriteString("The note has no headings: read it whole, or append without a heading.\n")
 			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
@@ -102,6 +112,9 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		}
 	case errors.Is(err, vault.ErrNotFound):
 		alts := limit(ve.Alternatives, maxAlternatives)
+		if ve.AltKind == "notes" {
+			alts = c.closestBySearch(f.path, ve.Alternatives)
+		}
 		if len(alts) > 0 {
 			data["closest"] = alts
 			what, argName := "notes", "path"

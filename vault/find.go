@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -37,6 +36,7 @@ type snapshot struct {
 	notes    []*Note  // sorted by path
 	paths    []string // every note and attachment, sorted
 	resolver *Resolver
+	names    *NameTable
 }
 
 // snapshot returns the current snapshot, re-parsing what changed.
@@ -114,10 +114,12 @@ func (v *Vault) snapshot() (*snapshot, error) {
 
 	s := &snapshot{paths: make([]string, 0, len(c.files))}
 	aliases := make(map[string][]string)
+	var names []NameEntry
 	for p, f := range c.files {
 		s.paths = append(s.paths, p)
 		if f.note != nil {
 			s.notes = append(s.notes, f.note)
+			names = append(names, NameEntry{Path: p, Titles: TitleNames(f.note.Doc), Aliases: f.note.Aliases})
 			if len(f.note.Aliases) > 0 {
 				aliases[p] = f.note.Aliases
 			}
@@ -126,6 +128,7 @@ func (v *Vault) snapshot() (*snapshot, error) {
 	sort.Strings(s.paths)
 	sort.Slice(s.notes, func(i, j int) bool { return s.notes[i].Path < s.notes[j].Path })
 	s.resolver = NewResolver(s.paths).WithAliases(aliases)
+	s.names = NewNameTable(names)
 	c.snap = s
 	return s, nil
 }
@@ -157,9 +160,12 @@ func (v *Vault) Resolver() (*Resolver, error) {
 // Find locates one note by a reference, trying in this order:
 //
 //  1. an exact vault path, with or without ".md" ("1_Projekte/Alpha");
-//  2. a file name or the end of a path ("Alpha", "Projekte/Alpha.md");
-//  3. a title (frontmatter title, else first H1);
-//  4. an alias (frontmatter aliases).
+//  2. a folder with a folder note ("x/BGB" for x/BGB/index.md, see
+//     FolderNoteFolder);
+//  3. a file name or the end of a path ("Alpha", "Projekte/Alpha.md"), or
+//     the name of a folder-note's folder ("BGB");
+//  4. a title (frontmatter title in any case of the key, or the first H1);
+//  5. an alias (frontmatter aliases).
 //
 // All comparisons ignore case and Unicode normalisation; titles and
 // aliases also ignore runs of white space. The reference may be written
@@ -172,6 +178,11 @@ func (v *Vault) Resolver() (*Resolver, error) {
 // (its Version is current); several are an error. Unlike link resolution
 // (Resolver), Find never picks among notes that share a name: a caller
 // that names a note must get the one it means.
+//
+// The names come from the vault's NameSource (SetNames) when it is ready,
+// so a lookup reads one note and walks nothing; otherwise, and whenever
+// what the source answered is not what is on disk (an external change not
+// yet seen), from a walk of the vault.
 //
 // Errors (all *Error): ErrInvalid for an empty reference; ErrAmbiguous
 // listing every candidate path (AltKind "notes"); ErrNotFound with the
@@ -190,6 +201,13 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 		}
 		return nil, "", &Error{Op: "find", Kind: ErrInvalid, Msg: msg}
 	}
+	if src := v.nameSource(); src != nil {
+		if m, t, h, ok := lookupSplit(target, heading, bracketed, src.LookupName); ok {
+			if n, err, ok := v.found(m, t, ref); ok {
+				return n, h, err
+			}
+		}
+	}
 	// Step 1 without the walk: an exact path that exists needs no snapshot
 	// (the walk costs ~120 ms on a 6,600-note vault).
 	if c, err := NotePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
@@ -201,27 +219,100 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := s.find(target, bracketed)
-	if errors.Is(err, ErrNotFound) && !bracketed && strings.Contains(target, "#") {
+	m, t, h, _ := lookupSplit(target, heading, bracketed, func(t string, link bool) (NameMatch, bool) {
+		return s.names.Lookup(t, link), true
+	})
+	switch {
+	case m.What == "":
+		return nil, "", v.findNotFound(s.resolver, target, m.Closest)
+	case len(m.Paths) > 1:
+		return nil, "", ambiguous(m, t)
+	}
+	n, err = v.read(m.Paths[0])
+	if err != nil {
+		return nil, "", err
+	}
+	n.Path = m.Paths[0]
+	return n, h, nil
+}
+
+// SetNames makes Find look names up in src (see NameSource) instead of
+// walking the vault. nil goes back to walking.
+func (v *Vault) SetNames(src NameSource) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.names = src
+}
+
+func (v *Vault) nameSource() NameSource {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.names
+}
+
+// lookupSplit runs lookup for target and, when that matches nothing and
+// target is no link but holds a "#", once more for the part before it
+// (the rest is the heading). It returns the match, the target it was
+// found under and the heading; ok false when lookup was not ready.
+func lookupSplit(target, heading string, link bool, lookup func(string, bool) (NameMatch, bool)) (NameMatch, string, string, bool) {
+	m, ok := lookup(target, link)
+	if !ok {
+		return m, target, heading, false
+	}
+	if m.What == "" && !link && strings.Contains(target, "#") {
 		t, h, _ := strings.Cut(target, "#")
 		if t = strings.TrimSpace(t); t != "" {
-			if p2, err2 := s.find(t, false); !errors.Is(err2, ErrNotFound) {
-				p, err, heading = p2, err2, strings.TrimSpace(h)
+			if m2, ok := lookup(t, false); ok && m2.What != "" {
+				return m2, t, strings.TrimSpace(h), true
 			}
 		}
 	}
-	if err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return nil, "", v.findNotFound(s, target)
+	return m, target, heading, true
+}
+
+// found turns what a NameSource answered into Find's result. ok is false
+// when the answer cannot be trusted — the note it names is gone or no
+// longer bears the name (an external change the source has not seen yet),
+// or the reference may be an attachment — and Find must walk.
+func (v *Vault) found(m NameMatch, target, ref string) (*Note, error, bool) {
+	switch {
+	case m.What == "":
+		if isFileExt(path.Ext(target)) && !strings.EqualFold(path.Ext(target), ".md") {
+			return nil, nil, false // an attachment: the walk says so
 		}
-		return nil, "", err
+		return nil, v.findNotFound(nil, target, m.Closest), true
+	case len(m.Paths) > 1:
+		return nil, ambiguous(m, target), true
 	}
-	n, err = v.read(p)
+	n, err := v.readAt(m.Paths[0], false)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, false
 	}
-	n.Path = p
-	return n, heading, nil
+	n.Path = m.Paths[0]
+	k := nameKey(target)
+	switch m.What {
+	case "title":
+		for _, t := range TitleNames(n.Doc) {
+			if nameKey(t) == k {
+				return n, nil, true
+			}
+		}
+		return nil, nil, false
+	case "alias":
+		for _, a := range n.Aliases {
+			if nameKey(a) == k {
+				return n, nil, true
+			}
+		}
+		return nil, nil, false
+	}
+	return n, nil, true
+}
+
+// ambiguous is Find's ErrAmbiguous for a step that matched several notes.
+func ambiguous(m NameMatch, target string) error {
+	return &Error{Op: "find", Kind: ErrAmbiguous, AltKind: "notes", Alternatives: m.Paths,
+		Msg: fmt.Sprintf("%q is the %s of %d notes; name one by its full path", target, m.What, len(m.Paths))}
 }
 
 // spelledAsStored reports whether the regular file c exists under exactly
@@ -284,169 +375,27 @@ func (v *Vault) foldsNames() bool {
 	return v.folds
 }
 
-// find runs Find's lookup steps against the snapshot and returns the
-// path of the one note found. The ErrNotFound it returns carries no
-// alternatives (Find adds them).
-//
-// A path with a folder is taken at its word (AGENT-CONTRACT rule 5: what
-// you named wins): it matches that path only, never another note whose
-// path merely ends the same — after a move, the old path is an error that
-// names the new one, not a silent redirect. Inside [[brackets]] a path
-// ending matches as in Obsidian's links.
-func (s *snapshot) find(target string, link bool) (string, error) {
-	k := linkKey(target)
-	if c := path.Clean("/" + k); c != "/" {
-		k = c[1:] // "./a//b/" → "a/b"; ".." cannot climb above the root
-	}
-	var exact, byName []string
-	for _, n := range s.notes {
-		pk := linkKey(n.Path)
-		switch {
-		case pk == k || pk == k+".md":
-			exact = append(exact, n.Path)
-		case strings.HasSuffix(pk, "/"+k) || strings.HasSuffix(pk, "/"+k+".md"):
-			byName = append(byName, n.Path)
-		}
-	}
-	if len(exact) > 1 { // paths that differ only in case: the one spelled as asked wins
-		for _, p := range exact {
-			if p == target || p == target+".md" {
-				return p, nil
-			}
-		}
-	}
-	if p, err := oneOf(exact, target, "path"); p != "" || err != nil {
-		return p, err
-	}
-	what := "file name"
-	if strings.Contains(k, "/") {
-		if !link {
-			return "", ErrNotFound
-		}
-		what = "path ending"
-	}
-	if p, err := oneOf(byName, target, what); p != "" || err != nil {
-		return p, err
-	}
-
-	nk := nameKey(target)
-	var titles, aliases []string
-	for _, n := range s.notes {
-		if nameKey(n.Title) == nk {
-			titles = append(titles, n.Path)
-		}
-		for _, a := range n.Aliases {
-			if nameKey(a) == nk {
-				aliases = append(aliases, n.Path)
-				break
-			}
-		}
-	}
-	if p, err := oneOf(titles, target, "title"); p != "" || err != nil {
-		return p, err
-	}
-	if p, err := oneOf(aliases, target, "alias"); p != "" || err != nil {
-		return p, err
-	}
-	return "", ErrNotFound
-}
-
-// oneOf returns the single path of a step, ErrAmbiguous for several, and
-// "", nil for none.
-func oneOf(paths []string, target, what string) (string, error) {
-	switch len(paths) {
-	case 0:
-		return "", nil
-	case 1:
-		return paths[0], nil
-	}
-	sort.Strings(paths)
-	return "", &Error{Op: "find", Kind: ErrAmbiguous, AltKind: "notes", Alternatives: paths,
-		Msg: fmt.Sprintf("%q is the %s of %d notes; name one by its full path", target, what, len(paths))}
-}
-
 // nameKey compares titles and aliases: NFC, white space collapsed, lower case.
 func nameKey(s string) string { return strings.ToLower(normSpace(s)) }
 
 // findNotFound builds Find's ErrNotFound: a path-like reference gets the
 // folder-aware message of notFound; a name gets what was searched. Both
-// list the closest notes by file name, then by title or alias.
-func (v *Vault) findNotFound(s *snapshot, target string) error {
-	// An attachment is found, but is no note: say so rather than "missing".
-	if res := s.resolver.ResolveName("", target); res.Status == Resolved && !IsNote(res.Target) {
-		return &Error{Op: "find", Path: res.Target, Kind: ErrNotFound, AltKind: "notes",
-			Msg:          "is an attachment, not a note; notes are .md files",
-			Alternatives: closestRefs(s, target, 5)}
+// list closest, the notes nearest to the reference (NameTable.Lookup). r,
+// when given, tells an attachment of that name, which is found but no note.
+func (v *Vault) findNotFound(r *Resolver, target string, closest []string) error {
+	if r != nil {
+		if res := r.ResolveName("", target); res.Status == Resolved && !IsNote(res.Target) {
+			return &Error{Op: "find", Path: res.Target, Kind: ErrNotFound, AltKind: "notes",
+				Msg:          "is an attachment, not a note; notes are .md files",
+				Alternatives: closest}
+		}
 	}
 	if strings.Contains(strings.Trim(target, "/"), "/") {
-		c, err := NotePath(strings.TrimPrefix(target, "/"))
-		if err == nil {
-			e := v.notFound("find", c)
-			if fe, ok := AsError(e); ok {
-				fe.Alternatives = closestRefs(s, c, 5)
-			}
-			return e
+		if c, err := NotePath(strings.TrimPrefix(target, "/")); err == nil {
+			return v.notFoundWith("find", c, closest)
 		}
 	}
 	return &Error{Op: "find", Kind: ErrNotFound, AltKind: "notes",
 		Msg:          fmt.Sprintf("no note has the path, file name, title or alias %q", target),
-		Alternatives: closestRefs(s, target, 5)}
-}
-
-// closestRefs ranks notes for a reference that matched nothing: first by
-// file name (ClosestNotes), then notes whose title or an alias contains
-// the reference or is a few edits away from it. At most n, nearest first.
-func closestRefs(s *snapshot, target string, n int) []string {
-	var notePaths []string
-	for _, nt := range s.notes {
-		notePaths = append(notePaths, nt.Path)
-	}
-	out := ClosestNotes(notePaths, target, n)
-	if len(out) >= n {
-		return out
-	}
-	k := nameKey(strings.TrimSuffix(path.Base(target), ".md"))
-	if k == "" {
-		return out
-	}
-	type scored struct {
-		p string
-		d int
-	}
-	var more []scored
-	for _, nt := range s.notes {
-		if contains(out, nt.Path) {
-			continue
-		}
-		best := -1
-		for _, name := range append([]string{nt.Title}, nt.Aliases...) {
-			nk := nameKey(name)
-			if nk == "" {
-				continue
-			}
-			d := Distance(k, nk)
-			if strings.Contains(nk, k) || strings.Contains(k, nk) {
-				d = min(d, 1)
-			}
-			if d <= max(2, len([]rune(k))/4) && (best < 0 || d < best) {
-				best = d
-			}
-		}
-		if best >= 0 {
-			more = append(more, scored{nt.Path, best})
-		}
-	}
-	sort.SliceStable(more, func(i, j int) bool {
-		if more[i].d != more[j].d {
-			return more[i].d < more[j].d
-		}
-		return more[i].p < more[j].p
-	})
-	for _, m := range more {
-		if len(out) >= n {
-			break
-		}
-		out = append(out, m.p)
-	}
-	return out
+		Alternatives: closest}
 }

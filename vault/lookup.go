@@ -100,10 +100,15 @@ func (v *Vault) NotePaths() []string {
 // notFound builds the "note not found" error for path c: what the folder
 // holds instead, the closest notes elsewhere, and the spaces.
 func (v *Vault) notFound(op, c string) error {
+	return v.notFoundWith(op, c, ClosestNotes(v.NotePaths(), c, 5))
+}
+
+// notFoundWith is notFound with the closest notes already known.
+func (v *Vault) notFoundWith(op, c string, closest []string) error {
 	dir := FolderOf(c)
 	name := strings.TrimSuffix(path.Base(c), ".md")
 	e := &Error{Op: op, Path: c, Kind: ErrNotFound, AltKind: "notes"}
-	e.Alternatives = ClosestNotes(v.NotePaths(), c, 5)
+	e.Alternatives = closest
 	if dir != "" {
 		if _, err := fs.Stat(v.root.FS(), dir); errors.Is(err, fs.ErrNotExist) {
 			e.Msg = fmt.Sprintf("no such note: folder %q does not exist", dir)
@@ -117,10 +122,12 @@ func (v *Vault) notFound(op, c string) error {
 }
 
 // ClosestNotes ranks note paths by how close they are to the wanted path:
-// same file name elsewhere first, then same folder, then by edit distance of
-// the names. It returns at most n.
+// same name elsewhere first, then same folder, then by edit distance of
+// the names. A folder note's name is its folder's (NoteName): among notes
+// all called index.md, x/BGB/index.md is the one near "y/bgb/index.md".
+// It returns at most n.
 func ClosestNotes(paths []string, want string, n int) []string {
-	wantName := headingKey(strings.TrimSuffix(path.Base(want), ".md"))
+	wantName := headingKey(NoteName(want))
 	wantDir := FolderOf(want)
 	type scored struct {
 		p string
@@ -131,7 +138,7 @@ func ClosestNotes(paths []string, want string, n int) []string {
 		if p == want {
 			continue
 		}
-		name := headingKey(strings.TrimSuffix(path.Base(p), ".md"))
+		name := headingKey(NoteName(p))
 		s := Distance(wantName, name) * 10
 		switch {
 		case name == wantName:

@@ -203,10 +203,14 @@ func FolderOf(p string) string {
 }
 
 // NoteTitle returns the note's title: frontmatter title, else first H1,
-// else the file name without ".md".
+// else its name (NoteName: the folder's name for a folder note such as
+// x/BGB/index.md, else the file name without ".md").
 func NoteTitle(p string, d *Doc) string {
 	if d != nil && d.Title != "" {
 		return d.Title
+	}
+	if f := FolderNoteFolder(p); f != "" {
+		return path.Base(f)
 	}
 	return strings.TrimSuffix(path.Base(p), path.Ext(p))
 }

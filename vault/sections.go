@@ -705,3 +705,38 @@ func (d *Doc) ShortAddresses(idx []int) []string {
 	}
 	return out
 }
+
+// NearHeading reports whether some heading of the note is close to query
+// (the last part of a heading path): it shares a word or a word form with
+// it (words under four letters that hold no digit do not count), or its
+// text is a few edits away. When none is, the heading list
+// ranked by closeness is no help, and a caller does better to search the
+// note's sections for the query's words.
+func (d *Doc) NearHeading(query string) bool {
+	q := strings.TrimSpace(query)
+	if b, _, ok := cutLineSuffix(q); ok && b != "" {
+		q = b
+	}
+	if i := strings.LastIndex(q, ">"); i >= 0 {
+		q = q[i+1:]
+	}
+	q = strings.TrimSpace(strings.TrimLeft(q, "# "))
+	want := headingKey(q)
+	qt := nameTokens(q)
+	for i, ht := range d.headingTokens() {
+		if d := Distance(want, headingKey(d.Headings[i].Text)); d <= max(2, len([]rune(want))/4) {
+			return true
+		}
+		for _, a := range qt {
+			if len([]rune(a)) < 4 && !strings.ContainsFunc(a, unicode.IsDigit) {
+				continue // "der", "und", "of": shared by headings that are no nearer
+			}
+			for _, b := range ht {
+				if nearToken(a, b) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -49,7 +49,8 @@ type Vault struct {
 
 	mu     sync.RWMutex
 	policy Policy
-	cache  noteCache // parsed notes by (path, size, mtime) for Find, Notes, Resolver (find.go)
+	cache  noteCache  // parsed notes by (path, size, mtime) for Find, Notes, Resolver (find.go)
+	names  NameSource // Find's names without a walk (SetNames); nil: walk
 
 	w writeState // the write side: note locks, subscribers (write.go)
 

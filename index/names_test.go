@@ -1,0 +1,170 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// lookupPath finds ref through the vault with the index as its name
+// source and returns the path found ("" on an error).
+func lookupPath(t *testing.T, v *vault.Vault, ref string) string {
+	t.Helper()
+	n, _, err := v.Find(ref)
+	if err != nil {
+		return ""
+	}
+	return n.Path
+}
+
+// waitName waits until the index's own table answers ref with want (""
+// for a miss) — the table, not Find's walk behind it.
+func waitName(t *testing.T, ix *Index, ref, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var m vault.NameMatch
+	var ok bool
+	for time.Now().Before(deadline) {
+		m, ok = ix.LookupName(ref, false)
+		got := ""
+		if ok && len(m.Paths) == 1 {
+			got = m.Paths[0]
+		}
+		if ok && got == want {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("LookupName(%q) = %+v (ready %v), want %q", ref, m, ok, want)
+}
+
+func TestNames_FolderNotesTitlesAliases(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"b/bgb/index.md":        "---\nTitle: Bürgerliches Gesetzbuch\njurabk: BGB\n---\n\n# Bürgerliches Gesetzbuch (BGB)\n\n## § 1 Beginn der Rechtsfähigkeit\n",
+		"Projekt/Projekt.md":    "# Projektübersicht\n",
+		"docs/README.md":        "Kein Titel.\n",
+		"notes/Alpha.md":        "---\naliases: [Erster]\n---\n# Alpha Plan\n",
+		"common/git-commit.md":  "# git commit\n",
+		"linux/cd.md":           "# cd\n",
+		"common/cd.md":          "# cd\n",
+		"attachments/image.png": "png",
+	})
+	ix := openIndex(t, v, Options{Watch: true})
+	v.SetNames(ix)
+	for ref, want := range map[string]string{
+		"bgb":                            "b/bgb/index.md", // the folder's name
+		"b/bgb":                          "b/bgb/index.md", // the folder's path
+		"BGB":                            "b/bgb/index.md",
+		"bürgerliches gesetzbuch":        "b/bgb/index.md", // frontmatter Title
+		"Bürgerliches Gesetzbuch (BGB)":  "b/bgb/index.md", // the H1 beside it
+		"[[bgb#§ 1]]":                    "b/bgb/index.md",
+		"Projekt":                        "Projekt/Projekt.md",
+		"Projektübersicht":               "Projekt/Projekt.md",
+		"docs":                           "docs/README.md",
+		"Erster":                         "notes/Alpha.md",
+		"alpha plan":                     "notes/Alpha.md",
+		"git commit":                     "common/git-commit.md",
+		"common/git-commit.md":           "common/git-commit.md",
+		"COMMON/Git-Commit":              "common/git-commit.md", // the stored spelling
+		"cd":                             "",                     // two notes: ambiguous
+		"nirgends":                       "",
+		"attachments/image.png":          "", // an attachment is no note
+		"notes/Erster":                   "", // a path is taken at its word
+		"Bürgerliches Gesetzbuch (BGB)x": "",
+	} {
+		if got := lookupPath(t, v, ref); got != want {
+			t.Errorf("Find(%q) = %q, want %q", ref, got, want)
+		}
+	}
+	m, ok := ix.LookupName("cd", false)
+	if !ok || m.What != "file name" || len(m.Paths) != 2 {
+		t.Errorf("LookupName(cd) = %+v, %v; want both cd notes by file name", m, ok)
+	}
+	m, _ = ix.LookupName("x/bgbb/index.md", false)
+	if len(m.Closest) == 0 || m.Closest[0] != "b/bgb/index.md" {
+		t.Errorf("closest to x/bgbb/index.md = %q, want b/bgb/index.md first (folder names, not the alphabet)", m.Closest)
+	}
+}
+
+func TestNames_ExternalRenameAndCheckout(t *testing.T) {
+	v, dir := newVault(t, map[string]string{
+		"a/Alpha.md":       "# Alpha\n",
+		"g/kschg/index.md": "---\ntitle: Kündigungsschutzgesetz\n---\n# Kündigungsschutzgesetz\n",
+	})
+	ix := openIndex(t, v, Options{Watch: true, Quiet: 20 * time.Millisecond})
+	v.SetNames(ix)
+	waitName(t, ix, "Kündigungsschutzgesetz", "g/kschg/index.md")
+
+	// An external rename of the folder (as git mv or a file manager does).
+	if err := os.Rename(filepath.Join(dir, "g", "kschg"), filepath.Join(dir, "g", "ksg")); err != nil {
+		t.Fatal(err)
+	}
+	// Find is right at once: the table's answer is checked against the disk.
+	if got := lookupPath(t, v, "Kündigungsschutzgesetz"); got != "g/ksg/index.md" {
+		t.Errorf("right after the rename: Find = %q, want g/ksg/index.md", got)
+	}
+	waitName(t, ix, "Kündigungsschutzgesetz", "g/ksg/index.md")
+	waitName(t, ix, "ksg", "g/ksg/index.md")
+	waitName(t, ix, "kschg", "")
+
+	// A checkout that rewrites a title and adds notes in one go.
+	writeFiles(t, dir, map[string]string{
+		"a/Alpha.md": "---\ntitle: Alpha Neu\n---\n# Alpha\n",
+		"b/Beta.md":  "# Beta Titel\n",
+	})
+	waitName(t, ix, "Alpha Neu", "a/Alpha.md")
+	waitName(t, ix, "Beta Titel", "b/Beta.md")
+	// The H1 is still a name of the note beside its new title.
+	waitName(t, ix, "Alpha", "a/Alpha.md")
+}
+
+func TestNames_NotReadyWalks(t *testing.T) {
+	v, _ := newVault(t, map[string]string{"a/Alpha.md": "---\ntitle: Erster Plan\n---\n"})
+	// An index that never finished its first comparison vouches for nothing.
+	hold := make(chan struct{})
+	testHookCommit = func() { <-hold }
+	defer func() { testHookCommit = nil }()
+	ix, err := Open(v, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { close(hold); ix.Close() }()
+	if _, ok := ix.LookupName("Erster Plan", false); ok {
+		t.Fatal("LookupName answered before the index was ready")
+	}
+	v.SetNames(ix)
+	if got := lookupPath(t, v, "Erster Plan"); got != "a/Alpha.md" {
+		t.Errorf("Find before the index is ready = %q, want a/Alpha.md (from the walk)", got)
+	}
+}
+
+func TestNames_SharedClientAsksOwner(t *testing.T) {
+	v, _ := newVault(t, map[string]string{"b/bgb/index.md": "---\nTitle: Bürgerliches Gesetzbuch\n---\n"})
+	state := t.TempDir()
+	owner, err := OpenShared(v, Options{Dir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	client, err := OpenShared(v, Options{Dir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	if client.Owner() {
+		t.Fatal("the second handle owns the index")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, ok := client.LookupName("Bürgerliches Gesetzbuch", false)
+	if !ok || m.What != "title" || len(m.Paths) != 1 || m.Paths[0] != "b/bgb/index.md" {
+		t.Errorf("client LookupName = %+v, %v; want b/bgb/index.md by title", m, ok)
+	}
+}
