@@ -7,8 +7,8 @@ import (
 )
 
 // TestDeps_ImportDirection keeps the architecture the folders show:
-// imports point one way, cmd/vaultd → trial → mcpserver → index, rules →
-// vault.
+// imports point one way, cmd/vaultd → trial, web → mcpserver → index,
+// rules → vault.
 // vault knows nothing of MCP, bleve or cobra; index is the only importer
 // of bleve and mcpserver the only importer of mcp-go.
 func TestDeps_ImportDirection(t *testing.T) {
@@ -29,7 +29,7 @@ func TestDeps_ImportDirection(t *testing.T) {
 				t.Errorf("package vault depends on %s", dep)
 			}
 		}
-		for _, own := range []string{"rules", "index", "mcpserver", "keys", "trial", "cmd/"} {
+		for _, own := range []string{"rules", "index", "mcpserver", "keys", "trial", "web", "cmd/"} {
 			if strings.HasPrefix(dep, mod+own) {
 				t.Errorf("package vault depends on %s: imports must point to vault, not from it", dep)
 			}
@@ -47,11 +47,12 @@ func TestDeps_ImportDirection(t *testing.T) {
 		"mark3labs/mcp-go": {"mcpserver", "bench"}, // bench drives vaultd as a real MCP client
 		"blevesearch/":     {"index"},
 		"spf13/cobra":      {"cmd/vaultd"},
-		mod + "mcpserver":  {"cmd/vaultd", "bench", "trial"}, // trial drives a model over the core's tools
+		mod + "mcpserver":  {"cmd/vaultd", "bench", "trial", "web"}, // trial drives a model over the core's tools; web is the owner's page
 		mod + "trial":      {"cmd/vaultd"},
 		mod + "index":      {"mcpserver", "cmd/vaultd", "bench"},
 		mod + "rules":      {"mcpserver", "cmd/vaultd"},
-		mod + "keys":       {"mcpserver", "cmd/vaultd"},
+		mod + "keys":       {"mcpserver", "cmd/vaultd", "web"},
+		mod + "web":        {"cmd/vaultd"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
