@@ -23,6 +23,7 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -151,6 +152,7 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /connections/create", s.owner(s.createKey))
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
 	m.HandleFunc("POST /connections/rights", s.owner(s.setRights))
+	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil
 }
@@ -166,6 +168,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	s.mux.ServeHTTP(w, r)
+}
+
+// oauthPaths are where MCP clients look for OAuth sign-in (RFC 9728,
+// RFC 8414, dynamic registration and the usual endpoints).
+var oauthPaths = []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/register", "/authorize", "/token"}
+
+// notFound answers paths the page does not have. An MCP client looking for
+// OAuth sign-in learns, in OAuth's error format, that vaultd wants an
+// access key and where the owner makes one.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	for _, p := range oauthPaths {
+		if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_ = json.NewEncoder(w).Encode(map[string]string{
+				"error": "not_found",
+				"error_description": "vaultd offers no OAuth sign-in: connect to " + mcpserver.HTTPPath + " with an access key, sending the header \"Authorization: Bearer <key>\". " +
+					"The vault's owner makes one on the owner's page (Connections) or with: vaultd keys create NAME --allow read",
+			})
+			return
+		}
+	}
+	s.render(w, r, http.StatusNotFound, "refused", map[string]any{"Why": "not_found"})
 }
 
 // caller is the owner as the core's caller: every right, recorded as

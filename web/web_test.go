@@ -608,3 +608,23 @@ func TestLanguage_GermanByAcceptLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A client looking for OAuth sign-in is told to use an access key; other
+// unknown paths get the page's 404.
+func TestNotFound_OAuthDiscoverySaysUseAKey(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/register"} {
+		method := "GET"
+		if p == "/register" {
+			method = "POST"
+		}
+		st, _, body := f.do(method, p, url.Values{}, map[string]string{"Origin": ""})
+		if st != http.StatusNotFound || !strings.Contains(body, `"error":"not_found"`) || !strings.Contains(body, "Authorization: Bearer") || !strings.Contains(body, "vaultd keys create") {
+			t.Errorf("%s %s: %d\n%s", method, p, st, body)
+		}
+	}
+	f.signIn()
+	if st, _, body := f.do("GET", "/nope", nil, nil); st != http.StatusNotFound || !strings.Contains(body, "no such page") {
+		t.Errorf("GET /nope: %d\n%s", st, body)
+	}
+}
