@@ -55,7 +55,8 @@ func (s *Server) takeFlash(r *http.Request) []flash {
 // only), or to fallback.
 func back(w http.ResponseWriter, r *http.Request, fallback string) {
 	to := r.PostFormValue("back")
-	if u, err := url.Parse(to); to == "" || err != nil || u.Host != "" || u.Scheme != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(to, "//") {
+	// Browsers read "/\\host" as "//host": no backslashes, no scheme, no host.
+	if u, err := url.Parse(to); to == "" || err != nil || u.Host != "" || u.Scheme != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(to, "//") || strings.ContainsAny(to, "\\\r\n\t") {
 		to = fallback
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)

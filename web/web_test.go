@@ -372,7 +372,10 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 	if !strings.Contains(body, "Undone") {
 		t.Errorf("undo: no confirmation\n%s", body)
 	}
-	f.post("/undo", url.Values{"change": {id}, "back": {"//evil.example/"}})
+	form := url.Values{"change": {id}, "back": {"/\\evil.example/"}, CSRFField: {f.csrf}}
+	if st, loc, _ := f.do("POST", "/undo", form, nil); st != http.StatusSeeOther || loc != "/" {
+		t.Errorf("undo with back=/\\evil.example/: %d to %q, want 303 to / (never to another site)", st, loc)
+	}
 	if got := f.read("0_Inbox/Buchtipps.md"); got != orig {
 		t.Errorf("after undoing both appends the note is\n%s\nwant\n%s", got, orig)
 	}

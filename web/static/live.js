@@ -7,6 +7,7 @@
   var last = null;
   live.hidden = false;
   function poll() {
+    if (document.hidden) { setTimeout(poll, 2000); return; }
     fetch("/activity/latest", { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (t) {
@@ -26,7 +27,7 @@
         last = t;
       })
       .catch(function () {})
-      .finally(function () { setTimeout(poll, 1000); });
+      .finally(function () { setTimeout(poll, 1500); });
   }
   poll();
 })();
