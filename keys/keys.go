@@ -528,3 +528,24 @@ func names(ks []Key) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SetRights changes the rights of the key named name (without regard to
+// case); servers apply them from its next request on. Errors: *NameError
+// (ErrNotFound), ErrInvalid (no read right), ErrBusy, I/O errors.
+func (s *Store) SetRights(name string, r Rights) (Key, error) {
+	if !r.Read || r.Delete && !r.Write {
+		return Key{}, fmt.Errorf("%w: %q; a key needs read, and delete needs write", ErrInvalid, r.String())
+	}
+	var changed Key
+	err := s.change(func(f *file) error {
+		for i, k := range f.Keys {
+			if strings.EqualFold(k.Name, name) {
+				f.Keys[i].Rights = r
+				changed = f.Keys[i]
+				return nil
+			}
+		}
+		return notFound(name, f.Keys)
+	})
+	return changed, err
+}

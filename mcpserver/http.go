@@ -64,6 +64,10 @@ type HTTPOptions struct {
 	// Now is the clock of "last used" and of session expiry (tests pin
 	// it). Default time.Now.
 	Now func() time.Time
+	// Page, when set, serves every path but HTTPPath (the owner's page),
+	// after the same Host and Origin checks as MCP; it does its own
+	// sign-in, and access keys never reach it.
+	Page http.Handler
 }
 
 // HTTPServer serves MCP over streamable HTTP at HTTPPath.
@@ -177,7 +181,15 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.lim.BodyTimeout))
 	if r.URL.Path != HTTPPath {
-		h.refuse(w, r, http.StatusNotFound, "vaultd serves MCP at "+HTTPPath+"; point your MCP client at that URL")
+		if h.o.Page == nil {
+			h.refuse(w, r, http.StatusNotFound, "vaultd serves MCP at "+HTTPPath+"; point your MCP client at that URL")
+			return
+		}
+		if msg := h.foreign(r); msg != "" {
+			h.refuse(w, r, http.StatusForbidden, msg)
+			return
+		}
+		h.o.Page.ServeHTTP(w, r)
 		return
 	}
 	// Rebinding checks come before authentication: a foreign page learns
@@ -339,18 +351,29 @@ func (h *HTTPServer) authenticate(r *http.Request) (*tools.Connection, *keyState
 }
 
 // connection returns the key's connection, made on its first request. It
-// is cached by the key's hash: a name revoked and created again gets a new
-// connection with fresh limits.
+// is cached by the key's hash and rights: a name revoked and created again
+// gets a new connection with fresh limits, and a key whose rights the
+// owner changed acts with the new rights from its next request.
 func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	cn := h.conns[k.Hash]
+	id := k.Hash + " " + k.Rights.String()
+	cn := h.conns[id]
 	if cn == nil {
+		for old := range h.conns { // the same key with other rights
+			if strings.HasPrefix(old, k.Hash+" ") {
+				delete(h.conns, old)
+			}
+		}
 		cn = tools.NewConnection("key:"+k.Name, tools.Perms{Read: k.Rights.Read, Write: k.Rights.Write, Delete: k.Rights.Delete}, h.o.Limits)
-		h.conns[k.Hash] = cn
+		h.conns[id] = cn
 	}
 	return cn
 }
+
+// CloseRevoked ends at once the event streams and sessions of keys that
+// were revoked (the server also checks every HTTPLimits.RevokeCheck).
+func (h *HTTPServer) CloseRevoked() { h.closeRevoked() }
 
 // Serve accepts connections on ln until Shutdown; it then returns nil. At
 // most HTTPLimits.MaxConns connections are open at once.

@@ -320,3 +320,43 @@ func TestIsLoopbackHost(t *testing.T) {
 }
 
 var _ http.Handler = (*HTTPServer)(nil)
+
+// Rights changed by the owner (the owner's page, keys.Store.SetRights)
+// apply from the key's next call, also for a connected client.
+func TestHTTP_RightsChangedWhileConnected(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read"})
+	anna := f.mustClient(t, "anna")
+	args := map[string]any{"path": "0_Inbox/Buchtipps.md", "content": "- Neu", "change_summary": "a book"}
+	if res := callTool(t, anna, "append_to_note", args); !res.IsError || !strings.Contains(resultText(res), "write") {
+		t.Fatalf("append with a read key: %s", resultText(res))
+	}
+	if _, err := f.keys.SetRights("anna", keys.Rights{Read: true, Write: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res := callTool(t, anna, "append_to_note", args); res.IsError {
+		t.Errorf("append after the key got the write right: %s", resultText(res))
+	}
+	if _, err := f.keys.SetRights("anna", keys.Rights{Read: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res := callTool(t, anna, "append_to_note", args); !res.IsError {
+		t.Error("append after the write right was taken away: got success")
+	}
+}
+
+// A page that the server hands everything but /mcp to gets the same Host
+// checks; without a page such paths get 404.
+func TestHTTP_PageBehindHostChecks(t *testing.T) {
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	f := newHTTPFixture(t, HTTPOptions{Page: page}, map[string]string{"anna": "read"})
+	if status, _, _ := f.raw(t, "/", nil); status != http.StatusTeapot {
+		t.Errorf("GET / with a page: got %d, want the page's 418", status)
+	}
+	if status, _, _ := f.raw(t, "/", map[string]string{"Host": "evil.example"}); status != http.StatusForbidden {
+		t.Errorf("GET / with a foreign Host: got %d, want 403 before the page", status)
+	}
+	g := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read"})
+	if status, _, _ := g.raw(t, "/", nil); status != http.StatusNotFound {
+		t.Errorf("GET / without a page: got %d, want 404", status)
+	}
+}

@@ -7,7 +7,7 @@ import (
 )
 
 // TestDeps_ImportDirection keeps the architecture the folders show:
-// imports point one way, cmd/vaultd → trial → mcpserver (the MCP door) →
+// imports point one way, cmd/vaultd → trial, web (the owner's page) → mcpserver (the MCP door) →
 // tools (the core every door calls) → index, rules → vault.
 // vault knows nothing of MCP, bleve or cobra; tools knows nothing of MCP or
 // cobra, nor of any door; index is the only importer of bleve and
@@ -48,12 +48,13 @@ func TestDeps_ImportDirection(t *testing.T) {
 		"mark3labs/mcp-go": {"mcpserver", "bench"}, // bench drives vaultd as a real MCP client
 		"blevesearch/":     {"index"},
 		"spf13/cobra":      {"cmd/vaultd"},
-		mod + "mcpserver":  {"cmd/vaultd", "trial"},              // trial hands a model the tools as tools/list shows them
-		mod + "tools":      {"mcpserver", "cmd/vaultd", "trial"}, // the doors, and trial driving a model over them
+		mod + "mcpserver":  {"cmd/vaultd", "trial", "web"},              // trial hands a model the tools as tools/list shows them
+		mod + "tools":      {"mcpserver", "cmd/vaultd", "trial", "web"}, // the doors, and trial driving a model over them
 		mod + "trial":      {"cmd/vaultd"},
 		mod + "index":      {"tools", "mcpserver", "cmd/vaultd", "bench"},
 		mod + "rules":      {"tools", "cmd/vaultd"},
-		mod + "keys":       {"mcpserver", "cmd/vaultd"},
+		mod + "keys":       {"mcpserver", "cmd/vaultd", "web"},
+		mod + "web":        {"cmd/vaultd"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)

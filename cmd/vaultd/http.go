@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
 	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/web"
 )
 
 // shutdownGrace is how long a stopping HTTP server waits for requests in
@@ -60,6 +62,10 @@ func openKeys(cmd *cobra.Command, f serveFlags, at *httpAddr, stateDir string) e
 	if err != nil {
 		return err
 	}
+	if n == 0 && f.app {
+		at.keys = store // the page manages the keys; /mcp refuses clients until there is one
+		return nil
+	}
 	if n == 0 {
 		msg := fmt.Sprintf("vaultd serve --http %s needs an access key for each client, and this vault has none yet; create one (its secret is shown once) and start again", at.addr)
 		if at.loopback {
@@ -84,14 +90,34 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", at.addr, err)
 	}
-	srv := mcpserver.NewHTTPServer(c, o)
-	url := "http://" + ln.Addr().String() + mcpserver.HTTPPath
+	base := "http://" + ln.Addr().String()
+	url := base + mcpserver.HTTPPath
+	store := at.keys
+	if store == nil { // --no-auth: the keys serve no client, but the owner still signs in
+		store = keys.Open(c.Vault().StateDir())
+	}
+	var srv *mcpserver.HTTPServer
+	page, err := web.New(c, web.Options{Keys: store, MCPURL: mcpURLFor(ln.Addr().String()), Logger: logger,
+		Revoked: func() { srv.CloseRevoked() }})
+	if err != nil {
+		return err
+	}
+	o.Page = page
+	srv = mcpserver.NewHTTPServer(c, o)
 	lim := srv.Limits()
 	attrs := []any{"max_body_bytes", lim.MaxBody, "max_connections", lim.MaxConns, "requests_per_key", lim.MaxRequestsPerKey, "sessions_per_key", lim.MaxSessionsPerKey}
 	if f.noAuth {
 		logger.Info("serving over http", append([]any{"url", url, "auth", "none (--no-auth)", "rights", rightsText(perms)}, attrs...)...)
 	} else {
 		logger.Info("serving over http", append([]any{"url", url, "auth", "access keys", "keys", at.nkeys}, attrs...)...)
+	}
+	logger.Info("owner's page", "url", base+"/", "sign_in", "vaultd owner link")
+	if f.app {
+		secret, _, err := store.NewLink(time.Now())
+		if err != nil {
+			return fmt.Errorf("make a sign-in link: %w", err)
+		}
+		fmt.Fprintf(a.out, "vaultd's page for %s is at %s/\nsign in (once, within %s) with:\n\n  %s\n\nStop with Ctrl-C.\n", c.Vault().Dir(), base, durationWords(keys.LinkTTL), signinURL(base, secret))
 	}
 	if !at.loopback {
 		logger.Warn("serving the network without TLS: put a TLS proxy in front, or use a VPN; keys and notes travel in clear text otherwise")
@@ -115,4 +141,27 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	}
 	logger.Info("stopped serving over http")
 	return nil
+}
+
+// mcpURLFor is the MCP URL the page's key lines name: the listening
+// address, or 127.0.0.1 for one that listens on every interface.
+func mcpURLFor(listening string) string {
+	host, port, err := net.SplitHostPort(listening)
+	if err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
+		listening = net.JoinHostPort("127.0.0.1", port)
+	}
+	return "http://" + listening + mcpserver.HTTPPath
+}
+
+// signinURL is the one-time sign-in link for a page at base.
+func signinURL(base, secret string) string {
+	return strings.TrimRight(base, "/") + "/signin?token=" + secret
+}
+
+// durationWords renders a link's lifetime: "15 minutes".
+func durationWords(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }

@@ -21,6 +21,8 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 	cliOnly := map[string]string{
 		"init":       "lays out a new vault on disk; for people starting from nothing, not for agents",
 		"serve":      "starts the MCP server itself",
+		"app":        "serves the owner's page on loopback for a person in a browser, not for agents",
+		"owner":      "signs the vault's owner in to the owner's page; an agent must never sign in as the owner",
 		"keys":       "the vault owner hands out access keys to clients of the HTTP server; an agent must not mint its own",
 		"index":      "builds or catches up the search index; the server keeps its index current by itself",
 		"undo":       "for people: an agent asks for a change to be reverted; the vault's owner decides and runs it",

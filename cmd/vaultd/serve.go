@@ -30,6 +30,7 @@ type serveFlags struct {
 	http             string        // --http ADDR: serve over streamable HTTP instead of stdio
 	noAuth           bool          // --no-auth: HTTP without access keys (loopback only)
 	gitSync          time.Duration // --git-sync INTERVAL: sync with the git remote every INTERVAL
+	app              bool          // vaultd app: the owner's page on loopback, keys optional, a sign-in link printed
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -65,6 +66,10 @@ limits and name in the history. Without keys the server does not start;
 --no-auth (loopback addresses only) serves without keys. On a loopback
 address requests from web pages and foreign host names are refused.
 SIGINT or SIGTERM stop it after the requests in flight are answered.
+
+The same address serves the owner's page at http://ADDR/: what agents
+changed (with Undo), the trash (with Restore), a note's history, and the
+access keys. Sign in with a one-time link from vaultd owner link.
 
 Several vaultd processes on one vault share one search index: the first
 owns it, the others ask it, and when it exits the next one takes over.

@@ -1,0 +1,214 @@
+// End-to-end test of the owner's page in headless Chromium: Debian's
+// /usr/bin/chromium driven by playwright-core (no Playwright browser
+// download), with the official MCP TypeScript SDK as the agent over HTTP.
+// Run by ../browser_test.go, which starts `vaultd serve --http`, makes the
+// agent's key and a one-time sign-in link, and passes them in:
+//
+//   VAULTD_BASE=http://127.0.0.1:PORT VAULTD_LINK=… VAULTD_AGENT_KEY=vdk_…
+//   VAULTD_VAULT=/path/to/vault VAULTD_ARTIFACTS=/dir/for/screenshots node page.mjs
+//
+// The last line is the summary the Go test looks for:
+// "browser: N passed, M failed".
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+import { chromium } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const BASE = process.env.VAULTD_BASE;
+const LINK = process.env.VAULTD_LINK;
+const KEY = process.env.VAULTD_AGENT_KEY;
+const VAULT = process.env.VAULTD_VAULT;
+const ART = process.env.VAULTD_ARTIFACTS;
+for (const [k, v] of Object.entries({ BASE, LINK, KEY, VAULT, ART })) {
+  if (!v) {
+    console.error(`VAULTD_${k} is not set; run this through go test ./e2e -run TestBrowser`);
+    process.exit(2);
+  }
+}
+fs.mkdirSync(ART, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+let stop = false;
+async function check(name, fn) {
+  if (stop) {
+    console.log(`skip ${name} (an earlier step failed)`);
+    failed++;
+    return;
+  }
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    stop = true; // the steps build on each other
+    console.log(`FAIL ${name}\n${e.stack ?? e}`);
+    await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-')}`).catch(() => {});
+  }
+}
+
+function field(text, name) {
+  for (const line of text.split('\n')) {
+    const l = line.trimStart();
+    if (l.startsWith(`${name}: `)) return l.slice(name.length + 2).trim();
+  }
+  assert.fail(`no "${name}:" line in:\n${text}`);
+}
+
+async function connect(secret) {
+  const client = new Client({ name: 'browser-e2e-agent', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(BASE + '/mcp'), {
+    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+  }));
+  return client;
+}
+
+async function call(client, name, args) {
+  const r = await client.callTool({ name, arguments: args });
+  const text = r.content.map((c) => c.text ?? '').join('\n');
+  assert.ok(!r.isError, `${name} failed:\n${text}`);
+  return text;
+}
+
+const onDisk = (p) => fs.readFileSync(path.join(VAULT, p), 'utf8');
+const exists = (p) => fs.existsSync(path.join(VAULT, p));
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
+});
+const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1100, height: 900 } });
+const page = await context.newPage();
+page.setDefaultTimeout(10000);
+const shot = (name) => page.screenshot({ path: path.join(ART, `${name}.png`), fullPage: true });
+
+const BOOKS = '0_Inbox/Buchtipps.md';
+const GARDEN = '1_Projekte/Garten.md';
+const BED = '1_Projekte/Garten/Beet.md';
+const booksBefore = onDisk(BOOKS);
+const gardenBefore = onDisk(GARDEN);
+const bedBefore = onDisk(BED);
+let agent;
+
+try {
+  await check('the page without sign-in redirects to the sign-in page', async () => {
+    const resp = await page.goto(BASE + '/');
+    assert.equal(new URL(page.url()).pathname, '/signin');
+    assert.equal(resp.status(), 200);
+    await page.getByText('vaultd owner link').first().waitFor();
+    await shot('1-signin-needed');
+  });
+
+  await check('sign in with the one-time link', async () => {
+    await page.goto(LINK);
+    await page.click('#signin');
+    await page.waitForURL(BASE + '/');
+    await page.getByRole('heading', { name: 'Activity' }).waitFor();
+  });
+
+  await check('an agent appends and deletes; the Activity view shows both without a reload', async () => {
+    agent = await connect(KEY);
+    await call(agent, 'append_to_note', { path: BOOKS, content: '- Der Zauberberg', change_summary: 'added a book for the winter' });
+    const rd = await call(agent, 'read_note', { path: GARDEN });
+    await call(agent, 'delete_note', { path: GARDEN, change_summary: 'the garden plan is done', expected_version: field(rd, 'version') });
+    assert.ok(!exists(GARDEN) && !exists(BED), 'the delete left the note or its sub-note on disk');
+    // No reload: the page refreshes itself.
+    await page.locator('li.change', { hasText: 'added a book for the winter' }).waitFor();
+    await page.locator('li.change', { hasText: 'the garden plan is done' }).waitFor();
+    await shot('2-activity');
+  });
+
+  await check('Undo the append: the file on disk is back', async () => {
+    const row = page.locator('li.change', { hasText: 'added a book for the winter' });
+    await row.locator('button.undo').click();
+    await page.locator('.flash.ok', { hasText: 'Undone' }).waitFor();
+    assert.equal(onDisk(BOOKS), booksBefore);
+    await shot('3-undone');
+  });
+
+  await check("a note's history shows the changes with diffs", async () => {
+    await page.goto(BASE + '/note?path=' + encodeURIComponent(BOOKS));
+    await page.getByRole('heading', { name: `History of ${BOOKS}` }).waitFor();
+    await page.locator('pre.diff', { hasText: 'Der Zauberberg' }).first().waitFor({ state: 'attached' });
+    await shot('4-history');
+  });
+
+  await check('Restore the deleted note with one click: on disk with its sub-note', async () => {
+    await page.click('nav >> text=Trash');
+    const row = page.locator('tr', { hasText: GARDEN });
+    await row.locator('button.restore').click();
+    await page.locator('.flash.ok', { hasText: `Restored: ${GARDEN}` }).waitFor();
+    assert.equal(onDisk(GARDEN), gardenBefore);
+    assert.equal(onDisk(BED), bedBefore);
+    await shot('5-trash-restored');
+  });
+
+  await check('create a key, connect with it, revoke it: the next call gets 401', async () => {
+    await page.click('nav >> text=Connections');
+    await page.fill('form.create input[name=name]', 'phone');
+    await page.click('#create-key');
+    const secret = (await page.locator('#secret').textContent()).trim();
+    assert.match(secret, /^vdk_/);
+    await page.getByText('claude mcp add --transport http notes').waitFor();
+    await shot('6-key-created');
+    const phone = await connect(secret);
+    await call(phone, 'list_notes', { folder: '0_Inbox' });
+    await page.goto(BASE + '/connections');
+    await page.locator('tr[data-key=phone] button.revoke').click();
+    await page.locator('.flash.ok', { hasText: 'Revoked phone' }).waitFor();
+    await shot('7-key-revoked');
+    let err;
+    try {
+      await phone.callTool({ name: 'list_notes', arguments: { folder: '0_Inbox' } });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err, 'the revoked key was served');
+    assert.ok(err.code === 401 || String(err).includes('401'), `want 401, got ${err}`);
+    await phone.close().catch(() => {});
+  });
+
+  await check('a forged cross-site POST is refused and changes nothing', async () => {
+    await page.goto(BASE + '/');
+    const id = await page.locator('li.change[data-change]').first().getAttribute('data-change');
+    assert.ok(id, 'no change on the Activity view to aim the forgery at');
+    // Another page on this machine (another port: the same site for the
+    // browser, so even SameSite cookies go along) posts to the page.
+    const evil = http.createServer((req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      res.end(`<form id="f" method="post" action="${BASE}/undo"><input name="change" value="${id}"><input name="csrf" value="guessed"></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise((r) => evil.listen(0, '127.0.0.1', r));
+    try {
+      const answered = page.waitForResponse((r) => r.url() === BASE + '/undo');
+      await page.goto(`http://127.0.0.1:${evil.address().port}/`);
+      const resp = await answered;
+      assert.equal(resp.status(), 403);
+      await page.getByText('did not come from this page').waitFor();
+      await shot('8-forged-post-refused');
+    } finally {
+      evil.close();
+    }
+    assert.ok(exists(GARDEN) && exists(BED), 'the forged undo took the restored note away');
+  });
+
+  await check('German texts for a German browser', async () => {
+    const de = await browser.newContext({ locale: 'de-DE' });
+    const p = await de.newPage();
+    await p.goto(BASE + '/');
+    await p.getByRole('heading', { name: 'Anmelden' }).waitFor();
+    await de.close();
+  });
+} finally {
+  await agent?.close().catch(() => {});
+  await browser.close();
+}
+console.log(`browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,438 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vaultd/vaultd/keys"
+	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/vault"
+)
+
+// flash is a message shown once on the next page: the outcome of an
+// action (Post/Redirect/Get, so that a reload repeats nothing).
+type flash struct {
+	OK     bool
+	Title  string
+	Text   string
+	Detail string   // the core's full answer, for a refusal
+	Also   []action // follow-up actions (restore under a free name)
+}
+
+// action is a one-button form.
+type action struct {
+	Path   string
+	Label  string
+	Fields map[string]string
+}
+
+func (s *Server) setFlash(r *http.Request, f flash) {
+	if sess, ok := r.Context().Value(ownerKey{}).(*session); ok {
+		s.mu.Lock()
+		sess.flash = append(sess.flash, f)
+		s.mu.Unlock()
+	}
+}
+
+func (s *Server) takeFlash(r *http.Request) []flash {
+	sess, ok := r.Context().Value(ownerKey{}).(*session)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := sess.flash
+	sess.flash = nil
+	return f
+}
+
+// back redirects to the page the form came from (a path on this page
+// only), or to fallback.
+func back(w http.ResponseWriter, r *http.Request, fallback string) {
+	to := r.PostFormValue("back")
+	// Browsers read "/\\host" as "//host": no backslashes, no scheme, no host.
+	if u, err := url.Parse(to); to == "" || err != nil || u.Host != "" || u.Scheme != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(to, "//") || strings.ContainsAny(to, "\\\r\n\t") {
+		to = fallback
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// row is one change in the Activity list.
+type row struct {
+	tools.ChangeItem
+	Path     string // the note (or folder, file) it changed, as it is now
+	Undoable bool
+	Diff     string
+	DiffStat string
+}
+
+// activity lists the changes, newest first, filtered.
+func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	a := tools.RecentChangesArgs{Space: q.Get("space"), Folder: q.Get("folder"), Actor: q.Get("actor"),
+		Since: q.Get("since"), Until: q.Get("until"), Limit: 50, Offset: max(offset, 0)}
+	res := s.core.RecentChanges(r.Context(), caller(), a)
+	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Spaces": s.core.Vault().Spaces(), "Back": r.URL.RequestURI()}
+	if res.IsError() {
+		data["Error"] = res.Text
+		s.render(w, r, http.StatusOK, "activity", data)
+		return
+	}
+	rc := res.Data.(tools.RecentChangesData)
+	rows := make([]row, 0, len(rc.Changes))
+	for _, it := range rc.Changes {
+		rw := row{ChangeItem: it, Undoable: it.ID != "" && it.Op != "external"}
+		switch {
+		case it.Note != nil:
+			rw.Path = it.Note.Path
+		case it.Folder != "":
+			rw.Path = it.Folder
+		default:
+			rw.Path = it.File
+		}
+		rw.Diff, rw.DiffStat = s.diff(it.Before, it.After)
+		rows = append(rows, rw)
+	}
+	data["Rows"], data["Total"], data["Offset"] = rows, rc.Total, a.Offset
+	data["From"], data["To"] = a.Offset+1, a.Offset+len(rows)
+	if next := a.Offset + len(rows); next < rc.Total {
+		v := q
+		v.Set("offset", strconv.Itoa(next))
+		data["Next"] = "/?" + v.Encode()
+	}
+	s.render(w, r, http.StatusOK, "activity", data)
+}
+
+// diffLines bounds a change's diff on the page.
+const diffLines = 60
+
+// diff is the line diff between two stored versions, as note_history
+// shows it; "" when either text is not stored (a create has no before).
+func (s *Server) diff(before, after string) (string, string) {
+	if after == "" && before == "" {
+		return "", ""
+	}
+	var b, a []byte
+	var err error
+	if before != "" {
+		if b, err = s.core.Vault().Content(before); err != nil {
+			return "", ""
+		}
+	}
+	if after != "" {
+		if a, err = s.core.Vault().Content(after); err != nil {
+			return "", ""
+		}
+	}
+	d := vault.LineDiff(b, a, diffLines)
+	if d.Text == "" {
+		return "", ""
+	}
+	stat := fmt.Sprintf("+%d −%d", d.Added, d.Removed)
+	if d.Shown < d.Total {
+		stat += fmt.Sprintf(" (%d/%d)", d.Shown, d.Total)
+	}
+	return d.Text, stat
+}
+
+// latest answers the newest change's id and time, for the live refresh.
+func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
+	res := s.core.RecentChanges(r.Context(), caller(), tools.RecentChangesArgs{Limit: 1})
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if res.IsError() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	rc := res.Data.(tools.RecentChangesData)
+	if len(rc.Changes) == 0 {
+		fmt.Fprint(w, "0")
+		return
+	}
+	c := rc.Changes[0]
+	fmt.Fprintf(w, "%d %s %s %s", rc.Total, c.ID, c.Time, c.After)
+}
+
+// undo reverts one change through the core's Undo: exactly `vaultd undo`.
+func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	id := r.PostFormValue("change")
+	res := s.core.Undo(r.Context(), caller(), tools.UndoArgs{Change: id, ChangeSummary: r.PostFormValue("summary")})
+	if res.IsError() {
+		s.setFlash(r, flash{Title: l.T("undo.refused"), Text: firstLine(res.Text), Detail: res.Text})
+	} else {
+		d := res.Data.(tools.UndoData)
+		s.setFlash(r, flash{OK: true, Title: l.T("undo.done", d.Detail), Text: d.ChangeSummary})
+	}
+	back(w, r, "/")
+}
+
+// firstLine is an answer's first line, without its "error: " prefix.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimPrefix(s, "error: ")
+}
+
+// trash lists the deleted notes.
+func (s *Server) trash(w http.ResponseWriter, r *http.Request) {
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	res := s.core.ListTrash(r.Context(), caller(), tools.ListTrashArgs{Limit: 100, Offset: max(offset, 0)})
+	data := map[string]any{"Flash": s.takeFlash(r), "Back": r.URL.RequestURI()}
+	if res.IsError() {
+		data["Error"] = res.Text
+	} else {
+		d := res.Data.(tools.ListTrashData)
+		data["Items"], data["Total"] = d.Items, d.Total
+		if next := d.Offset + len(d.Items); next < d.Total {
+			data["Next"] = "/trash?offset=" + strconv.Itoa(next)
+		}
+	}
+	s.render(w, r, http.StatusOK, "trash", data)
+}
+
+// restore brings a note back from the trash (with its sub-notes) through
+// the core's RestoreNote. A taken name is refused by the core with free
+// names, offered as buttons.
+func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	tp, to := r.PostFormValue("trash_path"), r.PostFormValue("to")
+	res := s.core.RestoreNote(r.Context(), caller(), tools.RestoreArgs{TrashPath: tp, To: to, ChangeSummary: "restored from the trash on the owner's page"})
+	if res.IsError() {
+		f := flash{Title: l.T("restore.refused"), Text: firstLine(res.Text), Detail: res.Text}
+		if ve, ok := vault.AsError(res.Err); ok && ve.AltKind != "notes" {
+			for _, alt := range ve.Alternatives[:min(len(ve.Alternatives), 3)] {
+				f.Also = append(f.Also, action{Path: "/trash/restore", Label: l.T("restore.as", alt), Fields: map[string]string{"trash_path": tp, "to": alt}})
+			}
+		}
+		s.setFlash(r, f)
+	} else {
+		d := res.Data.(tools.WriteData)
+		s.setFlash(r, flash{OK: true, Title: l.T("restore.done", d.Note.Path), Text: d.Detail})
+	}
+	back(w, r, "/trash")
+}
+
+// emptyDays reads the "older than N days" field.
+func emptyDays(v string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	return n, err == nil && n >= 0 && n <= 36500
+}
+
+// emptyConfirm names how many notes emptying would delete for good, and
+// asks.
+func (s *Server) emptyConfirm(w http.ResponseWriter, r *http.Request) {
+	days, ok := emptyDays(r.URL.Query().Get("days"))
+	if !ok {
+		http.Redirect(w, r, "/trash", http.StatusSeeOther)
+		return
+	}
+	plan, err := s.core.EmptyTrashPlan(tools.EmptyTrashArgs{OlderThan: strconv.Itoa(days) + "d"})
+	data := map[string]any{"Days": days, "Count": len(plan), "Plan": plan[:min(len(plan), 50)], "Flash": s.takeFlash(r)}
+	if err != nil {
+		data["Error"] = err.Error()
+	}
+	s.render(w, r, http.StatusOK, "empty", data)
+}
+
+// empty deletes for good the notes older than N days, only if the count
+// the owner confirmed is still the count.
+func (s *Server) empty(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	days, ok := emptyDays(r.PostFormValue("days"))
+	confirmed, err := strconv.Atoi(r.PostFormValue("count"))
+	if !ok || err != nil {
+		http.Redirect(w, r, "/trash", http.StatusSeeOther)
+		return
+	}
+	a := tools.EmptyTrashArgs{OlderThan: strconv.Itoa(days) + "d"}
+	plan, err := s.core.EmptyTrashPlan(a)
+	if err == nil && len(plan) != confirmed {
+		s.setFlash(r, flash{Title: l.T("empty.changed", len(plan))})
+		http.Redirect(w, r, "/trash/empty?days="+strconv.Itoa(days), http.StatusSeeOther)
+		return
+	}
+	res := s.core.EmptyTrash(r.Context(), caller(), a)
+	if res.IsError() {
+		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: firstLine(res.Text), Detail: res.Text})
+	} else {
+		d := res.Data.(tools.EmptyTrashData)
+		s.setFlash(r, flash{OK: true, Title: l.T("empty.done", d.RemovedTotal, d.Kept)})
+	}
+	http.Redirect(w, r, "/trash", http.StatusSeeOther)
+}
+
+// note shows a note's history across moves, with diffs and a restore
+// button for each earlier version.
+func (s *Server) note(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	p := q.Get("path")
+	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 50, Offset: max(offset, 0)})
+	data := map[string]any{"Path": p, "Flash": s.takeFlash(r), "Back": r.URL.RequestURI()}
+	if res.IsError() {
+		data["Error"] = res.Text
+		s.render(w, r, http.StatusOK, "note", data)
+		return
+	}
+	d := res.Data.(tools.NoteHistoryData)
+	data["Note"], data["Changes"], data["Total"] = d.Note, d.Changes, d.Total
+	data["Exists"] = s.core.Vault().Exists(d.Note.Path)
+	if next := d.Offset + len(d.Changes); next < d.Total {
+		data["Next"] = "/note?path=" + url.QueryEscape(d.Note.Path) + "&offset=" + strconv.Itoa(next)
+	}
+	s.render(w, r, http.StatusOK, "note", data)
+}
+
+// restoreVersion makes an earlier version the note's text again, as a new
+// change (replace_note with the version the page showed as current, so a
+// change made meanwhile is not overwritten).
+func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	p, ver, cur := r.PostFormValue("path"), r.PostFormValue("version"), r.PostFormValue("current")
+	b, err := s.core.Vault().Content(ver)
+	if err != nil {
+		s.setFlash(r, flash{Title: l.T("note.refused"), Text: err.Error()})
+		back(w, r, "/note?path="+url.QueryEscape(p))
+		return
+	}
+	summary := "restored version " + vault.ShortVersion(ver) + " on the owner's page"
+	res := s.core.ReplaceNote(r.Context(), caller(), tools.ReplaceArgs{Path: p, Content: string(b), ChangeSummary: summary, ExpectedVersion: cur})
+	if res.IsError() {
+		s.setFlash(r, flash{Title: l.T("note.refused"), Text: firstLine(res.Text), Detail: res.Text})
+	} else {
+		d := res.Data.(tools.WriteData)
+		s.setFlash(r, flash{OK: true, Title: l.T("note.restored", vault.ShortVersion(ver), d.Note.Path), Text: d.Detail})
+	}
+	back(w, r, "/note?path="+url.QueryEscape(p))
+}
+
+// keyRow is one access key in the Connections view.
+type keyRow struct {
+	keys.Key
+	RightsText string
+}
+
+// clientLine is one copy-ready line for a client.
+type clientLine struct {
+	Client, Line string
+}
+
+// connections lists the access keys.
+func (s *Server) connections(w http.ResponseWriter, r *http.Request) {
+	s.renderConnections(w, r, http.StatusOK, map[string]any{"Flash": s.takeFlash(r)})
+}
+
+func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, status int, data map[string]any) {
+	ks, err := s.o.Keys.List()
+	if err != nil {
+		data["Error"] = err.Error()
+	}
+	rows := make([]keyRow, 0, len(ks))
+	for _, k := range ks {
+		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String()})
+	}
+	data["Keys"] = rows
+	s.render(w, r, status, "connections", data)
+}
+
+// mcpURL is where clients connect: Options.MCPURL, or this page's address.
+func (s *Server) mcpURL(r *http.Request) string {
+	if s.o.MCPURL != "" {
+		return s.o.MCPURL
+	}
+	return scheme(r) + "://" + r.Host + mcpserver.HTTPPath
+}
+
+// ClientLines are the copy-ready lines that connect Claude Code, Cursor,
+// Codex and Gemini with a key.
+func ClientLines(mcpURL, secret string) []clientLine {
+	return []clientLine{
+		{"Claude Code", fmt.Sprintf("claude mcp add --transport http notes %s --header \"Authorization: Bearer %s\"", mcpURL, secret)},
+		{"Cursor (~/.cursor/mcp.json)", fmt.Sprintf("{\"mcpServers\": {\"notes\": {\"url\": \"%s\", \"headers\": {\"Authorization\": \"Bearer %s\"}}}}", mcpURL, secret)},
+		{"Codex CLI", fmt.Sprintf("VAULTD_KEY=%s codex mcp add notes --url %s --bearer-token-env-var VAULTD_KEY", secret, mcpURL)},
+		{"Gemini CLI", fmt.Sprintf("gemini mcp add --scope user --transport http notes %s --header \"Authorization: Bearer %s\"", mcpURL, secret)},
+	}
+}
+
+// formRights reads the rights checkboxes: read always, delete only with
+// write.
+func formRights(r *http.Request) keys.Rights {
+	rt := keys.Rights{Read: true, Write: r.PostFormValue("write") != "", Delete: r.PostFormValue("delete") != ""}
+	if rt.Delete {
+		rt.Write = true
+	}
+	return rt
+}
+
+// createKey makes an access key and shows its secret once, in this
+// response only (it is kept nowhere).
+func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	secret, k, err := s.o.Keys.Create(name, formRights(r), s.o.Now())
+	if err != nil {
+		s.renderConnections(w, r, http.StatusUnprocessableEntity, map[string]any{"Flash": []flash{{Title: l.T("conn.failed"), Text: err.Error()}}, "NewName": name})
+		return
+	}
+	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String())
+	s.renderConnections(w, r, http.StatusOK, map[string]any{"Created": k.Name, "Secret": secret, "Lines": ClientLines(s.mcpURL(r), secret)})
+}
+
+func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	k, err := s.o.Keys.Revoke(r.PostFormValue("name"))
+	if err != nil {
+		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: err.Error()})
+	} else {
+		s.o.Logger.Info("access key revoked on the owner's page", "name", k.Name)
+		if s.o.Revoked != nil {
+			s.o.Revoked()
+		}
+		s.setFlash(r, flash{OK: true, Title: l.T("conn.revoked", k.Name)})
+	}
+	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+}
+
+func (s *Server) setRights(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	k, err := s.o.Keys.SetRights(r.PostFormValue("name"), formRights(r))
+	if err != nil {
+		var ne *keys.NameError
+		msg := err.Error()
+		if errors.As(err, &ne) {
+			msg = ne.Msg
+		}
+		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: msg})
+	} else {
+		if s.o.Revoked != nil {
+			s.o.Revoked()
+		}
+		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", k.Name, k.Rights.String())})
+	}
+	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+}
+
+// funcs are the templates' helpers.
+var funcs = map[string]any{
+	"short": vault.ShortVersion,
+	"date":  func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
+	"q":     url.QueryEscape,
+	"diffClass": func(line string) string {
+		switch {
+		case strings.HasPrefix(line, "@@"):
+			return "h"
+		case strings.HasPrefix(line, "+"):
+			return "a"
+		case strings.HasPrefix(line, "-"):
+			return "d"
+		}
+		return ""
+	},
+	"lines": func(s string) []string { return strings.Split(strings.TrimRight(s, "\n"), "\n") },
+}
