@@ -520,13 +520,11 @@ func (s *Store) GrantUsed(id string, now time.Time) {
 
 // flushGrants writes the grants' pending last-used times.
 func (s *Store) flushGrants(pending map[string]time.Time) error {
-	any := false
+	grants := false
 	for h := range pending {
-		if strings.HasPrefix(h, GrantPrefix) {
-			any = true
-		}
+		grants = grants || strings.HasPrefix(h, GrantPrefix)
 	}
-	if !any {
+	if !grants {
 		return nil
 	}
 	return s.changeOAuth(time.Now(), func(f *oauthFile) error {

@@ -399,7 +399,7 @@ func (h *HTTPServer) authenticateToken(token string) (*tools.Connection, *keySta
 	}
 	h.o.Keys.GrantUsed(g.ID, now)
 	id := keys.GrantPrefix + g.ID
-	return h.connectionFor(id, "oauth:"+g.Name, g.Rights), h.keyState(id, "oauth:"+g.Name), 0, ""
+	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
 }
 
 // connection returns the key's connection, made on its first request. It

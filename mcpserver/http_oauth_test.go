@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -106,11 +107,23 @@ func TestHTTP_SignedInConnections(t *testing.T) {
 	}
 	args := map[string]any{"path": "0_Inbox/Buchtipps.md", "content": "- signed in", "change_summary": "test"}
 	r := callTool(t, reader, "append_to_note", args)
-	if text := resultText(r); !r.IsError || !strings.Contains(text, "permission denied: append_to_note needs the write permission") {
+	if text := resultText(r); !r.IsError || !strings.Contains(text, "permission denied: append_to_note needs the write permission") ||
+		!strings.Contains(text, `on the owner's page, Connections, tick write for the signed-in connection "claude-ai"`) || strings.Contains(text, "vaultd keys create") {
 		t.Errorf("the read-only connection appends: isError=%v\n%s", r.IsError, text)
 	}
 	if r := callTool(t, writer, "append_to_note", args); r.IsError {
 		t.Fatalf("the read,write connection appends: %s", resultText(r))
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "errors", "denied_signin.golden"), resultText(r))
+	// Removing most of a note needs delete; the owner grants it on the page.
+	const note = "0_Inbox/Notiz 2026-11-18.md"
+	version := regexp.MustCompile(`(?m)^\s*version: (\S+)$`).FindStringSubmatch(resultText(callTool(t, writer, "read_note", map[string]any{"path": note})))
+	if version == nil {
+		t.Fatal("read_note shows no version")
+	}
+	r = callTool(t, writer, "replace_note", map[string]any{"path": note, "content": "# Notiz\n\nNeu gefasst.\n", "change_summary": "neu gefasst", "expected_version": version[1]})
+	if text := resultText(r); !r.IsError || !strings.Contains(text, `on the owner's page, Connections, tick delete for the signed-in connection "chatgpt"`) {
+		t.Errorf("the read,write connection removes most of a note: isError=%v\n%s", r.IsError, text)
 	}
 	changes, err := f.core.Vault().History(vault.HistoryFilter{Path: "0_Inbox/Buchtipps.md"})
 	if err != nil || len(changes) == 0 || changes[0].Actor != "oauth:chatgpt" {
