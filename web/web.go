@@ -1,7 +1,8 @@
 // Package web is the owner's page: the vault's owner, signed in with a
 // one-time link, sees what agents changed and undoes it, restores notes
-// from the trash, reads a note's history and restores a version of it, and
-// manages the access keys. It is the third door onto the same core as the
+// from the trash, reads a note's history and restores a version of it,
+// manages the access keys, and approves the MCP clients that sign in
+// (OAuth's consent step, oauth.go). It is the third door onto the same core as the
 // MCP tools and the CLI: every action is one call of the core (Core), with
 // the owner as the caller, so the page has exactly the safety of the CLI.
 //
