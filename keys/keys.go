@@ -186,6 +186,12 @@ type Store struct {
 	byHash map[string]Key // of the file last loaded
 	loaded bool
 
+	// Of the OAuth file last loaded (oauth.go), under mu.
+	ofi      os.FileInfo
+	grants   map[string]Grant       // id → grant
+	byAccess map[string]accessEntry // access token hash → its grant
+	oloaded  bool
+
 	usedMu    sync.Mutex
 	pending   map[string]time.Time // hash → last use not yet written
 	persisted map[string]time.Time // hash → when its last use was written
@@ -337,9 +343,15 @@ func (s *Store) Lookup(secret string) (k Key, ok bool, err error) {
 // for the keys of its open event streams, so that a stream of a revoked
 // key ends promptly, not only at its next request. err reports a store
 // that cannot be read.
+//
+// A hash of GrantPrefix and a grant's id asks the same of a signed-in
+// connection.
 func (s *Store) Valid(hash string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if id, ok := strings.CutPrefix(hash, GrantPrefix); ok {
+		return s.validGrantLocked(id)
+	}
 	if err := s.refreshLocked(); err != nil {
 		return false, err
 	}
@@ -403,14 +415,18 @@ func (s *Store) Flush() error {
 	if len(pending) == 0 {
 		return nil
 	}
-	err := s.change(func(f *file) error {
-		for i, k := range f.Keys {
-			if t, ok := pending[k.Hash]; ok && t.After(k.LastUsed) {
-				f.Keys[i].LastUsed = t.UTC().Truncate(time.Second)
+	var err error
+	if hasKeyUses(pending) {
+		err = s.change(func(f *file) error {
+			for i, k := range f.Keys {
+				if t, ok := pending[k.Hash]; ok && t.After(k.LastUsed) {
+					f.Keys[i].LastUsed = t.UTC().Truncate(time.Second)
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	err = errors.Join(err, s.flushGrants(pending))
 	s.usedMu.Lock()
 	defer s.usedMu.Unlock()
 	if err != nil {
@@ -427,6 +443,16 @@ func (s *Store) Flush() error {
 		s.persisted[h] = now
 	}
 	return nil
+}
+
+// hasKeyUses reports whether pending holds a key's use (not only grants').
+func hasKeyUses(pending map[string]time.Time) bool {
+	for h := range pending {
+		if !strings.HasPrefix(h, GrantPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // read loads the file; a missing file is an empty store.

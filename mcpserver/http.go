@@ -68,6 +68,20 @@ type HTTPOptions struct {
 	// after the same Host and Origin checks as MCP; it does its own
 	// sign-in, and access keys never reach it.
 	Page http.Handler
+	// Resource, when set, turns on signed-in connections (OAuth, package
+	// oauth): the access tokens in Keys' store are accepted if they were
+	// issued for this URL of /mcp (the audience), and a 401 names
+	// ResourceMetadata, where clients find how to sign in.
+	Resource, ResourceMetadata string
+	// PublicURL is the server's address as clients reach it, when that is
+	// not the listening address (a TLS proxy in front: "https://notes.example.org").
+	// A request over loopback whose Host is its host passes the
+	// rebinding checks, as does an Origin of it.
+	PublicURL string
+	// CORS reports the paths any web page may call (OAuth's metadata and
+	// token endpoints, for browser-based clients): for them Origin is not
+	// checked, Host still is.
+	CORS func(path string) bool
 }
 
 // HTTPServer serves MCP over streamable HTTP at HTTPPath.
@@ -211,6 +225,9 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Authorization") != "" {
 					challenge += `, error="invalid_token"`
 				}
+				if h.o.ResourceMetadata != "" {
+					challenge += `, resource_metadata="` + h.o.ResourceMetadata + `"`
+				}
 				w.Header().Set("WWW-Authenticate", challenge)
 			}
 			h.refuse(w, r, status, msg)
@@ -332,10 +349,21 @@ func (h *HTTPServer) authenticate(r *http.Request) (*tools.Connection, *keyState
 	auth := r.Header.Get("Authorization")
 	scheme, secret, _ := strings.Cut(auth, " ")
 	if auth == "" || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
-		return nil, nil, http.StatusUnauthorized, "this server needs an access key: send the header \"Authorization: Bearer <key>\". " +
+		msg := "this server needs an access key: send the header \"Authorization: Bearer <key>\". " +
 			"The vault owner creates one with: vaultd keys create NAME --allow read"
+		if h.o.Resource != "" {
+			msg += ". Or sign in: a client that supports OAuth finds how at " + h.o.ResourceMetadata + " and sends the vault owner to approve it"
+		}
+		return nil, nil, http.StatusUnauthorized, msg
 	}
-	k, ok, err := h.o.Keys.Lookup(strings.TrimSpace(secret))
+	secret = strings.TrimSpace(secret)
+	if h.o.Resource != "" && strings.HasPrefix(secret, keys.AccessPrefix) {
+		return h.authenticateToken(secret)
+	}
+	if h.o.Resource != "" && strings.HasPrefix(secret, keys.RefreshPrefix) {
+		return nil, nil, http.StatusUnauthorized, "this is a refresh token, which the token endpoint takes; send the access token it returns (vda_…) instead"
+	}
+	k, ok, err := h.o.Keys.Lookup(secret)
 	if err != nil {
 		// A store that cannot be read refuses everyone; it never
 		// lets anyone in.
@@ -350,22 +378,52 @@ func (h *HTTPServer) authenticate(r *http.Request) (*tools.Connection, *keyState
 	return h.connection(k), h.keyState(k.Hash, k.Name), 0, ""
 }
 
+// authenticateToken finds the connection of a signed-in client's access
+// token: it must be known (its connection not revoked), unexpired, and
+// issued for this server's /mcp.
+func (h *HTTPServer) authenticateToken(token string) (*tools.Connection, *keyState, int, string) {
+	g, expires, ok, err := h.o.Keys.LookupAccess(token)
+	if err != nil {
+		h.log.Error("sign-in store unreadable", "error", err)
+		return nil, nil, http.StatusInternalServerError, "the server cannot read its signed-in connections; the vault owner should look at its log"
+	}
+	if !ok {
+		return nil, nil, http.StatusUnauthorized, "this sign-in token is unknown, or its connection was revoked by the vault owner; sign in again (an OAuth client does so itself, starting at " + h.o.ResourceMetadata + ")"
+	}
+	now := h.o.Now()
+	if !now.Before(expires) {
+		return nil, nil, http.StatusUnauthorized, fmt.Sprintf("this sign-in token expired at %s (tokens last %s); get a new one with the refresh token at the token endpoint, or sign in again", expires.UTC().Format(time.RFC3339), durationText(keys.AccessTTL))
+	}
+	if g.Resource != h.o.Resource {
+		return nil, nil, http.StatusUnauthorized, fmt.Sprintf("this sign-in token was issued for %s, not for this server's %s; sign in again here", tools.Cut(g.Resource, 200), h.o.Resource)
+	}
+	h.o.Keys.GrantUsed(g.ID, now)
+	id := keys.GrantPrefix + g.ID
+	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
+}
+
 // connection returns the key's connection, made on its first request. It
 // is cached by the key's hash and rights: a name revoked and created again
 // gets a new connection with fresh limits, and a key whose rights the
 // owner changed acts with the new rights from its next request.
 func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
+	return h.connectionFor(k.Hash, "key:"+k.Name, k.Rights)
+}
+
+// connectionFor returns the connection of a key (by its hash) or a
+// signed-in grant (GrantPrefix and its id) with these rights.
+func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights) *tools.Connection {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	id := k.Hash + " " + k.Rights.String()
+	id := hash + " " + r.String()
 	cn := h.conns[id]
 	if cn == nil {
 		for old := range h.conns { // the same key with other rights
-			if strings.HasPrefix(old, k.Hash+" ") {
+			if strings.HasPrefix(old, hash+" ") {
 				delete(h.conns, old)
 			}
 		}
-		cn = tools.NewConnection("key:"+k.Name, tools.Perms{Read: k.Rights.Read, Write: k.Rights.Write, Delete: k.Rights.Delete}, h.o.Limits)
+		cn = tools.NewConnection(actor, tools.Perms{Read: r.Read, Write: r.Write, Delete: r.Delete}, h.o.Limits)
 		h.conns[id] = cn
 	}
 	return cn
@@ -435,6 +493,18 @@ func (h *HTTPServer) foreign(r *http.Request) string {
 	}
 	if !onLoopback {
 		return ""
+	}
+	cors := h.o.CORS != nil && h.o.CORS(r.URL.Path)
+	if pub, err := url.Parse(h.o.PublicURL); h.o.PublicURL != "" && err == nil && strings.EqualFold(r.Host, pub.Host) {
+		// Through the owner's TLS proxy: the public name is this server.
+		if o := r.Header.Get("Origin"); o != "" && !cors && !strings.EqualFold(o, pub.Scheme+"://"+pub.Host) {
+			return fmt.Sprintf("requests from the web page %q are not allowed; only clients and this server's own page may connect", tools.Cut(o, 80))
+		}
+		return ""
+	}
+	if cors && r.Header.Get("Origin") != "" {
+		r = r.Clone(r.Context())
+		r.Header.Del("Origin")
 	}
 	return foreignRequest(r, port)
 }

@@ -205,6 +205,11 @@ func (c *Core) need(caller Caller, tool string, perm string) *Result {
 	return permissionDenied(caller, tool, perm)
 }
 
+// SignedInActor starts the actor of a connection that signed in with
+// OAuth ("oauth:NAME"); its rights are changed on the owner's page, not
+// with a key.
+const SignedInActor = "oauth:"
+
 func permissionDenied(caller Caller, tool, perm string) *Result {
 	grant := "vaultd serve --allow read,write"
 	if perm == "delete" {
@@ -212,7 +217,13 @@ func permissionDenied(caller Caller, tool, perm string) *Result {
 	}
 	var b strings.Builder
 	b.WriteString("error: permission denied: " + tool + " needs the " + perm + " permission, which this connection does not have.\nerror code: permission_denied\n")
-	b.WriteString("Only the vault owner can grant it: start the server with `" + grant + "`, or use an access key created with that right (`vaultd keys create NAME --allow " + strings.TrimPrefix(grant, "vaultd serve --allow ") + "`).\n")
+	if name, ok := strings.CutPrefix(caller.Actor, SignedInActor); ok {
+		// A signed-in (OAuth) connection's rights are the ones the owner
+		// approved; the owner changes them on the page.
+		b.WriteString("Only the vault owner can grant it: on the owner's page, Connections, tick " + perm + " for the signed-in connection \"" + name + "\".\n")
+	} else {
+		b.WriteString("Only the vault owner can grant it: start the server with `" + grant + "`, or use an access key created with that right (`vaultd keys create NAME --allow " + strings.TrimPrefix(grant, "vaultd serve --allow ") + "`).\n")
+	}
 	b.WriteString("Do not retry this call; tell the user what you wanted to change, or continue with read-only tools.")
 	return &Result{
 		Text: b.String(),

@@ -166,7 +166,11 @@ func (g *editGuard) refused(c *Core, f failure, err error) *Result {
 	default:
 		b.WriteString("Nothing was changed. Keep the text you are not changing: send the whole note back with your edits (read it first), change one section with update_section, or add with append_to_note.\n")
 	}
-	b.WriteString("Only the vault owner can grant the delete permission: `vaultd serve --allow read,write,delete`, or an access key created with it (`vaultd keys create NAME --allow read,write,delete`). Do not retry this call.\n")
+	if name, ok := strings.CutPrefix(g.caller.Actor, SignedInActor); ok {
+		b.WriteString("Only the vault owner can grant the delete permission: on the owner's page, Connections, tick delete for the signed-in connection \"" + name + "\". Do not retry this call.\n")
+	} else {
+		b.WriteString("Only the vault owner can grant the delete permission: `vaultd serve --allow read,write,delete`, or an access key created with it (`vaultd keys create NAME --allow read,write,delete`). Do not retry this call.\n")
+	}
 	data := map[string]any{"error": "permission_denied", "tool": g.tool, "permission": "delete", "words_before": de.total, "words_kept": de.kept}
 	next := call{"read_note", []arg{{"path", de.path}}}
 	if n, rerr := c.v.Read(de.path); rerr == nil {

@@ -53,7 +53,8 @@ func TestDeps_ImportDirection(t *testing.T) {
 		mod + "trial":      {"cmd/vaultd"},
 		mod + "index":      {"tools", "mcpserver", "cmd/vaultd", "bench"},
 		mod + "rules":      {"tools", "cmd/vaultd"},
-		mod + "keys":       {"mcpserver", "cmd/vaultd", "web"},
+		mod + "keys":       {"mcpserver", "cmd/vaultd", "web", "oauth"},
+		mod + "oauth":      {"cmd/vaultd", "web"}, // the authorization server; the page holds its consent step
 		mod + "web":        {"cmd/vaultd"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -338,6 +338,11 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String()})
 	}
 	data["Keys"] = rows
+	grants, err := s.grantRows()
+	if err != nil {
+		data["Error"] = err.Error()
+	}
+	data["Grants"], data["SignIn"] = grants, s.o.OAuth != nil
 	s.render(w, r, status, "connections", data)
 }
 

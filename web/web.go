@@ -1,7 +1,8 @@
 // Package web is the owner's page: the vault's owner, signed in with a
 // one-time link, sees what agents changed and undoes it, restores notes
-// from the trash, reads a note's history and restores a version of it, and
-// manages the access keys. It is the third door onto the same core as the
+// from the trash, reads a note's history and restores a version of it,
+// manages the access keys, and approves the MCP clients that sign in
+// (OAuth's consent step, oauth.go). It is the third door onto the same core as the
 // MCP tools and the CLI: every action is one call of the core (Core), with
 // the owner as the caller, so the page has exactly the safety of the CLI.
 //
@@ -23,7 +24,6 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/keys"
-	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/oauth"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -85,7 +85,11 @@ type Options struct {
 	// Revoked is called after the owner revokes a key or changes its
 	// rights, so that the MCP server ends the key's open streams at once.
 	Revoked func()
-	Logger  *slog.Logger
+	// OAuth, when set, serves sign-in for MCP clients (package oauth) on
+	// the page's address, with the consent step on this page; the
+	// Connections view then also lists the signed-in connections.
+	OAuth  *oauth.Server
+	Logger *slog.Logger
 	// Now is the clock (tests pin it). Default time.Now.
 	Now func() time.Time
 }
@@ -153,15 +157,21 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /connections/create", s.owner(s.createKey))
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
 	m.HandleFunc("POST /connections/rights", s.owner(s.setRights))
+	if o.OAuth != nil {
+		s.oauthRoutes(m)
+	}
 	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil
 }
 
+// csp is the page's Content-Security-Policy.
+const csp = "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+
 // ServeHTTP serves the page.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// same-origin, not no-referrer: with no-referrer browsers send "Origin:
@@ -171,26 +181,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// oauthPaths are where MCP clients look for OAuth sign-in (RFC 9728,
-// RFC 8414, dynamic registration and the usual endpoints).
-var oauthPaths = []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/register", "/authorize", "/token"}
-
-// notFound answers paths the page does not have. An MCP client looking for
-// OAuth sign-in learns, in OAuth's error format, that vaultd wants an
-// access key and where the owner makes one.
+// notFound answers paths the page does not have.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	for _, p := range oauthPaths {
-		if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_ = json.NewEncoder(w).Encode(map[string]string{
-				"error": "not_found",
-				"error_description": "vaultd offers no OAuth sign-in: connect to " + mcpserver.HTTPPath + " with an access key, sending the header \"Authorization: Bearer <key>\". " +
-					"The vault's owner makes one on the owner's page (Connections) or with: vaultd keys create NAME --allow read",
-			})
-			return
-		}
-	}
 	s.render(w, r, http.StatusNotFound, "refused", map[string]any{"Why": "not_found"})
 }
 
@@ -298,10 +290,10 @@ func randomToken() string {
 // posts it.
 func (s *Server) signinPage(w http.ResponseWriter, r *http.Request) {
 	if s.session(r) != nil && r.URL.Query().Get("token") == "" {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+		http.Redirect(w, r, nextAfterSignin(w, r), http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, http.StatusOK, "signin", map[string]any{"Token": r.URL.Query().Get("token")})
+	s.render(w, r, http.StatusOK, "signin", map[string]any{"Token": r.URL.Query().Get("token"), "Consent": pendingConsent(r)})
 }
 
 // signin spends a one-time link and starts a session.
@@ -340,7 +332,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		Secure: scheme(r) == "https", MaxAge: int(SessionTTL / time.Second),
 	})
 	s.o.Logger.Info("owner signed in to the page", "remote", r.RemoteAddr)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, nextAfterSignin(w, r), http.StatusSeeOther)
 }
 
 func (s *Server) signout(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/oauth"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -31,6 +32,8 @@ type fixture struct {
 	keys   *keys.Store
 	cookie string // the session cookie once signed in
 	csrf   string
+	oauth  *oauth.Server
+	next   string // the NextCookie the page set, sent back like a browser
 }
 
 func copyVault(t *testing.T) string {
@@ -78,23 +81,28 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	store := keys.Open(v.StateDir())
-	var srv *mcpserver.HTTPServer
-	page, err := New(c, Options{Keys: store, Revoked: func() { srv.CloseRevoked() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv = mcpserver.NewHTTPServer(c, mcpserver.HTTPOptions{Keys: store, Loopback: true, Page: page})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	base := "http://" + ln.Addr().String()
+	// Wired as vaultd serve --http wires it: the page with sign-in for
+	// MCP clients (OAuth) on the same address.
+	as := oauth.New(oauth.Options{Store: store, Issuer: base, Resource: base + mcpserver.HTTPPath})
+	var srv *mcpserver.HTTPServer
+	page, err := New(c, Options{Keys: store, OAuth: as, Revoked: func() { srv.CloseRevoked() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = mcpserver.NewHTTPServer(c, mcpserver.HTTPOptions{Keys: store, Loopback: true, Page: page,
+		Resource: as.Resource(), ResourceMetadata: as.ResourceMetadataURL(), CORS: oauth.CORS})
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	return &fixture{t: t, base: "http://" + ln.Addr().String(), dir: dir, core: c, keys: store}
+	return &fixture{t: t, base: base, dir: dir, core: c, keys: store, oauth: as}
 }
 
 func must(t *testing.T, err error) {
@@ -126,6 +134,9 @@ func (f *fixture) do(method, path string, form url.Values, hdr map[string]string
 	if f.cookie != "" {
 		req.AddCookie(&http.Cookie{Name: CookieName, Value: f.cookie})
 	}
+	if f.next != "" {
+		req.AddCookie(&http.Cookie{Name: NextCookie, Value: f.next})
+	}
 	for k, v := range hdr {
 		if k == "Host" {
 			req.Host = v
@@ -146,6 +157,9 @@ func (f *fixture) do(method, path string, form url.Values, hdr map[string]string
 	for _, c := range resp.Cookies() {
 		if c.Name == CookieName && c.Value != "" {
 			f.cookie = c.Value
+		}
+		if c.Name == NextCookie {
+			f.next = c.Value
 		}
 	}
 	return resp.StatusCode, resp.Header.Get("Location"), html.UnescapeString(string(b))
@@ -613,18 +627,14 @@ func TestLanguage_GermanByAcceptLanguage(t *testing.T) {
 	}
 }
 
-// A client looking for OAuth sign-in is told to use an access key; other
+// An MCP client looking for OAuth sign-in finds the metadata; other
 // unknown paths get the page's 404.
-func TestNotFound_OAuthDiscoverySaysUseAKey(t *testing.T) {
+func TestNotFound_OAuthDiscoveryFindsSignIn(t *testing.T) {
 	f := newFixture(t)
-	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/register"} {
-		method := "GET"
-		if p == "/register" {
-			method = "POST"
-		}
-		st, _, body := f.do(method, p, url.Values{}, map[string]string{"Origin": ""})
-		if st != http.StatusNotFound || !strings.Contains(body, `"error":"not_found"`) || !strings.Contains(body, "Authorization: Bearer") || !strings.Contains(body, "vaultd keys create") {
-			t.Errorf("%s %s: %d\n%s", method, p, st, body)
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server"} {
+		st, _, body := f.do("GET", p, nil, map[string]string{"Origin": "https://inspector.example"})
+		if st != http.StatusOK || !strings.Contains(body, `"`+f.base+`"`) {
+			t.Errorf("GET %s: %d\n%s", p, st, body)
 		}
 	}
 	f.signIn()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/oauth"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/web"
 )
@@ -28,6 +29,7 @@ type httpAddr struct {
 	loopback bool
 	keys     *keys.Store // nil with --no-auth
 	nkeys    int
+	public   string // --public-url, checked; "" without
 }
 
 // checkHTTPFlags checks --http and --no-auth before anything is opened.
@@ -42,11 +44,18 @@ func checkHTTPFlags(cmd *cobra.Command, f serveFlags) (httpAddr, error) {
 		return httpAddr{}, usagef(withGlobals(cmd, "vaultd serve --http 127.0.0.1:"+port+" --no-auth"),
 			"--no-auth would let anyone who can reach %s read and change the vault; it is allowed only on a loopback address (127.0.0.1, localhost, [::1])", f.http)
 	}
+	if f.publicURL != "" {
+		pub, err := oauth.PublicURL(f.publicURL)
+		if err != nil {
+			return httpAddr{}, usagef(withGlobals(cmd, "vaultd serve --http "+f.http+" --public-url https://notes.example.org"), "--public-url %s", err)
+		}
+		f.publicURL = pub
+	}
 	if !f.noAuth && (cmd.Flags().Changed("allow") || cmd.Flags().Changed("read-only")) {
 		return httpAddr{}, usagef(withGlobals(cmd, "vaultd keys create laptop --allow read,write"),
 			"over HTTP every access key carries its own rights; --allow and --read-only apply to stdio and to --no-auth")
 	}
-	return httpAddr{addr: f.http, loopback: loopback}, nil
+	return httpAddr{addr: f.http, loopback: loopback, public: f.publicURL}, nil
 }
 
 // openKeys opens the vault's access keys for --http; without any, the
@@ -62,8 +71,10 @@ func openKeys(cmd *cobra.Command, f serveFlags, at *httpAddr, stateDir string) e
 	if err != nil {
 		return err
 	}
-	if n == 0 && f.app {
-		at.keys = store // the page manages the keys; /mcp refuses clients until there is one
+	if n == 0 && (f.app || f.publicURL != "") {
+		// The page manages the keys; /mcp refuses clients until there is
+		// one, or, with --public-url, until a client signs in.
+		at.keys = store
 		return nil
 	}
 	if n == 0 {
@@ -96,8 +107,20 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	if store == nil { // --no-auth: the keys serve no client, but the owner still signs in
 		store = keys.Open(c.Vault().StateDir())
 	}
+	mcpURL := mcpURLFor(ln.Addr().String())
+	if at.public != "" {
+		mcpURL = at.public + mcpserver.HTTPPath
+		o.PublicURL = at.public
+	}
+	var as *oauth.Server
+	if at.keys != nil {
+		// Signed-in connections: vaultd is the authorization server of
+		// its own /mcp, at the address clients reach it at.
+		as = oauth.New(oauth.Options{Store: at.keys, Issuer: strings.TrimSuffix(mcpURL, mcpserver.HTTPPath), Resource: mcpURL, Logger: logger})
+		o.Resource, o.ResourceMetadata, o.CORS = as.Resource(), as.ResourceMetadataURL(), oauth.CORS
+	}
 	var srv *mcpserver.HTTPServer
-	page, err := web.New(c, web.Options{Keys: store, MCPURL: mcpURLFor(ln.Addr().String()), Logger: logger,
+	page, err := web.New(c, web.Options{Keys: store, MCPURL: mcpURL, Logger: logger, OAuth: as,
 		Revoked: func() { srv.CloseRevoked() }})
 	if err != nil {
 		return err
@@ -112,6 +135,9 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 		logger.Info("serving over http", append([]any{"url", url, "auth", "access keys", "keys", at.nkeys}, attrs...)...)
 	}
 	logger.Info("owner's page", "url", base+"/", "sign_in", "vaultd owner link")
+	if as != nil {
+		logger.Info("sign-in for MCP clients (OAuth)", "issuer", as.Issuer(), "resource", as.Resource())
+	}
 	if f.app {
 		secret, _, err := store.NewLink(time.Now())
 		if err != nil {

@@ -77,7 +77,8 @@ func (a *app) appCmd() *cobra.Command {
 		Long: `Serve the owner's page for the vault on this machine only and print a
 one-time sign-in link: see what agents changed and undo it, restore notes
 from the trash, read a note's history, manage the access keys. MCP clients
-with an access key can connect at the same address's /mcp.`,
+with an access key can connect at the same address's /mcp, and clients
+that sign in (OAuth: Claude Code without a key) are approved on the page.`,
 		Example: `  vaultd app --vault ~/notes
   vaultd app --vault ~/notes --addr 127.0.0.1:9000`,
 		Args: args(0, false, "no arguments", "vaultd app --vault DIR"),

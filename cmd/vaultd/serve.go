@@ -31,6 +31,7 @@ type serveFlags struct {
 	noAuth           bool          // --no-auth: HTTP without access keys (loopback only)
 	gitSync          time.Duration // --git-sync INTERVAL: sync with the git remote every INTERVAL
 	app              bool          // vaultd app: the owner's page on loopback, keys optional, a sign-in link printed
+	publicURL        string        // --public-url: the server's address as clients reach it (a TLS proxy's https address)
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -71,6 +72,14 @@ The same address serves the owner's page at http://ADDR/: what agents
 changed (with Undo), the trash (with Restore), a note's history, and the
 access keys. Sign in with a one-time link from vaultd owner link.
 
+MCP clients that speak OAuth (claude.ai and ChatGPT connectors, Claude
+Code without a key) sign in instead of sending a key: they register, the
+owner approves each on the page with the rights it gets, and the page's
+Connections view revokes them. Behind a TLS proxy, --public-url
+https://notes.example.org names the public address, so that sign-in
+addresses and Host checks use it; with --public-url the server starts
+even before the vault has an access key.
+
 Several vaultd processes on one vault share one search index: the first
 owns it, the others ask it, and when it exits the next one takes over.
 
@@ -98,6 +107,7 @@ reached leaves search by words working, and the answers say why.`,
 	fl.IntVar(&f.deletesPerMinute, "deletes-per-minute", 10, "rate limit on deletes")
 	fl.StringVar(&f.http, "http", "", "serve over streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	fl.BoolVar(&f.noAuth, "no-auth", false, "with --http on a loopback address: serve without access keys (local experiments, tests)")
+	fl.StringVar(&f.publicURL, "public-url", "", "with --http: the address clients reach the server at, e.g. https://notes.example.org behind a TLS proxy (sign-in URLs, Host checks; default http://ADDR)")
 	fl.BoolVar(&a.gitCommit, "git-commit", false, "make every change a git commit of the files it touched (summary as message, actor as author); never while a merge or rebase is in progress")
 	a.addEmbedderFlag(cmd)
 	fl.DurationVar(&f.gitSync, "git-sync", 0, "every INTERVAL (e.g. 5m), fetch and merge the git remote and push vaultd's commits (implies --git-commit; see vaultd sync --help)")

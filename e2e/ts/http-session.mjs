@@ -213,14 +213,17 @@ try {
     await refused(connect(url, null, 'ts-nokey'), 401, 'needs an access key', 'vaultd keys create NAME --allow read');
     const raw = await rawPost(url, {});
     assert.equal(raw.status, 401);
-    assert.equal(raw.headers['www-authenticate'], 'Bearer realm="vaultd"');
+    // It names where an OAuth client finds how to sign in (RFC 9728).
+    const prm = `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`;
+    assert.equal(raw.headers['www-authenticate'], `Bearer realm="vaultd", resource_metadata="${prm}"`);
   });
 
   await check('401 with a wrong key, WWW-Authenticate says invalid_token', async () => {
     await refused(connect(url, 'vdk_wrongwrongwrongwrongwrongwrongwrongwrongwro', 'ts-wrong'), 401, 'unknown or was revoked');
     const raw = await rawPost(url, { Authorization: 'Bearer vdk_wrong' });
     assert.equal(raw.status, 401);
-    assert.equal(raw.headers['www-authenticate'], 'Bearer realm="vaultd", error="invalid_token"');
+    const prm = `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`;
+    assert.equal(raw.headers['www-authenticate'], `Bearer realm="vaultd", error="invalid_token", resource_metadata="${prm}"`);
   });
 
   await check('403 for a foreign Host (DNS rebinding), even with a valid key', async () => {

@@ -1,0 +1,634 @@
+package keys
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Signed-in connections: an MCP client that speaks OAuth 2.1 (claude.ai
+// and ChatGPT connectors, Claude Code without a key) registers itself,
+// sends the owner to a consent step on the owner's page, and gets tokens
+// for /mcp. This file is their store: the registered clients, the pending
+// authorization codes and the grants (one per approved connection, with
+// its rights and its current tokens). Like access keys, every secret —
+// client secret, code, access and refresh token — is kept only as its
+// SHA-256 hash, in OAuthName in the state dir, changed under the store's
+// lock (LockName) and replaced atomically.
+
+// OAuthName is the file of OAuth clients, codes and grants in the state dir.
+const OAuthName = "oauth.json"
+
+// Prefixes of the OAuth secrets, so that each kind is recognisable and an
+// access key is never mistaken for a token.
+const (
+	AccessPrefix       = "vda_"
+	RefreshPrefix      = "vdr_"
+	CodePrefix         = "vdc_"
+	ClientSecretPrefix = "vds_"
+	ClientIDPrefix     = "vdclient_"
+)
+
+// Lifetimes. An access token is short-lived: a revoked connection is
+// refused at once anyway (the store is read on every request), but a
+// leaked token is worth an hour at most. A code lives a minute: the
+// client exchanges it right after the browser returns. A refresh token
+// unused for RefreshTTL ends its grant.
+const (
+	AccessTTL  = time.Hour
+	CodeTTL    = time.Minute
+	RefreshTTL = 30 * 24 * time.Hour
+)
+
+// MaxClients bounds the registered clients: registration is open to
+// anyone who reaches the server, so the oldest clients without a grant
+// are dropped beyond it.
+const MaxClients = 500
+
+// retiredKept is how many used refresh tokens a grant remembers, to
+// recognise a replayed one (a stolen token used after its rotation).
+const retiredKept = 20
+
+// Errors of the OAuth store.
+var (
+	// ErrInvalidGrant: a code or refresh token that is unknown, expired,
+	// used, for another client or redirect address, or whose PKCE
+	// verifier does not match (OAuth's invalid_grant).
+	ErrInvalidGrant = errors.New("invalid grant")
+	// ErrInvalidClient: an unknown client, or a wrong client secret.
+	ErrInvalidClient = errors.New("invalid client")
+	// ErrGrantNotFound: no signed-in connection with this id.
+	ErrGrantNotFound = errors.New("no such signed-in connection")
+)
+
+// Client is a registered OAuth client (RFC 7591).
+type Client struct {
+	ID           string    `json:"client_id"`
+	Name         string    `json:"client_name"`
+	RedirectURIs []string  `json:"redirect_uris"`
+	AuthMethod   string    `json:"token_endpoint_auth_method"` // none, client_secret_post or client_secret_basic
+	SecretHash   string    `json:"secret_hash,omitempty"`
+	Created      time.Time `json:"created"`
+}
+
+// HasRedirect reports whether uri is one of the client's redirect
+// addresses, compared exactly (OAuth 2.1: no partial matches).
+func (c Client) HasRedirect(uri string) bool {
+	for _, u := range c.RedirectURIs {
+		if u == uri {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckSecret reports whether secret authenticates the client; a client
+// registered without a secret ("none") needs none.
+func (c Client) CheckSecret(secret string) bool {
+	if c.SecretHash == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(HashSecret(secret)), []byte(c.SecretHash)) == 1
+}
+
+// tokenHash is one issued token: its hash and when it ends.
+type tokenHash struct {
+	Hash    string    `json:"hash"`
+	Expires time.Time `json:"expires"`
+}
+
+// Grant is one signed-in connection: a client the owner approved, under
+// the name and with the rights the owner chose, bound to one resource
+// (this server's /mcp URL).
+type Grant struct {
+	ID         string    `json:"id"`
+	ClientID   string    `json:"client_id"`
+	ClientName string    `json:"client_name"`
+	Name       string    `json:"name"`
+	Rights     Rights    `json:"rights"`
+	Resource   string    `json:"resource"`
+	Created    time.Time `json:"created"`
+	LastUsed   time.Time `json:"last_used,omitzero"`
+
+	Access  []tokenHash `json:"access"`
+	Refresh tokenHash   `json:"refresh"`
+	Retired []string    `json:"retired,omitempty"` // hashes of rotated refresh tokens
+}
+
+// code is a pending authorization code.
+type code struct {
+	Hash        string    `json:"hash"`
+	ClientID    string    `json:"client_id"`
+	RedirectURI string    `json:"redirect_uri"`
+	Challenge   string    `json:"code_challenge"`
+	Resource    string    `json:"resource"`
+	Name        string    `json:"name"`
+	Rights      Rights    `json:"rights"`
+	Expires     time.Time `json:"expires"`
+	// GrantID is set once the code was exchanged: a second exchange
+	// revokes that grant (OAuth 2.1 §4.1.3).
+	GrantID string `json:"grant_id,omitempty"`
+}
+
+type oauthFile struct {
+	Version int      `json:"version"`
+	Clients []Client `json:"clients"`
+	Grants  []Grant  `json:"grants"`
+	Codes   []code   `json:"codes"`
+}
+
+// ClientMeta is what a client asks to be registered with.
+type ClientMeta struct {
+	Name         string
+	RedirectURIs []string
+	AuthMethod   string
+}
+
+// RegisterClient stores a new client and returns it with its secret (""
+// for AuthMethod "none"); the secret is kept only as its hash. The caller
+// validates the metadata. Errors: ErrBusy, I/O errors.
+func (s *Store) RegisterClient(m ClientMeta, now time.Time) (Client, string, error) {
+	c := Client{ID: ClientIDPrefix + NewSecret()[len(SecretPrefix):][:22], Name: m.Name, RedirectURIs: m.RedirectURIs,
+		AuthMethod: m.AuthMethod, Created: now.UTC().Truncate(time.Second)}
+	secret := ""
+	if m.AuthMethod != "none" {
+		secret = ClientSecretPrefix + NewSecret()[len(SecretPrefix):]
+		c.SecretHash = HashSecret(secret)
+	}
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		f.Clients = append(f.Clients, c)
+		if len(f.Clients) > MaxClients {
+			f.Clients = dropIdleClients(f.Clients, f.Grants, len(f.Clients)-MaxClients)
+		}
+		return nil
+	})
+	if err != nil {
+		return Client{}, "", err
+	}
+	return c, secret, nil
+}
+
+// dropIdleClients removes the n oldest clients that have no grant.
+func dropIdleClients(cs []Client, gs []Grant, n int) []Client {
+	used := map[string]bool{}
+	for _, g := range gs {
+		used[g.ClientID] = true
+	}
+	out := cs[:0:0]
+	for _, c := range cs { // registration order is oldest first
+		if n > 0 && !used[c.ID] {
+			n--
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Client returns the registered client with this id.
+func (s *Store) Client(id string) (Client, bool, error) {
+	f, err := s.readOAuth()
+	if err != nil {
+		return Client{}, false, err
+	}
+	for _, c := range f.Clients {
+		if c.ID == id {
+			return c, true, nil
+		}
+	}
+	return Client{}, false, nil
+}
+
+// CodeRequest is an approved authorization request, to be turned into a
+// code.
+type CodeRequest struct {
+	ClientID, RedirectURI string
+	Challenge             string // the S256 PKCE challenge
+	Resource              string
+	Name                  string // the connection's name, as the owner chose it
+	Rights                Rights
+}
+
+// NewCode stores an authorization code for an approved request and
+// returns it; it is good for one exchange within CodeTTL.
+func (s *Store) NewCode(r CodeRequest, now time.Time) (string, error) {
+	secret := CodePrefix + NewSecret()[len(SecretPrefix):]
+	c := code{Hash: HashSecret(secret), ClientID: r.ClientID, RedirectURI: r.RedirectURI, Challenge: r.Challenge,
+		Resource: r.Resource, Name: r.Name, Rights: r.Rights, Expires: now.Add(CodeTTL).UTC()}
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		f.Codes = append(f.Codes, c)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// Tokens are what a token request gets.
+type Tokens struct {
+	Access, Refresh string
+	ExpiresIn       time.Duration
+	Grant           Grant
+}
+
+// GrantError says why a code or refresh token was refused; it matches
+// ErrInvalidGrant.
+type GrantError struct{ Msg string }
+
+func (e *GrantError) Error() string { return e.Msg }
+func (e *GrantError) Unwrap() error { return ErrInvalidGrant }
+
+func grantErr(format string, a ...any) error { return &GrantError{Msg: fmt.Sprintf(format, a...)} }
+
+// S256 is the PKCE S256 challenge of a verifier (RFC 7636 §4.2).
+func S256(verifier string) string {
+	h := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
+// ExchangeCode spends an authorization code: the client, the redirect
+// address and the resource must be those of the request, and the PKCE
+// verifier must match the challenge. It makes the grant and its first
+// tokens. A code used a second time revokes the grant it made. Errors:
+// *GrantError (ErrInvalidGrant), ErrBusy, I/O errors.
+func (s *Store) ExchangeCode(secret, clientID, redirectURI, verifier, resource string, now time.Time) (Tokens, error) {
+	h := HashSecret(secret)
+	var out Tokens
+	var refused error
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		i := -1
+		for j, c := range f.Codes {
+			if c.Hash == h {
+				i = j
+			}
+		}
+		if i < 0 {
+			refused = grantErr("the authorization code is unknown or expired (a code is good for %s); start the sign-in again", durationWords(CodeTTL))
+			return nil
+		}
+		c := f.Codes[i]
+		if c.GrantID != "" {
+			// Replayed: whoever holds the code may hold the tokens too.
+			f.Grants = removeGrant(f.Grants, c.GrantID)
+			refused = grantErr("the authorization code was used already; the connection it made is revoked, sign in again")
+			return nil
+		}
+		switch {
+		case c.ClientID != clientID:
+			refused = grantErr("the authorization code was issued to another client")
+		case c.RedirectURI != redirectURI:
+			refused = grantErr("redirect_uri %q is not the one of the authorization request", cut(redirectURI, 200))
+		case resource != "" && resource != c.Resource:
+			refused = grantErr("resource %q is not the one of the authorization request (%s)", cut(resource, 200), c.Resource)
+		case verifier == "":
+			refused = grantErr("code_verifier is missing (PKCE S256 is required)")
+		case subtle.ConstantTimeCompare([]byte(S256(verifier)), []byte(c.Challenge)) != 1:
+			refused = grantErr("code_verifier does not match the code_challenge of the authorization request")
+		}
+		if refused != nil {
+			// A failed exchange spends the code too: no guessing at the
+			// verifier.
+			f.Codes = append(f.Codes[:i], f.Codes[i+1:]...)
+			return nil
+		}
+		var cl Client
+		for _, x := range f.Clients {
+			if x.ID == c.ClientID {
+				cl = x
+			}
+		}
+		g := Grant{ID: NewSecret()[len(SecretPrefix):][:16], ClientID: c.ClientID, ClientName: cl.Name, Name: c.Name,
+			Rights: c.Rights, Resource: c.Resource, Created: now.UTC().Truncate(time.Second)}
+		out = issue(&g, now)
+		f.Grants = append(f.Grants, g)
+		f.Codes[i].GrantID = g.ID
+		return nil
+	})
+	if err != nil {
+		return Tokens{}, err
+	}
+	return out, refused
+}
+
+// issue gives a grant a new access and refresh token, retiring the
+// current refresh token.
+func issue(g *Grant, now time.Time) Tokens {
+	access := AccessPrefix + NewSecret()[len(SecretPrefix):]
+	refresh := RefreshPrefix + NewSecret()[len(SecretPrefix):]
+	live := g.Access[:0:0]
+	for _, a := range g.Access {
+		if now.Before(a.Expires) {
+			live = append(live, a)
+		}
+	}
+	g.Access = append(live, tokenHash{Hash: HashSecret(access), Expires: now.Add(AccessTTL).UTC()})
+	if g.Refresh.Hash != "" {
+		g.Retired = append(g.Retired, g.Refresh.Hash)
+		if len(g.Retired) > retiredKept {
+			g.Retired = g.Retired[len(g.Retired)-retiredKept:]
+		}
+	}
+	g.Refresh = tokenHash{Hash: HashSecret(refresh), Expires: now.Add(RefreshTTL).UTC()}
+	return Tokens{Access: access, Refresh: refresh, ExpiresIn: AccessTTL, Grant: *g}
+}
+
+// Refresh spends a refresh token for new tokens (the refresh token
+// rotates). A refresh token used after it was rotated revokes the grant:
+// one of the two holders is not the client. Errors: *GrantError
+// (ErrInvalidGrant), ErrBusy, I/O errors.
+func (s *Store) Refresh(secret, clientID, resource string, now time.Time) (Tokens, error) {
+	h := HashSecret(secret)
+	var out Tokens
+	var refused error
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		for i := range f.Grants {
+			g := &f.Grants[i]
+			for _, old := range g.Retired {
+				if old == h {
+					f.Grants = removeGrant(f.Grants, g.ID)
+					refused = grantErr("the refresh token was used already; the connection is revoked, sign in again")
+					return nil
+				}
+			}
+			if g.Refresh.Hash != h {
+				continue
+			}
+			switch {
+			case g.ClientID != clientID:
+				refused = grantErr("the refresh token was issued to another client")
+			case !now.Before(g.Refresh.Expires):
+				refused = grantErr("the refresh token expired (unused for %s); sign in again", durationWords(RefreshTTL))
+			case resource != "" && resource != g.Resource:
+				refused = grantErr("resource %q is not the one this connection was granted for (%s)", cut(resource, 200), g.Resource)
+			}
+			if refused != nil {
+				return nil
+			}
+			out = issue(g, now)
+			return nil
+		}
+		refused = grantErr("the refresh token is unknown, or its connection was revoked; sign in again")
+		return nil
+	})
+	if err != nil {
+		return Tokens{}, err
+	}
+	return out, refused
+}
+
+func removeGrant(gs []Grant, id string) []Grant {
+	out := gs[:0]
+	for _, g := range gs {
+		if g.ID != id {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// LookupAccess returns the grant an access token belongs to and when the
+// token expires (the caller compares with its clock). It re-reads the
+// file when it changed (one stat), so a revoked grant is refused on its
+// next request. ok is false for an unknown token or a revoked grant; err
+// reports a store that cannot be read — callers must then refuse.
+func (s *Store) LookupAccess(token string) (g Grant, expires time.Time, ok bool, err error) {
+	if !strings.HasPrefix(token, AccessPrefix) {
+		return Grant{}, time.Time{}, false, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshOAuthLocked(); err != nil {
+		return Grant{}, time.Time{}, false, err
+	}
+	a, found := s.byAccess[HashSecret(token)]
+	if !found {
+		return Grant{}, time.Time{}, false, nil
+	}
+	return s.grants[a.grant], a.expires, true, nil
+}
+
+// GrantPrefix marks a grant's id where a key's hash is expected (Valid).
+const GrantPrefix = "grant:"
+
+type accessEntry struct {
+	grant   string
+	expires time.Time
+}
+
+// refreshOAuthLocked reloads the OAuth file when it changed.
+func (s *Store) refreshOAuthLocked() error {
+	name := filepath.Join(s.dir, OAuthName)
+	fi, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.ofi, s.grants, s.byAccess, s.oloaded = nil, map[string]Grant{}, map[string]accessEntry{}, true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if s.oloaded && s.ofi != nil && os.SameFile(s.ofi, fi) && s.ofi.ModTime().Equal(fi.ModTime()) && s.ofi.Size() == fi.Size() {
+		return nil
+	}
+	f, err := s.readOAuth()
+	if err != nil {
+		return err
+	}
+	gs := make(map[string]Grant, len(f.Grants))
+	by := map[string]accessEntry{}
+	for _, g := range f.Grants {
+		gs[g.ID] = g
+		for _, a := range g.Access {
+			by[a.Hash] = accessEntry{grant: g.ID, expires: a.Expires}
+		}
+	}
+	s.grants, s.byAccess, s.ofi, s.oloaded = gs, by, fi, true
+	return nil
+}
+
+// validGrant reports whether the grant still exists.
+func (s *Store) validGrantLocked(id string) (bool, error) {
+	if err := s.refreshOAuthLocked(); err != nil {
+		return false, err
+	}
+	_, ok := s.grants[id]
+	return ok, nil
+}
+
+// Grants returns the signed-in connections, oldest first.
+func (s *Store) Grants() ([]Grant, error) {
+	f, err := s.readOAuth()
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(f.Grants, func(i, j int) bool { return f.Grants[i].Created.Before(f.Grants[j].Created) })
+	return f.Grants, nil
+}
+
+// RevokeGrant ends a signed-in connection: its tokens are refused from
+// the next request on, by every process using the store. Errors:
+// ErrGrantNotFound, ErrBusy, I/O errors.
+func (s *Store) RevokeGrant(id string, now time.Time) (Grant, error) {
+	var gone Grant
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		for _, g := range f.Grants {
+			if g.ID == id {
+				gone = g
+				f.Grants = removeGrant(f.Grants, id)
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: %q (revoked already?)", ErrGrantNotFound, cut(id, 40))
+	})
+	return gone, err
+}
+
+// SetGrantRights changes a signed-in connection's rights, from its next
+// request on. Errors: ErrGrantNotFound, ErrInvalid, ErrBusy, I/O errors.
+func (s *Store) SetGrantRights(id string, r Rights, now time.Time) (Grant, error) {
+	if !r.Read || r.Delete && !r.Write {
+		return Grant{}, fmt.Errorf("%w: %q; a connection needs read, and delete needs write", ErrInvalid, r.String())
+	}
+	var changed Grant
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		for i, g := range f.Grants {
+			if g.ID == id {
+				f.Grants[i].Rights = r
+				changed = f.Grants[i]
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: %q (revoked already?)", ErrGrantNotFound, cut(id, 40))
+	})
+	return changed, err
+}
+
+// GrantUsed records that a grant's token was used at now, like Used for
+// keys: written at most once per UsedGranularity, in the background.
+func (s *Store) GrantUsed(id string, now time.Time) {
+	s.Used(Key{Hash: GrantPrefix + id}, now)
+}
+
+// flushGrants writes the grants' pending last-used times.
+func (s *Store) flushGrants(pending map[string]time.Time) error {
+	grants := false
+	for h := range pending {
+		grants = grants || strings.HasPrefix(h, GrantPrefix)
+	}
+	if !grants {
+		return nil
+	}
+	return s.changeOAuth(time.Now(), func(f *oauthFile) error {
+		for i, g := range f.Grants {
+			if t, ok := pending[GrantPrefix+g.ID]; ok && t.After(g.LastUsed) {
+				f.Grants[i].LastUsed = t.UTC().Truncate(time.Second)
+			}
+		}
+		return nil
+	})
+}
+
+// readOAuth loads the OAuth file; a missing file is an empty store.
+func (s *Store) readOAuth() (oauthFile, error) {
+	name := filepath.Join(s.dir, OAuthName)
+	b, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return oauthFile{Version: 1}, nil
+	}
+	if err != nil {
+		return oauthFile{}, err
+	}
+	var f oauthFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return oauthFile{}, fmt.Errorf("the sign-in store %s is damaged (%v); move it away and sign the connections in again", name, err)
+	}
+	if f.Version > 1 {
+		return oauthFile{}, fmt.Errorf("the sign-in store %s was written by a newer vaultd (format %d); use that version", name, f.Version)
+	}
+	return f, nil
+}
+
+// changeOAuth runs fn on the OAuth file under the store's lock and writes
+// the result atomically, dropping expired codes and grants whose refresh
+// token expired on the way. fn returning an error leaves it unchanged.
+func (s *Store) changeOAuth(now time.Time, fn func(*oauthFile) error) error {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
+	}
+	l, err := lock(filepath.Join(s.dir, LockName), LockTimeout)
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	f, err := s.readOAuth()
+	if err != nil {
+		return err
+	}
+	codes := f.Codes[:0]
+	for _, c := range f.Codes {
+		// A used code is remembered for its lifetime, to recognise a
+		// replay.
+		if now.Before(c.Expires) {
+			codes = append(codes, c)
+		}
+	}
+	f.Codes = codes
+	grants := f.Grants[:0]
+	for _, g := range f.Grants {
+		if now.Before(g.Refresh.Expires) {
+			grants = append(grants, g)
+		}
+	}
+	f.Grants = grants
+	if err := fn(&f); err != nil {
+		return err
+	}
+	f.Version = 1
+	if f.Clients == nil {
+		f.Clients = []Client{}
+	}
+	if f.Grants == nil {
+		f.Grants = []Grant{}
+	}
+	if f.Codes == nil {
+		f.Codes = []code{}
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(s.dir, OAuthName), append(b, '\n'))
+}
+
+// cut shortens s to at most n runes for a message.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// durationWords renders a lifetime for a message: "1 minute", "30 days".
+func durationWords(d time.Duration) string {
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	case d == time.Hour:
+		return "1 hour"
+	case d == time.Minute:
+		return "1 minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
+}
