@@ -296,14 +296,20 @@ func checkRegistration(redirects []string, name string, method *string, grants, 
 }
 
 // CheckRedirect returns why u may not be a redirect address, or "": it
-// must be an absolute https URL, or http on a loopback host (a native
-// client on this machine, RFC 8252 §7.3), without a fragment or user
-// info.
+// must be an absolute https URL, http on a loopback host (a native
+// client on this machine, RFC 8252 §7.3) or a native app's private-use
+// scheme (§7.1), without a fragment or user info.
 func CheckRedirect(u string) string {
 	if len(u) > maxRedirectLen {
 		return fmt.Sprintf("a redirect address is longer than %d characters", maxRedirectLen)
 	}
 	p, err := url.Parse(u)
+	if err == nil && p.IsAbs() && privateScheme(p.Scheme) {
+		return checkPrivate(u, p)
+	}
+	if err == nil && browserSchemes[strings.ToLower(p.Scheme)] {
+		return fmt.Sprintf("redirect address %q uses the scheme %q, which the browser handles itself; give https://…, http://127.0.0.1:PORT/… or your app's own scheme (e.g. cursor://…)", cut(u, 200), cut(p.Scheme, 20))
+	}
 	if err != nil || p.Host == "" || !p.IsAbs() {
 		return fmt.Sprintf("redirect address %q is not an absolute URL; give e.g. https://client.example/callback or http://127.0.0.1:33418/callback", cut(u, 200))
 	}
@@ -322,7 +328,39 @@ func CheckRedirect(u string) string {
 		}
 		return fmt.Sprintf("redirect address %q uses http on a host that is not this machine; use https, or http only for 127.0.0.1, [::1] or localhost", cut(u, 200))
 	}
-	return fmt.Sprintf("redirect address %q uses the scheme %q; vaultd accepts https, and http only for 127.0.0.1, [::1] or localhost", cut(u, 200), cut(p.Scheme, 20))
+	return fmt.Sprintf("redirect address %q uses the scheme %q; vaultd accepts https, http only for 127.0.0.1, [::1] or localhost, and an app's own scheme (e.g. cursor://)", cut(u, 200), cut(p.Scheme, 20))
+}
+
+// browserSchemes are schemes a browser handles itself (or that run
+// code): never a native client's redirect.
+var browserSchemes = map[string]bool{
+	"about": true, "blob": true, "chrome": true, "chrome-extension": true, "data": true,
+	"file": true, "filesystem": true, "ftp": true, "intent": true, "javascript": true,
+	"mailto": true, "moz-extension": true, "sms": true, "tel": true, "view-source": true,
+	"vbscript": true, "ws": true, "wss": true,
+}
+
+// privateScheme reports whether scheme is a private-use URI scheme a
+// native app registers for its redirect (RFC 8252 §7.1: Cursor's
+// "cursor", VS Code's "vscode", "com.example.app"): not http(s) and not
+// one a browser handles itself.
+func privateScheme(scheme string) bool {
+	s := strings.ToLower(scheme)
+	return s != "http" && s != "https" && len(s) >= 2 && !browserSchemes[s]
+}
+
+// checkPrivate checks a private-use redirect: no fragment, no user info.
+// The browser hands it to the app that registered the scheme; PKCE keeps
+// a code that reaches another app useless, and the owner sees the
+// address on the consent page.
+func checkPrivate(u string, p *url.URL) string {
+	if p.Fragment != "" || strings.Contains(u, "#") {
+		return fmt.Sprintf("redirect address %q has a fragment (#…); OAuth forbids one", cut(u, 200))
+	}
+	if p.User != nil {
+		return fmt.Sprintf("redirect address %q carries user info (user@); give the address without it", cut(u, 200))
+	}
+	return ""
 }
 
 func loopback(host string) bool {

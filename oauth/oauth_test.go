@@ -179,13 +179,23 @@ func TestRegister(t *testing.T) {
 		t.Errorf("registration with defaults: %v", m)
 	}
 
+	// A native app's own scheme (RFC 8252 §7.1), as Cursor and VS Code register.
+	for _, ru := range []string{"cursor://anysphere.cursor-retrieval/oauth/user-vaultd/callback", "vscode://vscode.github-authentication/did-authenticate", "com.example.notes:/oauth2redirect"} {
+		m = f.register(`{"redirect_uris":["` + ru + `"],"token_endpoint_auth_method":"none"}`)
+		if got, _ := m["redirect_uris"].([]any); len(got) != 1 || got[0] != ru {
+			t.Errorf("registration with %s: %v", ru, m)
+		}
+	}
+
 	var b strings.Builder
 	for _, body := range []string{
 		`{}`,
 		`{"redirect_uris":["http://evil.example/cb"]}`,
 		`{"redirect_uris":["https://client.example/cb#frag"]}`,
-		`{"redirect_uris":["cursor://anysphere.cursor-retrieval/oauth/callback"]}`,
+		`{"redirect_uris":["cursor://anysphere.cursor-retrieval/oauth/callback#x"]}`,
 		`{"redirect_uris":["javascript:alert(1)"]}`,
+		`{"redirect_uris":["data:text/html,hi"]}`,
+		`{"redirect_uris":["file:///etc/passwd"]}`,
 		`{"redirect_uris":["/callback"]}`,
 		`{"redirect_uris":["https://user:pw@client.example/cb"]}`,
 		`{"redirect_uris":["http://localhost.evil.example/cb"]}`,

@@ -99,7 +99,8 @@ func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, status in
 	}
 	// The form's POST is answered with a redirect to the client, which
 	// Chromium checks against form-action: allow the client's origin
-	// (checked at registration: https, or http on loopback).
+	// (checked at registration: https, http on loopback, or an app's
+	// own scheme).
 	if o := cspOrigin(req.RedirectURI); o != "" {
 		w.Header().Set("Content-Security-Policy", strings.Replace(csp, "form-action 'self'", "form-action 'self' "+o, 1))
 	}
@@ -113,6 +114,15 @@ func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, status in
 // source list, or "" when it has characters a source may not.
 func cspOrigin(redirect string) string {
 	u, err := url.Parse(redirect)
+	if err == nil && u.Scheme != "https" && u.Scheme != "http" && oauth.CheckRedirect(redirect) == "" {
+		// A native app's own scheme (cursor://…): allow the scheme.
+		for _, c := range u.Scheme {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".+-", c)) {
+				return ""
+			}
+		}
+		return u.Scheme + ":"
+	}
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return ""
 	}

@@ -236,3 +236,22 @@ func TestConsent_CrossSiteArrivalReloads(t *testing.T) {
 		t.Errorf("the reload from this site: %d\n%s", st, body)
 	}
 }
+
+// The consent form's POST is answered with a redirect to the client:
+// the CSP's form-action names exactly that origin, or the app's own
+// scheme, and nothing for an address that is not one.
+func TestCSPOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:33418/callback":                         "http://127.0.0.1:33418",
+		"https://claude.ai/api/mcp/auth_callback":                 "https://claude.ai",
+		"cursor://anysphere.cursor-retrieval/oauth/user/callback": "cursor:",
+		"com.example.notes:/oauth2redirect":                       "com.example.notes:",
+		"javascript:alert(1)":                                     "",
+		"https://bad host/cb":                                     "",
+		"https://a.example'; script-src *":                        "",
+	} {
+		if got := cspOrigin(in); got != want {
+			t.Errorf("cspOrigin(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
