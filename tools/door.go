@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"time"
 )
 
 // What a door (the MCP adapter, the CLI, a web page) needs of the core
@@ -43,4 +44,12 @@ func (c *Core) CallOn(ctx context.Context, cn *Connection, caller Caller, name s
 		}
 	}
 	return c.Call(ctx, caller, name, args)
+}
+
+// ParseWhen reads a time filter as recent_changes reads since and until:
+// RFC 3339, a date (its start; with end, the start of the next day), a
+// date and minute, or a span back from now ("7d", "24h", "2w"). The error
+// names the filter and the forms it takes.
+func ParseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
+	return parseWhen(name, s, now, end)
 }

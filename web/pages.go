@@ -77,9 +77,13 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	a := tools.RecentChangesArgs{Space: q.Get("space"), Folder: q.Get("folder"), Actor: q.Get("actor"),
-		Since: q.Get("since"), Until: q.Get("until"), Limit: 50, Offset: max(offset, 0)}
+		Since: q.Get("since"), Until: q.Get("until"), Limit: activityPage, Offset: max(offset, 0)}
+	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Spaces": s.core.Vault().Spaces(), "Back": r.URL.RequestURI(), "NoteFilter": q.Get("note")}
+	if strings.TrimSpace(q.Get("note")) != "" {
+		s.noteActivity(w, r, a, data)
+		return
+	}
 	res := s.core.RecentChanges(r.Context(), caller(), a)
-	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Spaces": s.core.Vault().Spaces(), "Back": r.URL.RequestURI()}
 	if res.IsError() {
 		data["Error"] = res.Text
 		s.render(w, r, http.StatusOK, "activity", data)
