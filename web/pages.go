@@ -287,6 +287,9 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	d := res.Data.(tools.NoteHistoryData)
 	data["Note"], data["Changes"], data["Total"] = d.Note, d.Changes, d.Total
 	data["Exists"] = s.core.Vault().Exists(d.Note.Path)
+	if vs := s.versions(d.Note.Path, d.Note.Version); len(vs) > 1 {
+		data["Versions"], data["To"], data["From"] = vs, vs[0].Version, vs[1].Version
+	}
 	if next := d.Offset + len(d.Changes); next < d.Total {
 		data["Next"] = "/note?path=" + url.QueryEscape(d.Note.Path) + "&offset=" + strconv.Itoa(next)
 	}

@@ -125,10 +125,10 @@ func New(c Core, o Options) (*Server, error) {
 	}
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" {
-			continue
+		if base == "layout" || strings.HasPrefix(base, "_") {
+			continue // the layout, and parts every page may use
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/_*.html", n)
 		if err != nil {
 			return nil, err
 		}
@@ -149,6 +149,7 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /trash/empty", s.owner(s.empty))
 	m.HandleFunc("GET /note", s.owner(s.note))
 	m.HandleFunc("POST /note/restore", s.owner(s.restoreVersion))
+	m.HandleFunc("GET /note/diff", s.owner(s.noteDiff))
 	m.HandleFunc("GET /connections", s.owner(s.connections))
 	m.HandleFunc("POST /connections/create", s.owner(s.createKey))
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
