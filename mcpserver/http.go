@@ -351,13 +351,14 @@ func (h *HTTPServer) authenticate(r *http.Request) (*tools.Connection, *keyState
 }
 
 // connection returns the key's connection, made on its first request. It
-// is cached by the key's hash and rights: a name revoked and created again
-// gets a new connection with fresh limits, and a key whose rights the
-// owner changed acts with the new rights from its next request.
+// is cached by the key's hash, rights and limits: a name revoked and
+// created again gets a new connection with fresh limits, and a key whose
+// rights or limits the owner changed acts with the new ones from its next
+// request.
 func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	id := k.Hash + " " + k.Rights.String()
+	id := fmt.Sprintf("%s %s %d/%d", k.Hash, k.Rights, k.Limits.WritesPerMinute, k.Limits.DeletesPerMinute)
 	cn := h.conns[id]
 	if cn == nil {
 		for old := range h.conns { // the same key with other rights
@@ -365,10 +366,24 @@ func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
 				delete(h.conns, old)
 			}
 		}
-		cn = tools.NewConnection("key:"+k.Name, tools.Perms{Read: k.Rights.Read, Write: k.Rights.Write, Delete: k.Rights.Delete}, h.o.Limits)
+		cn = tools.NewConnection("key:"+k.Name, tools.Perms{Read: k.Rights.Read, Write: k.Rights.Write, Delete: k.Rights.Delete}, KeyLimits(h.o.Limits, k.Limits))
 		h.conns[id] = cn
 	}
 	return cn
+}
+
+// KeyLimits are the rate limits of a key's connection: the server's,
+// with the key's own where it has them. A key's own limit also caps its
+// burst, so that a key allowed 5 writes a minute cannot make 10 at once.
+func KeyLimits(server tools.Limits, own keys.Limits) tools.Limits {
+	l := server.WithDefaults()
+	if n := own.WritesPerMinute; n > 0 {
+		l.WritesPerMinute, l.WriteBurst = n, min(l.WriteBurst, n)
+	}
+	if n := own.DeletesPerMinute; n > 0 {
+		l.DeletesPerMinute, l.DeleteBurst = n, min(l.DeleteBurst, n)
+	}
+	return l
 }
 
 // CloseRevoked ends at once the event streams and sessions of keys that

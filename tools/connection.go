@@ -22,6 +22,10 @@ type Limits struct {
 	DeleteBurst      int // default 3
 }
 
+// WithDefaults returns l with the defaults in its zero fields: the limits
+// a connection made with l has.
+func (l Limits) WithDefaults() Limits { return l.withDefaults() }
+
 func (l Limits) withDefaults() Limits {
 	if l.WritesPerMinute <= 0 {
 		l.WritesPerMinute = 60

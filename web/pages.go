@@ -323,6 +323,10 @@ func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request) {
 type keyRow struct {
 	keys.Key
 	RightsText string
+	// Writes and Deletes are the limits a minute its connection has: its
+	// own, or the server's.
+	Writes, Deletes int
+	LimitsText      string // the same, in words, saying whose they are
 }
 
 // clientLine is one copy-ready line for a client.
@@ -340,11 +344,15 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 	if err != nil {
 		data["Error"] = err.Error()
 	}
+	lg := langFor(r)
 	rows := make([]keyRow, 0, len(ks))
 	for _, k := range ks {
-		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String()})
+		l := mcpserver.KeyLimits(s.o.Limits, k.Limits)
+		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String(), Writes: l.WritesPerMinute, Deletes: l.DeletesPerMinute,
+			LimitsText: s.limitsText(lg, k.Limits)})
 	}
 	data["Keys"] = rows
+	data["Defaults"] = s.o.Limits.WithDefaults()
 	s.render(w, r, status, "connections", data)
 }
 
@@ -382,12 +390,17 @@ func formRights(r *http.Request) keys.Rights {
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	secret, k, err := s.o.Keys.Create(name, formRights(r), s.o.Now())
+	lim, err := formLimits(r)
+	var secret string
+	var k keys.Key
+	if err == nil {
+		secret, k, err = s.o.Keys.CreateWith(name, formRights(r), lim, s.o.Now())
+	}
 	if err != nil {
 		s.renderConnections(w, r, http.StatusUnprocessableEntity, map[string]any{"Flash": []flash{{Title: l.T("conn.failed"), Text: err.Error()}}, "NewName": name})
 		return
 	}
-	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String())
+	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String(), "limits", k.Limits.String())
 	s.renderConnections(w, r, http.StatusOK, map[string]any{"Created": k.Name, "Secret": secret, "Lines": ClientLines(s.mcpURL(r), secret)})
 }
 

@@ -88,6 +88,11 @@ type Options struct {
 	Logger  *slog.Logger
 	// Now is the clock (tests pin it). Default time.Now.
 	Now func() time.Time
+
+	// Limits are the server's rate limits (vaultd serve
+	// --writes-per-minute, --deletes-per-minute): what a key without its
+	// own has. Zero fields are the defaults.
+	Limits tools.Limits
 }
 
 // Server serves the owner's page.
@@ -154,6 +159,7 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /connections/create", s.owner(s.createKey))
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
 	m.HandleFunc("POST /connections/rights", s.owner(s.setRights))
+	m.HandleFunc("POST /connections/limits", s.owner(s.setLimits))
 	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil
