@@ -105,6 +105,7 @@ func (c *Core) callOn(ctx context.Context, cn *Connection, caller Caller, t tool
 			ch.refund(time.Now())
 		}
 	}
+	c.noteRefusal(cn.Actor, t.name, args, r)
 	if t.perm != "read" && allowed(cn.Perms, t.perm) {
 		r = withBudget(r, cn, time.Now())
 	}

@@ -327,6 +327,7 @@ type keyRow struct {
 	// own, or the server's.
 	Writes, Deletes int
 	LimitsText      string // the same, in words, saying whose they are
+	Refused         int    // its calls refused by the rate limit within recentRefusals
 }
 
 // clientLine is one copy-ready line for a client.
@@ -344,12 +345,12 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 	if err != nil {
 		data["Error"] = err.Error()
 	}
-	lg := langFor(r)
+	lg, refused := langFor(r), s.rateRefusals()
 	rows := make([]keyRow, 0, len(ks))
 	for _, k := range ks {
 		l := mcpserver.KeyLimits(s.o.Limits, k.Limits)
 		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String(), Writes: l.WritesPerMinute, Deletes: l.DeletesPerMinute,
-			LimitsText: s.limitsText(lg, k.Limits)})
+			LimitsText: s.limitsText(lg, k.Limits), Refused: refused["key:"+k.Name]})
 	}
 	data["Keys"] = rows
 	data["Defaults"] = s.o.Limits.WithDefaults()

@@ -160,6 +160,7 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
 	m.HandleFunc("POST /connections/rights", s.owner(s.setRights))
 	m.HandleFunc("POST /connections/limits", s.owner(s.setLimits))
+	m.HandleFunc("GET /health", s.owner(s.health))
 	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil
