@@ -1,7 +1,10 @@
 // Package web is the owner's page: the vault's owner, signed in with a
-// one-time link, sees what agents changed and undoes it, restores notes
-// from the trash, reads a note's history and restores a version of it, and
-// manages the access keys. It is the third door onto the same core as the
+// one-time link, sees what agents changed (in the vault, or to one note
+// across its moves) and undoes it, restores notes from the trash, reads a
+// note's history, compares any two of its versions and restores one,
+// manages the access keys with their rights and rate limits, and sees the
+// rules agents are given, the calls they had refused and the health of the
+// search index (Rules & health). It is the third door onto the same core as the
 // MCP tools and the CLI: every action is one call of the core (Core), with
 // the owner as the caller, so the page has exactly the safety of the CLI.
 //
