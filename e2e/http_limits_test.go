@@ -3,12 +3,14 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +166,52 @@ func TestHTTP_RogueAgent(t *testing.T) {
 	t.Logf("rogue agent 2 s: %d trashed (%d in the folder), %d emptied, %d calls, %d refused", r.trashed, r.folderTrashed, r.emptied, r.calls, r.refused)
 	if ops > 3 {
 		t.Errorf("%d destructive operations in 2 s (%d trashed outside the folder, the folder note included; %d emptied), want at most the burst of 3", ops, r.trashed-r.folderTrashed, r.emptied)
+	}
+}
+
+// TestHTTP_KeyOwnLimits: a key created with rate limits of its own gets
+// them from the running binary, and `vaultd keys limits` changes them for
+// a server that is running, from the key's next request on.
+func TestHTTP_KeyOwnLimits(t *testing.T) {
+	t.Parallel()
+	vault, state := copyVault(t), t.TempDir()
+	out, err := exec.Command(vaultdBin, "keys", "create", "night", "--allow", "read,write", "--writes-per-minute", "2",
+		"--vault", vault, "--state-dir", state, "--json").Output()
+	if err != nil {
+		t.Fatalf("vaultd keys create --writes-per-minute 2: %v\n%s", err, out)
+	}
+	var k struct {
+		Secret          string
+		WritesPerMinute *int `json:"writes_per_minute"`
+	}
+	if err := json.Unmarshal(out, &k); err != nil || k.WritesPerMinute == nil || *k.WritesPerMinute != 2 {
+		t.Fatalf("keys create --json: %v\n%s", err, out)
+	}
+	other := createKey(t, vault, state, "day", "read,write")
+	p := serveHTTPProc(t, vault, state, "--writes-per-minute", "30")
+	night, day := httpClient(t, p.url, k.Secret), httpClient(t, p.url, other)
+	app := func(s *server, line string) result {
+		return s.call("append_to_note", map[string]any{"path": "0_Inbox/Buchtipps.md", "content": "- " + line, "change_summary": line})
+	}
+	for i := range 2 {
+		if r := app(night, fmt.Sprint("night ", i)); r.IsError || !strings.Contains(r.Text, "(2 a minute)") {
+			t.Fatalf("night's append %d: %s", i, r.Text)
+		}
+	}
+	if r := app(night, "night, too fast"); !r.IsError || !strings.Contains(r.Text, "may make 2 writes per minute") {
+		t.Errorf("night's third append: want rate limited at 2 a minute, got\n%s", r.Text)
+	}
+	if r := app(day, "day"); r.IsError || !strings.Contains(r.Text, "(30 a minute)") {
+		t.Errorf("day, with the server's --writes-per-minute 30: %s", r.Text)
+	}
+	if out, err := exec.Command(vaultdBin, "keys", "limits", "night", "--writes-per-minute", "20", "--vault", vault, "--state-dir", state).CombinedOutput(); err != nil {
+		t.Fatalf("vaultd keys limits: %v\n%s", err, out)
+	}
+	if r := app(night, "night, raised"); r.IsError || !strings.Contains(r.Text, "(20 a minute)") {
+		t.Errorf("night after keys limits --writes-per-minute 20 on the running server: %s", r.Text)
+	}
+	list, err := exec.Command(vaultdBin, "keys", "list", "--vault", vault, "--state-dir", state).Output()
+	if err != nil || !regexp.MustCompile(`(?m)^night +read,write +.* +20 writes/min, deletes: server default$`).Match(list) {
+		t.Errorf("keys list: %v\n%s", err, list)
 	}
 }

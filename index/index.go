@@ -128,6 +128,9 @@ type Status struct {
 	// Indexed counts the notes (re)indexed since Open: parsed and written
 	// to the index, not just found unchanged.
 	Indexed int
+	// Updated is when the index last took in a change (zero: none since
+	// Open, the index was already up to date).
+	Updated time.Time `json:",omitzero"`
 	// Meaning is the state of search by meaning (zero when it is off).
 	Meaning MeaningStatus
 }
@@ -182,6 +185,7 @@ type Index struct {
 	namesMu    sync.Mutex                      // one rebuild at a time
 
 	indexed     atomic.Int64
+	updated     atomic.Int64 // unix nanoseconds of the last batch written; 0: none yet
 	building    atomic.Bool
 	done, total atomic.Int64
 	watching    atomic.Bool
@@ -415,6 +419,9 @@ func readPID(name string) int {
 // Status reports progress and problems.
 func (ix *Index) Status() Status {
 	s := Status{Building: ix.building.Load(), Watching: ix.watching.Load(), Indexed: int(ix.indexed.Load())}
+	if u := ix.updated.Load(); u != 0 {
+		s.Updated = time.Unix(0, u)
+	}
 	if p := ix.problem.Load(); p != nil {
 		s.Problem = *p
 	}

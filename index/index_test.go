@@ -150,11 +150,17 @@ func TestRestart_OnlyChangesAreIndexed(t *testing.T) {
 	if n := ix.Status().Indexed; n != len(engineVault) {
 		t.Fatalf("first build indexed %d notes, want %d", n, len(engineVault))
 	}
+	if u := ix.Status().Updated; u.IsZero() || time.Since(u) > time.Minute {
+		t.Errorf("first build: Updated %v, want just now", u)
+	}
 	ix.Close()
 
 	ix = openIndex(t, v, Options{})
 	if n := ix.Status().Indexed; n != 0 {
 		t.Errorf("restart on an unchanged vault reindexed %d notes", n)
+	}
+	if u := ix.Status().Updated; !u.IsZero() {
+		t.Errorf("restart on an unchanged vault: Updated %v, want none", u)
 	}
 	ix.Close()
 
@@ -171,6 +177,9 @@ func TestRestart_OnlyChangesAreIndexed(t *testing.T) {
 	ix = openIndex(t, v, Options{})
 	if n := ix.Status().Indexed; n != 2 {
 		t.Errorf("after two changes, restart reindexed %d notes, want 2", n)
+	}
+	if ix.Status().Updated.IsZero() {
+		t.Errorf("after two changes, restart: no Updated")
 	}
 	if r := mustSearch(t, ix, Query{Text: "Teich"}); r.Total != 1 {
 		t.Errorf("edited note not found")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -391,6 +392,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		if err != nil {
 			return nil, nil, err
 		}
+		ix.updated.Store(time.Now().UnixNano())
 	}
 	n := 0
 	for _, r := range applied {

@@ -158,6 +158,54 @@ type Key struct {
 	LastUsed time.Time `json:"last_used,omitzero"`
 	// Hash is "sha256:" and the hex SHA-256 of the secret.
 	Hash string `json:"hash"`
+	// Limits override the server's rate limits for this key; zero fields
+	// keep the server's (vaultd serve --writes-per-minute,
+	// --deletes-per-minute).
+	Limits Limits `json:"limits,omitzero"`
+}
+
+// Limits are a key's own rate limits: writes and deletes a minute. Zero
+// means the server's default.
+type Limits struct {
+	WritesPerMinute  int `json:"writes_per_minute,omitempty"`
+	DeletesPerMinute int `json:"deletes_per_minute,omitempty"`
+}
+
+// MaxPerMinute bounds a key's own limit: more than one write a second on
+// average is beyond what any agent needs, and a typo (6000 for 60) should
+// be refused, not obeyed.
+const MaxPerMinute = 3600
+
+// ErrInvalidLimits is the kind of an error about a key's limits.
+var ErrInvalidLimits = errors.New("invalid rate limits")
+
+// Check returns an error matching ErrInvalidLimits for a negative limit
+// or one above MaxPerMinute.
+func (l Limits) Check() error {
+	for _, x := range []struct {
+		name string
+		n    int
+	}{{"writes per minute", l.WritesPerMinute}, {"deletes per minute", l.DeletesPerMinute}} {
+		if x.n < 0 || x.n > MaxPerMinute {
+			return fmt.Errorf("%w: %s must be between 1 and %d, or 0 for the server's default; got %d", ErrInvalidLimits, x.name, MaxPerMinute, x.n)
+		}
+	}
+	return nil
+}
+
+// String renders the limits for people: "20 writes/min, deletes: server
+// default"; "server defaults" when neither is set.
+func (l Limits) String() string {
+	if l == (Limits{}) {
+		return "server defaults"
+	}
+	part := func(n int, what string) string {
+		if n == 0 {
+			return what + ": server default"
+		}
+		return fmt.Sprintf("%d %s/min", n, what)
+	}
+	return part(l.WritesPerMinute, "writes") + ", " + part(l.DeletesPerMinute, "deletes")
 }
 
 // ID is a short, stable identifier of this key (of its secret, so a key
@@ -250,14 +298,23 @@ func ValidName(name string) error {
 // be shown again. Errors: *NameError (ErrInvalidName, ErrExists — names are
 // compared without case), ErrBusy, I/O errors.
 func (s *Store) Create(name string, r Rights, now time.Time) (secret string, k Key, err error) {
+	return s.CreateWith(name, r, Limits{}, now)
+}
+
+// CreateWith is Create with the key's own rate limits. Errors as Create's,
+// and ErrInvalidLimits (Limits.Check).
+func (s *Store) CreateWith(name string, r Rights, l Limits, now time.Time) (secret string, k Key, err error) {
 	if err := ValidName(name); err != nil {
 		return "", Key{}, err
 	}
 	if !r.Read {
 		return "", Key{}, fmt.Errorf("%w: a key needs at least the read right", ErrInvalid)
 	}
+	if err := l.Check(); err != nil {
+		return "", Key{}, err
+	}
 	secret = NewSecret()
-	k = Key{Name: name, Rights: r, Created: now.UTC().Truncate(time.Second), Hash: HashSecret(secret)}
+	k = Key{Name: name, Rights: r, Created: now.UTC().Truncate(time.Second), Hash: HashSecret(secret), Limits: l}
 	err = s.change(func(f *file) error {
 		for _, old := range f.Keys {
 			if strings.EqualFold(old.Name, name) {
@@ -567,6 +624,28 @@ func (s *Store) SetRights(name string, r Rights) (Key, error) {
 		for i, k := range f.Keys {
 			if strings.EqualFold(k.Name, name) {
 				f.Keys[i].Rights = r
+				changed = f.Keys[i]
+				return nil
+			}
+		}
+		return notFound(name, f.Keys)
+	})
+	return changed, err
+}
+
+// SetLimits changes the rate limits of the key named name (without regard
+// to case); zero fields go back to the server's default. Servers apply
+// them from the key's next request on. Errors: *NameError (ErrNotFound),
+// ErrInvalidLimits, ErrBusy, I/O errors.
+func (s *Store) SetLimits(name string, l Limits) (Key, error) {
+	if err := l.Check(); err != nil {
+		return Key{}, err
+	}
+	var changed Key
+	err := s.change(func(f *file) error {
+		for i, k := range f.Keys {
+			if strings.EqualFold(k.Name, name) {
+				f.Keys[i].Limits = l
 				changed = f.Keys[i]
 				return nil
 			}

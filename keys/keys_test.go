@@ -270,3 +270,55 @@ func TestHelperCreateKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestStore_Limits(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	secret, k, err := s.CreateWith("bot", Rights{Read: true, Write: true}, Limits{WritesPerMinute: 5}, t0)
+	if err != nil || k.Limits != (Limits{WritesPerMinute: 5}) {
+		t.Fatalf("CreateWith: %+v, %v", k, err)
+	}
+	if _, _, err := s.Create("plain", Rights{Read: true}, t0); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.Lookup(secret)
+	if err != nil || !ok || got.Limits.WritesPerMinute != 5 || got.Limits.DeletesPerMinute != 0 {
+		t.Fatalf("Lookup: %+v %v %v; want 5 writes a minute, deletes default", got, ok, err)
+	}
+	if got.Limits.String() != "5 writes/min, deletes: server default" {
+		t.Errorf("String: %q", got.Limits.String())
+	}
+	// A key without limits stores none: the file stays as it was.
+	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(b), `"limits"`) != 1 || !strings.Contains(string(b), `"writes_per_minute": 5`) {
+		t.Errorf("store file:\n%s", b)
+	}
+	k, err = s.SetLimits("BOT", Limits{WritesPerMinute: 30, DeletesPerMinute: 2})
+	if err != nil || k.Name != "bot" || k.Limits != (Limits{WritesPerMinute: 30, DeletesPerMinute: 2}) {
+		t.Fatalf("SetLimits: %+v %v", k, err)
+	}
+	if got, _, _ := s.Lookup(secret); got.Limits != (Limits{WritesPerMinute: 30, DeletesPerMinute: 2}) {
+		t.Errorf("after SetLimits, Lookup gives %+v", got.Limits)
+	}
+	if _, err := s.SetLimits("bot", Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if ks, _ := s.List(); ks[0].Limits != (Limits{}) || ks[0].Limits.String() != "server defaults" {
+		t.Errorf("limits back to the defaults: %+v", ks[0].Limits)
+	}
+	for _, bad := range []Limits{{WritesPerMinute: -1}, {DeletesPerMinute: MaxPerMinute + 1}} {
+		if _, err := s.SetLimits("bot", bad); !errors.Is(err, ErrInvalidLimits) {
+			t.Errorf("SetLimits(%+v): %v, want ErrInvalidLimits", bad, err)
+		}
+		if _, _, err := s.CreateWith("other", Rights{Read: true}, bad, t0); !errors.Is(err, ErrInvalidLimits) {
+			t.Errorf("CreateWith(%+v): %v, want ErrInvalidLimits", bad, err)
+		}
+	}
+	var ne *NameError
+	if _, err := s.SetLimits("nobody", Limits{WritesPerMinute: 1}); !errors.As(err, &ne) || !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetLimits of an unknown key: %v", err)
+	}
+}

@@ -399,23 +399,25 @@ func (h *HTTPServer) authenticateToken(token string) (*tools.Connection, *keySta
 	}
 	h.o.Keys.GrantUsed(g.ID, now)
 	id := keys.GrantPrefix + g.ID
-	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
+	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights, keys.Limits{}), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
 }
 
 // connection returns the key's connection, made on its first request. It
-// is cached by the key's hash and rights: a name revoked and created again
-// gets a new connection with fresh limits, and a key whose rights the
-// owner changed acts with the new rights from its next request.
+// is cached by the key's hash, rights and limits: a name revoked and
+// created again gets a new connection with fresh limits, and a key whose
+// rights or limits the owner changed acts with the new ones from its next
+// request.
 func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
-	return h.connectionFor(k.Hash, "key:"+k.Name, k.Rights)
+	return h.connectionFor(k.Hash, "key:"+k.Name, k.Rights, k.Limits)
 }
 
 // connectionFor returns the connection of a key (by its hash) or a
-// signed-in grant (GrantPrefix and its id) with these rights.
-func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights) *tools.Connection {
+// signed-in grant (GrantPrefix and its id) with these rights and its own
+// rate limits (none: the server's).
+func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights, own keys.Limits) *tools.Connection {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	id := hash + " " + r.String()
+	id := fmt.Sprintf("%s %s %d/%d", hash, r, own.WritesPerMinute, own.DeletesPerMinute)
 	cn := h.conns[id]
 	if cn == nil {
 		for old := range h.conns { // the same key with other rights
@@ -423,10 +425,24 @@ func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights) *tools.Con
 				delete(h.conns, old)
 			}
 		}
-		cn = tools.NewConnection(actor, tools.Perms{Read: r.Read, Write: r.Write, Delete: r.Delete}, h.o.Limits)
+		cn = tools.NewConnection(actor, tools.Perms{Read: r.Read, Write: r.Write, Delete: r.Delete}, KeyLimits(h.o.Limits, own))
 		h.conns[id] = cn
 	}
 	return cn
+}
+
+// KeyLimits are the rate limits of a key's connection: the server's,
+// with the key's own where it has them. A key's own limit also caps its
+// burst, so that a key allowed 5 writes a minute cannot make 10 at once.
+func KeyLimits(server tools.Limits, own keys.Limits) tools.Limits {
+	l := server.WithDefaults()
+	if n := own.WritesPerMinute; n > 0 {
+		l.WritesPerMinute, l.WriteBurst = n, min(l.WriteBurst, n)
+	}
+	if n := own.DeletesPerMinute; n > 0 {
+		l.DeletesPerMinute, l.DeleteBurst = n, min(l.DeleteBurst, n)
+	}
+	return l
 }
 
 // CloseRevoked ends at once the event streams and sessions of keys that

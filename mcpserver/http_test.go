@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -358,5 +359,56 @@ func TestHTTP_PageBehindHostChecks(t *testing.T) {
 	g := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read"})
 	if status, _, _ := g.raw(t, "/", nil); status != http.StatusNotFound {
 		t.Errorf("GET / without a page: got %d, want 404", status)
+	}
+}
+
+// A key's own rate limits replace the server's for its connection, burst
+// included; changed on a running server, they count from the key's next
+// request, and the other keys keep the server's.
+func TestHTTP_KeyOwnRateLimits(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read,write", "ben": "read,write"})
+	if _, err := f.keys.SetLimits("anna", keys.Limits{WritesPerMinute: 2}); err != nil {
+		t.Fatal(err)
+	}
+	anna, ben := f.mustClient(t, "anna"), f.mustClient(t, "ben")
+	appendArgs := func(line string) map[string]any {
+		return map[string]any{"path": "0_Inbox/Buchtipps.md", "content": line, "change_summary": "test " + line}
+	}
+	for i := range 2 {
+		res := callTool(t, anna, "append_to_note", appendArgs(fmt.Sprintf("von Anna %d", i)))
+		if res.IsError || !strings.Contains(resultText(res), "(2 a minute)") {
+			t.Fatalf("anna's append %d within her own limit of 2/min: %s", i, resultText(res))
+		}
+	}
+	res := callTool(t, anna, "append_to_note", appendArgs("von Anna, zu schnell"))
+	if !res.IsError || !strings.Contains(resultText(res), "this connection may make 2 writes per minute") {
+		t.Errorf("anna's third append: got isError=%v\n%s\nwant rate limited at 2 a minute", res.IsError, resultText(res))
+	}
+	for i := range 3 {
+		if res := callTool(t, ben, "append_to_note", appendArgs(fmt.Sprintf("von Ben %d", i))); res.IsError || !strings.Contains(resultText(res), "(60 a minute)") {
+			t.Fatalf("ben's append %d with the server's limits: %s", i, resultText(res))
+		}
+	}
+	if _, err := f.keys.SetLimits("anna", keys.Limits{WritesPerMinute: 30}); err != nil {
+		t.Fatal(err)
+	}
+	if res := callTool(t, anna, "append_to_note", appendArgs("von Anna, neues Limit")); res.IsError || !strings.Contains(resultText(res), "(30 a minute)") {
+		t.Errorf("anna after her limit was raised to 30/min: %s", resultText(res))
+	}
+}
+
+func TestKeyLimits(t *testing.T) {
+	server := tools.Limits{WritesPerMinute: 20}
+	for _, c := range []struct {
+		own  keys.Limits
+		want tools.Limits
+	}{
+		{keys.Limits{}, tools.Limits{WritesPerMinute: 20, WriteBurst: 10, DeletesPerMinute: 10, DeleteBurst: 3}},
+		{keys.Limits{WritesPerMinute: 5}, tools.Limits{WritesPerMinute: 5, WriteBurst: 5, DeletesPerMinute: 10, DeleteBurst: 3}},
+		{keys.Limits{WritesPerMinute: 100, DeletesPerMinute: 1}, tools.Limits{WritesPerMinute: 100, WriteBurst: 10, DeletesPerMinute: 1, DeleteBurst: 1}},
+	} {
+		if got := KeyLimits(server, c.own); got != c.want {
+			t.Errorf("KeyLimits(%+v, %+v): got %+v, want %+v", server, c.own, got, c.want)
+		}
 	}
 }

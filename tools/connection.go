@@ -22,6 +22,10 @@ type Limits struct {
 	DeleteBurst      int // default 3
 }
 
+// WithDefaults returns l with the defaults in its zero fields: the limits
+// a connection made with l has.
+func (l Limits) WithDefaults() Limits { return l.withDefaults() }
+
 func (l Limits) withDefaults() Limits {
 	if l.WritesPerMinute <= 0 {
 		l.WritesPerMinute = 60
@@ -101,6 +105,7 @@ func (c *Core) callOn(ctx context.Context, cn *Connection, caller Caller, t tool
 			ch.refund(time.Now())
 		}
 	}
+	c.noteRefusal(cn.Actor, t.name, args, r)
 	if t.perm != "read" && allowed(cn.Perms, t.perm) {
 		r = withBudget(r, cn, time.Now())
 	}

@@ -101,6 +101,8 @@ type Core struct {
 	rules    *rules.Rules
 	rulesSig string
 	rulesErr error
+
+	refused refusals // the latest refused calls (refusals.go)
 }
 
 // NewCore wraps an opened vault. It installs the vault's 9_System rules as

@@ -2,6 +2,9 @@ package tools
 
 import (
 	"context"
+	"time"
+
+	"github.com/vaultd/vaultd/index"
 )
 
 // What a door (the MCP adapter, the CLI, a web page) needs of the core
@@ -43,4 +46,24 @@ func (c *Core) CallOn(ctx context.Context, cn *Connection, caller Caller, name s
 		}
 	}
 	return c.Call(ctx, caller, name, args)
+}
+
+// ParseWhen reads a time filter as recent_changes reads since and until:
+// RFC 3339, a date (its start; with end, the start of the next day), a
+// date and minute, or a span back from now ("7d", "24h", "2w"). The error
+// names the filter and the forms it takes.
+func ParseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
+	return parseWhen(name, s, now, end)
+}
+
+// IndexStatus is the search index's state: notes indexed, building
+// progress, problems, when it last took in a change, whether it follows
+// changes by other programs. ok is false when the core has no index; why
+// then says why, when known (another process owns it, it could not be
+// opened).
+func (c *Core) IndexStatus() (st index.Status, ok bool, why error) {
+	if c.idx == nil {
+		return index.Status{}, false, c.noIndex
+	}
+	return c.idx.Status(), true, nil
 }

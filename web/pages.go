@@ -77,9 +77,13 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	a := tools.RecentChangesArgs{Space: q.Get("space"), Folder: q.Get("folder"), Actor: q.Get("actor"),
-		Since: q.Get("since"), Until: q.Get("until"), Limit: 50, Offset: max(offset, 0)}
+		Since: q.Get("since"), Until: q.Get("until"), Limit: activityPage, Offset: max(offset, 0)}
+	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Spaces": s.core.Vault().Spaces(), "Back": r.URL.RequestURI(), "NoteFilter": q.Get("note")}
+	if strings.TrimSpace(q.Get("note")) != "" {
+		s.noteActivity(w, r, a, data)
+		return
+	}
 	res := s.core.RecentChanges(r.Context(), caller(), a)
-	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Spaces": s.core.Vault().Spaces(), "Back": r.URL.RequestURI()}
 	if res.IsError() {
 		data["Error"] = res.Text
 		s.render(w, r, http.StatusOK, "activity", data)
@@ -283,6 +287,9 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	d := res.Data.(tools.NoteHistoryData)
 	data["Note"], data["Changes"], data["Total"] = d.Note, d.Changes, d.Total
 	data["Exists"] = s.core.Vault().Exists(d.Note.Path)
+	if vs := s.versions(d.Note.Path, d.Note.Version); len(vs) > 1 {
+		data["Versions"], data["To"], data["From"] = vs, vs[0].Version, vs[1].Version
+	}
 	if next := d.Offset + len(d.Changes); next < d.Total {
 		data["Next"] = "/note?path=" + url.QueryEscape(d.Note.Path) + "&offset=" + strconv.Itoa(next)
 	}
@@ -316,6 +323,11 @@ func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request) {
 type keyRow struct {
 	keys.Key
 	RightsText string
+	// Writes and Deletes are the limits a minute its connection has: its
+	// own, or the server's.
+	Writes, Deletes int
+	LimitsText      string // the same, in words, saying whose they are
+	Refused         int    // its calls refused by the rate limit within recentRefusals
 }
 
 // clientLine is one copy-ready line for a client.
@@ -333,9 +345,12 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 	if err != nil {
 		data["Error"] = err.Error()
 	}
+	lg, refused := langFor(r), s.rateRefusals()
 	rows := make([]keyRow, 0, len(ks))
 	for _, k := range ks {
-		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String()})
+		l := mcpserver.KeyLimits(s.o.Limits, k.Limits)
+		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String(), Writes: l.WritesPerMinute, Deletes: l.DeletesPerMinute,
+			LimitsText: s.limitsText(lg, k.Limits), Refused: refused["key:"+k.Name]})
 	}
 	data["Keys"] = rows
 	grants, err := s.grantRows()
@@ -343,6 +358,7 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 		data["Error"] = err.Error()
 	}
 	data["Grants"], data["SignIn"] = grants, s.o.OAuth != nil
+	data["Defaults"] = s.o.Limits.WithDefaults()
 	s.render(w, r, status, "connections", data)
 }
 
@@ -380,12 +396,17 @@ func formRights(r *http.Request) keys.Rights {
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	secret, k, err := s.o.Keys.Create(name, formRights(r), s.o.Now())
+	lim, err := formLimits(r)
+	var secret string
+	var k keys.Key
+	if err == nil {
+		secret, k, err = s.o.Keys.CreateWith(name, formRights(r), lim, s.o.Now())
+	}
 	if err != nil {
 		s.renderConnections(w, r, http.StatusUnprocessableEntity, map[string]any{"Flash": []flash{{Title: l.T("conn.failed"), Text: err.Error()}}, "NewName": name})
 		return
 	}
-	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String())
+	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String(), "limits", k.Limits.String())
 	s.renderConnections(w, r, http.StatusOK, map[string]any{"Created": k.Name, "Secret": secret, "Lines": ClientLines(s.mcpURL(r), secret)})
 }
 

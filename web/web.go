@@ -1,8 +1,11 @@
 // Package web is the owner's page: the vault's owner, signed in with a
-// one-time link, sees what agents changed and undoes it, restores notes
-// from the trash, reads a note's history and restores a version of it,
-// manages the access keys, and approves the MCP clients that sign in
-// (OAuth's consent step, oauth.go). It is the third door onto the same core as the
+// one-time link, sees what agents changed (in the vault, or to one note
+// across its moves) and undoes it, restores notes from the trash, reads a
+// note's history, compares any two of its versions and restores one,
+// manages the access keys with their rights and rate limits, approves the
+// MCP clients that sign in (OAuth's consent step, oauth.go), and sees the
+// rules agents are given, the calls they had refused and the health of the
+// search index (Rules & health). It is the third door onto the same core as the
 // MCP tools and the CLI: every action is one call of the core (Core), with
 // the owner as the caller, so the page has exactly the safety of the CLI.
 //
@@ -92,6 +95,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (tests pin it). Default time.Now.
 	Now func() time.Time
+
+	// Limits are the server's rate limits (vaultd serve
+	// --writes-per-minute, --deletes-per-minute): what a key without its
+	// own has. Zero fields are the defaults.
+	Limits tools.Limits
 }
 
 // Server serves the owner's page.
@@ -129,10 +137,10 @@ func New(c Core, o Options) (*Server, error) {
 	}
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" {
-			continue
+		if base == "layout" || strings.HasPrefix(base, "_") {
+			continue // the layout, and parts every page may use
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/_*.html", n)
 		if err != nil {
 			return nil, err
 		}
@@ -153,6 +161,7 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /trash/empty", s.owner(s.empty))
 	m.HandleFunc("GET /note", s.owner(s.note))
 	m.HandleFunc("POST /note/restore", s.owner(s.restoreVersion))
+	m.HandleFunc("GET /note/diff", s.owner(s.noteDiff))
 	m.HandleFunc("GET /connections", s.owner(s.connections))
 	m.HandleFunc("POST /connections/create", s.owner(s.createKey))
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
@@ -160,6 +169,8 @@ func New(c Core, o Options) (*Server, error) {
 	if o.OAuth != nil {
 		s.oauthRoutes(m)
 	}
+	m.HandleFunc("POST /connections/limits", s.owner(s.setLimits))
+	m.HandleFunc("GET /health", s.owner(s.health))
 	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil

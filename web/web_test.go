@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
 	"github.com/vaultd/vaultd/oauth"
@@ -63,7 +65,10 @@ func copyVault(t *testing.T) string {
 	return dst
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureWith(t, false) }
+
+// newFixtureWith is newFixture, with the search index when withIndex.
+func newFixtureWith(t *testing.T, withIndex bool) *fixture {
 	t.Helper()
 	dir := copyVault(t)
 	// A note with a sub-note beside it (X.md and X/), as Obsidian's folder
@@ -76,7 +81,19 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	c, err := tools.NewCore(v, tools.CoreOptions{})
+	var co tools.CoreOptions
+	if withIndex {
+		idx, err := index.Open(v, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { idx.Close() })
+		if err := idx.WaitReady(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		co.Index = idx
+	}
+	c, err := tools.NewCore(v, co)
 	if err != nil {
 		t.Fatal(err)
 	}

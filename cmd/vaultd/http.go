@@ -121,7 +121,7 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	}
 	var srv *mcpserver.HTTPServer
 	page, err := web.New(c, web.Options{Keys: store, MCPURL: mcpURL, Logger: logger, OAuth: as,
-		Revoked: func() { srv.CloseRevoked() }})
+		Revoked: func() { srv.CloseRevoked() }, Limits: limits})
 	if err != nil {
 		return err
 	}

@@ -29,11 +29,12 @@ notes). A revoked key is refused from its next request on, also by a
 server that is running.`,
 		Example: `  vaultd keys create laptop --allow read,write
   vaultd keys list
+  vaultd keys limits laptop --writes-per-minute 20
   vaultd keys revoke laptop`,
-		Args: args(0, false, "a subcommand: create, list or revoke", "vaultd keys list"),
+		Args: args(0, false, "a subcommand: create, list, limits or revoke", "vaultd keys list"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.keysCreateCmd(), a.keysListCmd(), a.keysRevokeCmd())
+	cmd.AddCommand(a.keysCreateCmd(), a.keysListCmd(), a.keysLimitsCmd(), a.keysRevokeCmd())
 	return cmd
 }
 
@@ -53,10 +54,39 @@ type createdKey struct {
 	Rights  string    `json:"rights"`
 	Created time.Time `json:"created"`
 	Secret  string    `json:"secret"`
+	keyLimits
+}
+
+// keyLimits are a key's own rate limits as --json prints them: null for
+// the server's default.
+type keyLimits struct {
+	WritesPerMinute  *int `json:"writes_per_minute"`
+	DeletesPerMinute *int `json:"deletes_per_minute"`
+}
+
+func limitsJSON(l keys.Limits) keyLimits {
+	var out keyLimits
+	if l.WritesPerMinute > 0 {
+		n := l.WritesPerMinute
+		out.WritesPerMinute = &n
+	}
+	if l.DeletesPerMinute > 0 {
+		n := l.DeletesPerMinute
+		out.DeletesPerMinute = &n
+	}
+	return out
+}
+
+// limitFlags are --writes-per-minute and --deletes-per-minute of the keys
+// commands: a key's own rate limits.
+func limitFlags(cmd *cobra.Command, l *keys.Limits) {
+	cmd.Flags().IntVar(&l.WritesPerMinute, "writes-per-minute", 0, "the key's own limit on writes a minute (0: the server's --writes-per-minute)")
+	cmd.Flags().IntVar(&l.DeletesPerMinute, "deletes-per-minute", 0, "the key's own limit on deletes a minute (0: the server's --deletes-per-minute)")
 }
 
 func (a *app) keysCreateCmd() *cobra.Command {
 	var allow, secretFile, url string
+	var lim keys.Limits
 	cmd := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create an access key and print its secret (once)",
@@ -66,9 +96,12 @@ secret — only now; vaultd keeps only a hash. Clients send it as the header
 appears in the history as "key:NAME" for every change made with the key.
 
 --secret-file also writes the secret to a file readable only by you, for
-scripts.`,
+scripts. --writes-per-minute and --deletes-per-minute give the key rate
+limits of its own instead of the server's (vaultd serve
+--writes-per-minute, --deletes-per-minute); vaultd keys limits changes them.`,
 		Example: `  vaultd keys create laptop --allow read,write
   vaultd keys create ci-bot --allow read
+  vaultd keys create night-agent --allow read,write --writes-per-minute 10 --deletes-per-minute 1
   vaultd keys create anna --allow read,write,delete --secret-file ~/.vaultd-anna`,
 		Args: args(1, false, "the key's name", "vaultd keys create laptop --allow read"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
@@ -80,7 +113,10 @@ scripts.`,
 			if err != nil {
 				return err
 			}
-			secret, k, err := s.Create(args[0], rights, time.Now())
+			if err := lim.Check(); err != nil {
+				return usagef(withGlobals(cmd, "vaultd keys create "+shellQuote(args[0])+" --allow "+rights.String()+" --writes-per-minute 20"), "%s", strings.TrimPrefix(err.Error(), keys.ErrInvalidLimits.Error()+": "))
+			}
+			secret, k, err := s.CreateWith(args[0], rights, lim, time.Now())
 			if err != nil {
 				return keyFailure(cmd, err)
 			}
@@ -90,9 +126,12 @@ scripts.`,
 				}
 			}
 			if a.json {
-				return writeJSON(a.out, createdKey{Name: k.Name, Rights: k.Rights.String(), Created: k.Created, Secret: secret})
+				return writeJSON(a.out, createdKey{Name: k.Name, Rights: k.Rights.String(), Created: k.Created, Secret: secret, keyLimits: limitsJSON(k.Limits)})
 			}
 			fmt.Fprintf(a.out, "created access key %q (%s)\n", k.Name, k.Rights)
+			if k.Limits != (keys.Limits{}) {
+				fmt.Fprintf(a.out, "rate limits: %s\n", k.Limits)
+			}
 			fmt.Fprintf(a.out, "secret — shown only now; vaultd keeps just its hash:\n\n  %s\n\n", secret)
 			fmt.Fprint(a.out, connectHelp(url, secret))
 			return nil
@@ -101,6 +140,7 @@ scripts.`,
 	cmd.Flags().StringVar(&allow, "allow", "read", "the key's rights: read, read,write or read,write,delete")
 	cmd.Flags().StringVar(&secretFile, "secret-file", "", "also write the secret to this file (mode 0600)")
 	cmd.Flags().StringVar(&url, "url", defaultHTTPURL, "the server's MCP URL, for the connection examples")
+	limitFlags(cmd, &lim)
 	return cmd
 }
 
@@ -137,6 +177,7 @@ type listedKey struct {
 	Rights   string     `json:"rights"`
 	Created  time.Time  `json:"created"`
 	LastUsed *time.Time `json:"last_used"` // null: never
+	keyLimits
 }
 
 func (a *app) keysListCmd() *cobra.Command {
@@ -144,7 +185,9 @@ func (a *app) keysListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List the access keys (never their secrets)",
 		Long: `List the access keys: name, rights, when each was created and last used
-(to the minute; a running server records uses about once a minute).`,
+(to the minute; a running server records uses about once a minute), and
+the key's own rate limits ("server defaults": the server's
+--writes-per-minute and --deletes-per-minute).`,
 		Example: `  vaultd keys list`,
 		Args:    args(0, false, "no arguments", "vaultd keys list"),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
@@ -159,7 +202,7 @@ func (a *app) keysListCmd() *cobra.Command {
 			if a.json {
 				out := []listedKey{}
 				for _, k := range ks {
-					lk := listedKey{Name: k.Name, Rights: k.Rights.String(), Created: k.Created}
+					lk := listedKey{Name: k.Name, Rights: k.Rights.String(), Created: k.Created, keyLimits: limitsJSON(k.Limits)}
 					if !k.LastUsed.IsZero() {
 						t := k.LastUsed
 						lk.LastUsed = &t
@@ -173,17 +216,56 @@ func (a *app) keysListCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tRIGHTS\tCREATED\tLAST USED")
+			fmt.Fprintln(tw, "NAME\tRIGHTS\tCREATED\tLAST USED\tRATE LIMITS")
 			for _, k := range ks {
 				used := "never"
 				if !k.LastUsed.IsZero() {
 					used = k.LastUsed.Local().Format("2006-01-02 15:04")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Name, k.Rights, k.Created.Local().Format("2006-01-02 15:04"), used)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Name, k.Rights, k.Created.Local().Format("2006-01-02 15:04"), used, k.Limits)
 			}
 			return tw.Flush()
 		}),
 	}
+}
+
+func (a *app) keysLimitsCmd() *cobra.Command {
+	var lim keys.Limits
+	cmd := &cobra.Command{
+		Use:   "limits NAME",
+		Short: "Set an access key's own rate limits (writes and deletes a minute)",
+		Long: `Set the rate limits of the access key NAME: --writes-per-minute and
+--deletes-per-minute. 0, or a flag left out, is the server's limit (vaultd
+serve --writes-per-minute, --deletes-per-minute). A running server applies
+them from the key's next request on. A limit also caps how many calls the
+key may make at once.`,
+		Example: `  vaultd keys limits laptop --writes-per-minute 20 --deletes-per-minute 2
+  vaultd keys limits laptop   # back to the server's limits`,
+		Args: args(1, false, "the key's name", "vaultd keys list"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if err := lim.Check(); err != nil {
+				return usagef(withGlobals(cmd, "vaultd keys limits "+shellQuote(args[0])+" --writes-per-minute 20"), "%s", strings.TrimPrefix(err.Error(), keys.ErrInvalidLimits.Error()+": "))
+			}
+			s, err := a.keyStore()
+			if err != nil {
+				return err
+			}
+			k, err := s.SetLimits(args[0], lim)
+			if err != nil {
+				return keyFailure(cmd, err)
+			}
+			if a.json {
+				return writeJSON(a.out, struct {
+					Name string `json:"name"`
+					keyLimits
+				}{k.Name, limitsJSON(k.Limits)})
+			}
+			fmt.Fprintf(a.out, "access key %q now has the rate limits: %s; servers apply them from its next request\n", k.Name, k.Limits)
+			return nil
+		}),
+	}
+	limitFlags(cmd, &lim)
+	return cmd
 }
 
 func (a *app) keysRevokeCmd() *cobra.Command {

@@ -140,6 +140,53 @@ try {
     await shot('4-history');
   });
 
+  await check("Activity filtered to one note, from the note's link on a row", async () => {
+    await page.goto(BASE + '/');
+    await page.locator('li.change', { hasText: BOOKS }).first().locator('a.note-activity').click();
+    await page.waitForURL((u) => new URL(u).searchParams.get('note') === BOOKS);
+    await page.getByText(`Changes of ${BOOKS}, across its moves.`).waitFor();
+    assert.equal(await page.locator('input[name=note]').inputValue(), BOOKS);
+    assert.equal(await page.locator('li.change', { hasText: 'the garden plan is done' }).count(), 0, 'the note filter shows another note');
+    await page.locator('li.change', { hasText: 'added a book for the winter' }).first().waitFor();
+    await shot('9-activity-note-filter');
+  });
+
+  await check('compare two versions of a note, side by side and inline, with the keyboard', async () => {
+    await page.goto(BASE + '/note?path=' + encodeURIComponent(BOOKS));
+    const from = page.locator('form.compare select[name=from]');
+    const options = await from.locator('option').count();
+    assert.ok(options >= 2, `want at least two versions to compare, got ${options}`);
+    await page.check('form.compare input[value=side]');
+    await page.focus('#compare');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => new URL(u).pathname === '/note/diff');
+    await page.getByRole('heading', { name: `Compare versions of ${BOOKS}` }).waitFor();
+    await page.locator('table.sdiff td.del', { hasText: 'Der Zauberberg' }).waitFor();
+    assert.match(await page.locator('#diffstat').textContent(), /0 lines added \(\+\), 2 removed/);
+    await shot('10-diff-side-by-side');
+    await page.check('form.compare input[value=inline]');
+    await page.click('#compare');
+    await page.locator('table.udiff tr.del', { hasText: 'Der Zauberberg' }).waitFor();
+    await shot('11-diff-inline');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('12-diff-phone');
+    await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
+  await check('Rules & health: the rules as agents get them, a refusal they caused, the index', async () => {
+    const r = await agent.callTool({ name: 'append_to_note', arguments: { path: '4_Archiv/Sommerfest 2026.md', content: '- neu', change_summary: 'a line in the archive' } });
+    assert.ok(r.isError, 'an append to a protected note was not refused');
+    await page.click('nav >> text=Rules & health');
+    await page.getByRole('heading', { name: 'Rules and health' }).waitFor();
+    await page.locator('tr.refusal[data-kind=rule]', { hasText: '4_Archiv/Sommerfest 2026.md' }).waitFor();
+    await page.locator('#index-state', { hasText: 'Healthy' }).waitFor();
+    assert.match(await page.locator('#instructions').textContent(), /9_System/);
+    await shot('13-health');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('14-health-phone');
+    await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
   await check('Restore the deleted note with one click: on disk with its sub-note', async () => {
     await page.click('nav >> text=Trash');
     const row = page.locator('tr', { hasText: GARDEN });

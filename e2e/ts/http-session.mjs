@@ -261,7 +261,7 @@ try {
 
   await check('keys list shows when each key was last used, never a secret', async () => {
     const list = vaultd('keys', 'list');
-    assert.match(list, /^reader +read +\S+ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d$/m);
+    assert.match(list, /^reader +read +\S+ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d +server defaults$/m);
     assert.match(list, /^writer +read,write +/m);
     assert.ok(!list.includes('vdk_'), list);
   });

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/rules"
+	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/vault"
+)
+
+// The Rules and health view: the vault's rules as agents are given them,
+// the calls they (and the rights and rate limits) refused lately, the
+// search index's state, and how large the vault is.
+
+// healthCore is what the view asks of the core beside Core. *tools.Core
+// implements it.
+type healthCore interface {
+	Rules() (*rules.Rules, error)
+	InstructionsFor(tools.Perms) string
+	Refusals() ([]tools.Refusal, int)
+	IndexStatus() (index.Status, bool, error)
+}
+
+var _ healthCore = (*tools.Core)(nil)
+
+// refusalsShown bounds the refusals the view lists.
+const refusalsShown = 50
+
+// recentRefusals is how far back the Connections view counts a key's
+// calls refused by its rate limit.
+const recentRefusals = time.Hour
+
+// refusalRow is one refused call on the view.
+type refusalRow struct {
+	tools.Refusal
+	When   string
+	IsNote bool
+}
+
+// vaultSize is what the vault holds.
+type vaultSize struct {
+	Notes, Files         int
+	NoteBytes, FileBytes int64
+	NoteSize, FileSize   string
+	Problem              string
+}
+
+// indexView is the index's state for the view.
+type indexView struct {
+	Status  index.Status
+	State   string // healthy, building, degraded, unhealthy, none
+	Why     string // for none: why there is no index here
+	Updated string
+	Meaning string
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
+	data := map[string]any{"Flash": s.takeFlash(r)}
+	hc, ok := s.core.(healthCore)
+	if !ok {
+		data["Error"] = l.T("health.unavailable")
+		s.render(w, r, http.StatusOK, "health", data)
+		return
+	}
+	// Rules, as agents get them.
+	if rl, err := hc.Rules(); err != nil {
+		data["RulesError"] = err.Error()
+	} else {
+		data["Summary"] = strings.TrimSpace(rl.Summary())
+		data["Problems"] = rl.Problems
+		var notes []string
+		for _, n := range rl.Notes {
+			notes = append(notes, n.Path)
+		}
+		data["RulesNotes"] = notes
+	}
+	data["Instructions"] = hc.InstructionsFor(tools.Perms{Read: true, Write: true})
+
+	// Refusals, newest first.
+	refs, total := hc.Refusals()
+	rows := make([]refusalRow, 0, min(len(refs), refusalsShown))
+	for _, f := range refs[:min(len(refs), refusalsShown)] {
+		rows = append(rows, refusalRow{Refusal: f, When: f.Time.UTC().Format("2006-01-02 15:04:05 UTC"), IsNote: vault.IsNote(f.Path)})
+	}
+	data["Refusals"], data["RefusalsKept"], data["RefusalsTotal"] = rows, len(refs), total
+
+	// The index.
+	st, has, why := hc.IndexStatus()
+	iv := indexView{Status: st}
+	switch {
+	case !has:
+		iv.State = "none"
+		if why != nil {
+			iv.Why = why.Error()
+		}
+	case st.Unhealthy:
+		iv.State = "unhealthy"
+	case st.Building:
+		iv.State = "building"
+	case st.Problem != "":
+		iv.State = "degraded"
+	default:
+		iv.State = "healthy"
+	}
+	if !st.Updated.IsZero() {
+		iv.Updated = st.Updated.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if st.Meaning.On() {
+		iv.Meaning = st.Meaning.Text()
+	}
+	data["Index"] = iv
+	data["Size"] = s.vaultSize()
+	s.render(w, r, http.StatusOK, "health", data)
+}
+
+// vaultSize walks the vault (what agents can reach: no dot-folders).
+func (s *Server) vaultSize() vaultSize {
+	var vs vaultSize
+	err := s.core.Vault().Walk(func(e vault.Entry) error {
+		if e.Note {
+			vs.Notes++
+			vs.NoteBytes += e.Size
+		} else {
+			vs.Files++
+			vs.FileBytes += e.Size
+		}
+		return nil
+	})
+	if err != nil {
+		vs.Problem = err.Error()
+	}
+	vs.NoteSize, vs.FileSize = byteSize(vs.NoteBytes), byteSize(vs.FileBytes)
+	return vs
+}
+
+// byteSize renders a size for people: "812 B", "4.2 KB", "17.0 MB".
+func byteSize(n int64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return fmt.Sprintf("%d B", n)
+	case n < k*k:
+		return fmt.Sprintf("%.1f KB", float64(n)/k)
+	case n < k*k*k:
+		return fmt.Sprintf("%.1f MB", float64(n)/(k*k))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
+}
+
+// rateRefusals counts, per actor, the calls refused by the rate limit
+// within recentRefusals.
+func (s *Server) rateRefusals() map[string]int {
+	hc, ok := s.core.(healthCore)
+	if !ok {
+		return nil
+	}
+	refs, _ := hc.Refusals()
+	since := s.o.Now().Add(-recentRefusals)
+	out := map[string]int{}
+	for _, f := range refs {
+		if f.Kind == "rate_limit" && f.Time.After(since) {
+			out[f.Actor]++
+		}
+	}
+	return out
+}
