@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/vaultd/vaultd/index"
@@ -61,9 +62,36 @@ func ParseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 // changes by other programs. ok is false when the core has no index; why
 // then says why, when known (another process owns it, it could not be
 // opened).
-func (c *Core) IndexStatus() (st index.Status, ok bool, why error) {
+func (c *Core) IndexStatus() (st IndexState, ok bool, why error) {
 	if c.idx == nil {
 		return index.Status{}, false, c.noIndex
 	}
 	return c.idx.Status(), true, nil
+}
+
+// IndexState is the search index's state as the doors show it (the
+// index's own Status, so that a door needs not import the index).
+type IndexState = index.Status
+
+// RulesView is what the vault's owner is shown of the rules in
+// 9_System/: the rules notes, the problems in them (agents are not shown
+// these), and the summary vault_overview gives agents.
+type RulesView struct {
+	Notes    []string
+	Problems []string
+	Summary  string
+}
+
+// RulesView returns the rules as the owner sees them. Errors: the rules
+// notes cannot be read.
+func (c *Core) RulesView() (RulesView, error) {
+	r, err := c.Rules()
+	if err != nil {
+		return RulesView{}, err
+	}
+	v := RulesView{Problems: r.Problems, Summary: strings.TrimSpace(r.Summary())}
+	for _, n := range r.Notes {
+		v.Notes = append(v.Notes, n.Path)
+	}
+	return v, nil
 }

