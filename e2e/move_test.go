@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,9 +68,9 @@ func unresolvedLinks(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, note := range notes {
-		for _, l := range note.Doc.Links {
-			if r.Resolve(note.Path, l).Status == vault.Unresolved {
+	for _, nt := range notes {
+		for _, l := range nt.Doc.Links {
+			if r.Resolve(nt.Path, l).Status == note.Unresolved {
 				n++
 			}
 		}

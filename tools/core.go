@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/rules"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -217,7 +218,7 @@ func permissionDenied(caller Caller, tool, perm string) *Result {
 	return &Result{
 		Text: b.String(),
 		Data: map[string]any{"error": "permission_denied", "tool": tool, "permission": perm},
-		Err:  &vault.Error{Op: tool, Kind: vault.ErrDenied, Msg: tool + " needs the " + perm + " permission"},
+		Err:  &note.Error{Op: tool, Kind: vault.ErrDenied, Msg: tool + " needs the " + perm + " permission"},
 	}
 }
 
@@ -241,8 +242,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // errKind returns the sentinel kind of a domain error, or nil.
 func errKind(err error) error {
-	for _, k := range []error{vault.ErrNotFound, vault.ErrExists, vault.ErrConflict, vault.ErrAmbiguous,
-		vault.ErrInvalidPath, vault.ErrDenied, vault.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
+	for _, k := range []error{note.ErrNotFound, vault.ErrExists, note.ErrConflict, note.ErrAmbiguous,
+		note.ErrInvalidPath, vault.ErrDenied, note.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
 		if errors.Is(err, k) {
 			return k
 		}
@@ -265,7 +266,7 @@ func (c *Core) notePath(caller Caller, f failure, ref string) (string, string, *
 	}
 	n, heading, err := c.v.Find(ref)
 	if err != nil {
-		if ve, ok := vault.AsError(err); ok {
+		if ve, ok := note.AsError(err); ok {
 			cp := *ve
 			cp.Op = f.tool
 			err = &cp

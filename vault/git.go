@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,7 +304,7 @@ func (v *Vault) gitResolvedFor(p, summary, actor string) string {
 		return "not staged in git: " + errText(err)
 	}
 	defer unlock()
-	if b, err := v.root.ReadFile(p); err == nil && HasConflicts(b) {
+	if b, err := v.root.ReadFile(p); err == nil && note.HasConflicts(b) {
 		return "git is told the note is resolved once no conflict is left in it"
 	}
 	var parts []string

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestGit_CommitsOnlyTouchedFiles(t *testing.T) {
 	}
 
 	// A move: one commit with every file it touched, renames included.
-	m, err := v.Move("Projekt.md", "Archiv/", WriteOpts{Summary: "archiviert", ExpectedVersion: Version([]byte("p\n"))})
+	m, err := v.Move("Projekt.md", "Archiv/", WriteOpts{Summary: "archiviert", ExpectedVersion: note.Version([]byte("p\n"))})
 	if err != nil {
 		t.Fatal(err)
 	}

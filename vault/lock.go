@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/vaultd/vaultd/note"
 	"os"
 	"sync"
 	"time"
@@ -172,7 +173,7 @@ func (v *Vault) openLockFile(key string) (*os.File, error) {
 // noteKey is the lock key of a note: its path case-folded, so that two
 // writers creating "Plan.md" and "plan.md" at once exclude each other
 // (the second create must see the first and refuse the case twin).
-func noteKey(p string) string { return headingKey(p) }
+func noteKey(p string) string { return note.HeadingKey(p) }
 
 // journalKey locks the history and trash logs and the external-change scan.
 const journalKey = "\x00journal"

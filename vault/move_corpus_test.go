@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"github.com/vaultd/vaultd/note"
 	"strings"
 	"testing"
 )
@@ -24,10 +25,10 @@ func mTargets(t *testing.T, v *Vault) (map[string][]string, int) {
 		for _, l := range n.Doc.Links {
 			res := r.Resolve(n.Path, l)
 			switch res.Status {
-			case Unresolved:
+			case note.Unresolved:
 				unresolved++
 				out[n.Path] = append(out[n.Path], "")
-			case Ambiguous:
+			case note.Ambiguous:
 				out[n.Path] = append(out[n.Path], "?")
 			default:
 				out[n.Path] = append(out[n.Path], res.Target)
