@@ -162,9 +162,13 @@ func ReplaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 		}
 		for _, sub := range bd.Headings {
 			if sub.Level <= h.Level {
+				heading := fmt.Sprintf("the heading %q", sub.Text)
+				if sub.Text == "" {
+					heading = "an empty heading" // a lone "#": no empty quotes (AGENT-CONTRACT 10)
+				}
 				return nil, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
-					"the new body contains the heading %q of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
-					sub.Text, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
+					"the new body contains %s of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
+					heading, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
 			}
 		}
 	}

@@ -115,6 +115,7 @@ func TestWriteText_ReplaceBodyErrors(t *testing.T) {
 		{"sibling heading", "## A\na\n## B\n", "A", "x\n## C\ny"},
 		{"higher heading", "## A\na\n## B\n", "A", "# Top"},
 		{"unclosed fence", "## A\na\n## B\n", "A", "```go\nx"},
+		{"empty heading", "## A\na\n## B\n", "A", "x\n\n##"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +124,7 @@ func TestWriteText_ReplaceBodyErrors(t *testing.T) {
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("ReplaceBody(%q, %q, %q): got %v, want ErrInvalid", tt.src, tt.heading, tt.body, err)
 			}
+			checkAgentText(t, err.Error())
 		})
 	}
 }
