@@ -162,13 +162,7 @@ func ReplaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 		}
 		for _, sub := range bd.Headings {
 			if sub.Level <= h.Level {
-				heading := fmt.Sprintf("the heading %q", sub.Text)
-				if sub.Text == "" {
-					heading = "an empty heading" // a lone "#": no empty quotes (AGENT-CONTRACT 10)
-				}
-				return nil, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
-					"the new body contains %s of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
-					heading, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
+				return nil, bodyHeadingError(sub, h)
 			}
 		}
 	}
@@ -194,10 +188,33 @@ func ReplaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 		out = append(out, eol...)
 		out = append(out, after...)
 	}
-	if err := keepsStructure(d, Parse(out), h.BodyStart, h.End, len(out)-len(src)); err != nil {
+	nd := Parse(out)
+	if err := keepsStructure(d, nd, h.BodyStart, h.End, len(out)-len(src)); err != nil {
 		return nil, err
 	}
+	// The body parsed on its own (above) can hide a heading that the note
+	// shows: a body starting with "---" reads as frontmatter there, while
+	// in the note its "text" + "---" lines are a setext heading (found by
+	// FuzzReplaceBody). So look at the new body in place too.
+	bodyEnd := len(out) - len(after)
+	for _, g := range nd.Headings {
+		if g.Start > h.Start && g.Start < bodyEnd && g.Level <= h.Level {
+			return nil, bodyHeadingError(g, h)
+		}
+	}
 	return out, nil
+}
+
+// bodyHeadingError refuses a new body for section h that holds sub, a
+// heading of h's level or higher.
+func bodyHeadingError(sub, h Heading) error {
+	heading := fmt.Sprintf("the heading %q", sub.Text)
+	if sub.Text == "" {
+		heading = "an empty heading" // a lone "#": no empty quotes (AGENT-CONTRACT 10)
+	}
+	return &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
+		"the new body contains %s of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
+		heading, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
 }
 
 // startsWithBlankLine reports whether the first line of b holds only white space.

@@ -116,6 +116,7 @@ func TestWriteText_ReplaceBodyErrors(t *testing.T) {
 		{"higher heading", "## A\na\n## B\n", "A", "# Top"},
 		{"unclosed fence", "## A\na\n## B\n", "A", "```go\nx"},
 		{"empty heading", "## A\na\n## B\n", "A", "x\n\n##"},
+		{"setext heading after a rule", "B\n---\na\n# C\n", "B", "---\nNeu\n---"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
