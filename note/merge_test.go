@@ -152,6 +152,7 @@ func FuzzMerge(f *testing.F) {
 			want                []byte
 			checkBytes, noError bool
 		}{
+			{"merge(base, base, base)", b, b, b, b, true, true},
 			{"merge(base, a, a)", b, a, a, a, true, true},
 			{"merge(base, base, a)", b, b, a, a, true, true},
 			{"merge(base, a, base)", b, a, b, a, true, true},
