@@ -11,8 +11,8 @@
 // writes call Update, which reindexes synchronously, so the next search
 // sees them.
 //
-// index imports vault (and embed, for search by meaning) and no door: not
-// tools, mcpserver, trial or cmd/, not mcp-go, not cobra.
+// index imports note and vault (and embed, for search by meaning) and no
+// door: not tools, mcpserver, trial or cmd/, not mcp-go, not cobra.
 package index
 
 import (

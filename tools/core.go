@@ -6,7 +6,7 @@
 // flags from these declarations and call the same core functions.
 //
 // The core decodes arguments, checks rights and rate limits, calls vault,
-// rules and index, and renders every answer as text that follows
+// note, rules and index, and renders every answer as text that follows
 // ../shared/AGENT-CONTRACT.md: the text carries every fact the next call
 // needs (path, title, version, space, section, totals, the next call,
 // spelled for the caller's door), and Result.Data carries the same facts
