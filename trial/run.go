@@ -17,8 +17,8 @@
 // mechanically (Flag). Trace.Markdown is for a person, Trace.JSON for
 // scripts.
 //
-// Imports point one way: cmd/vaultd → trial → mcpserver, tools (and note
-// for its versions); nothing below imports trial.
+// Imports point one way: cmd/vaultd → trial → mcpserver, tools (and note,
+// to find a proof in a note's text); nothing below imports trial.
 package trial
 
 import (
