@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/vaultd/vaultd/tools"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultd/vaultd/tools"
 )
 
 var (

@@ -2,13 +2,13 @@ package e2e
 
 import (
 	"bytes"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"net/http"
 	"path"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Attachments are the files notes embed: images, PDFs, audio, video. An

@@ -2,8 +2,9 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // MoveCard moves a card of the board note at p to another column, or to

@@ -2,11 +2,12 @@ package vault
 
 import (
 	"errors"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestMoveCard_Protocol(t *testing.T) {

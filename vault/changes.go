@@ -2,10 +2,11 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // OutsideActor is the actor of changes made outside vaultd (Obsidian, git,

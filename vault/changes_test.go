@@ -1,12 +1,13 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // cClock is a settable clock for history records.

@@ -2,12 +2,13 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // wSectionLines returns the lines of the section heading opens that start

@@ -1,12 +1,13 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestConflict_EditsKeepingMarkersRefused(t *testing.T) {

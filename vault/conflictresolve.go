@@ -3,9 +3,10 @@ package vault
 import (
 	"bytes"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"strconv"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // checkMarkers refuses a write whose new text holds conflict markers

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io"
 	"io/fs"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // corpusDir locates a read-only test corpus. CI mounts ../shared next to

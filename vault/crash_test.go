@@ -3,7 +3,6 @@ package vault
 import (
 	"bufio"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 const crashHelperEnv = "VAULTD_TEST_CRASH_HELPER"

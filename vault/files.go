@@ -3,7 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io"
 	"io/fs"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // files is the vault's folder as vaultd touches it: an os.Root (nothing

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"os"
 	"path"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // noteCache keeps every note of the vault parsed, so that finding a note

@@ -3,13 +3,14 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 const findVault = `

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // smallTmpfs mounts a tmpfs of size bytes at a temp dir and returns it; the

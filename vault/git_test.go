@@ -1,13 +1,14 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // gitRepo makes dir a git repository with one commit of files, and a

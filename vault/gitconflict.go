@@ -3,7 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // What git knows about a note in conflict: whether its index lists the

@@ -2,12 +2,13 @@ package vault
 
 import (
 	"errors"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestHistory_RecordsAndFilters(t *testing.T) {

@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // locksDir is the folder of the state dir that holds the lock files.

@@ -3,11 +3,12 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // findCaseInsensitive finds an existing note whose path equals c ignoring

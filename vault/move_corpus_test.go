@@ -2,9 +2,10 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // mTargets resolves every link of the vault: note path → the target of

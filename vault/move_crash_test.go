@@ -3,7 +3,6 @@ package vault
 import (
 	"bufio"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 const moveCrashEnv = "VAULTD_TEST_MOVE_CRASH_HELPER"

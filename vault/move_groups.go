@@ -3,10 +3,11 @@ package vault
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // A change that touches several files — a move that takes sub-notes along

@@ -3,12 +3,13 @@ package vault
 import (
 	"bytes"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // LinkIssue is a link a move left as it was written, and why.

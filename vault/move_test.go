@@ -2,12 +2,13 @@ package vault
 
 import (
 	"errors"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // mMove moves and fails the test on an error.

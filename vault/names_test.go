@@ -3,8 +3,6 @@ package vault
 import (
 	"bytes"
 	"errors"
-	"github.com/vaultd/vaultd/note"
-	"golang.org/x/text/unicode/norm"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +10,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // symlinkVault builds root/vault and root/vault-evil (a look-alike sibling

@@ -1,11 +1,12 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // The names of a note are how people and agents refer to it: its path, its

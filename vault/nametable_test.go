@@ -1,9 +1,10 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"slices"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestNameTable_Lookup(t *testing.T) {

@@ -1,9 +1,10 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // TestParseCache_SameBytesOneParse: notes with the same bytes share one

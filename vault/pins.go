@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io"
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Pins are Obsidian's bookmarks: .obsidian/bookmarks.json, which Obsidian

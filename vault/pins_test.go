@@ -3,12 +3,13 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // pinVault is a vault with the bookmarks fixture (Obsidian's own format:

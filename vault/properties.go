@@ -3,8 +3,9 @@ package vault
 import (
 	"bytes"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // SetProperties changes the frontmatter properties of the note at p: each

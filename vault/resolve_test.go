@@ -2,12 +2,13 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // linksOf parses one note of the vault and returns its links.

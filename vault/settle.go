@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"os"
 	"path"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // A write never builds on a text that another program is still writing.

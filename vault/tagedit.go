@@ -2,8 +2,9 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // AddTags adds tags to the note's frontmatter property "tags" (or "tag"

@@ -3,9 +3,10 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestAddTags_Protocol(t *testing.T) {

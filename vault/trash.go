@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"os"
 	"path"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Deleted notes go to Obsidian's trash folder, .trash/ at the vault root,

@@ -2,13 +2,14 @@ package vault
 
 import (
 	"errors"
-	"github.com/vaultd/vaultd/note"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestTrash_Delete(t *testing.T) {

@@ -1,8 +1,9 @@
 package vault
 
 import (
-	"github.com/vaultd/vaultd/note"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Entry is a file of the vault as seen by a walk.

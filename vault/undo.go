@@ -2,9 +2,10 @@ package vault
 
 import (
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // UndoResult reports what Undo did.

@@ -3,7 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Options configure a Vault.

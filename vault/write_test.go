@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vaultd/vaultd/note"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // wUpdating reports whether -update (declared in sections_test.go) asks

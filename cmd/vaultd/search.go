@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/vaultd/vaultd/vault"
 	"io"
 	"log/slog"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/vault"
 )
 
 func (a *app) searchCmd() *cobra.Command {
