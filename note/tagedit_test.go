@@ -1,8 +1,10 @@
 package note
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,4 +126,36 @@ func TestTags_Inline(t *testing.T) {
 	if fmt.Sprint(d.Tags) != "[a kopf eins zwei/drei]" {
 		t.Errorf("Parse disagrees: %v", d.Tags)
 	}
+}
+
+// FuzzTagsRoundTrip: on any note whose frontmatter tags can be edited,
+// adding a tag it does not have and removing it again gives back the exact
+// bytes, and the tag was really in the property in between. (An empty
+// "---/---" block goes with the last tag, as with properties.)
+func FuzzTagsRoundTrip(f *testing.F) {
+	for _, s := range append(append([]string{}, propertySeeds...), fuzzSeeds...) {
+		f.Add([]byte(s), "neu")
+	}
+	f.Add([]byte("---\ntags: [a, b]\n---\n"), "projekt/website")
+	f.Add([]byte("\ufeff---\r\ntags: a b\r\n---\r\n"), "Ä")
+	f.Fuzz(func(t *testing.T, src []byte, tag string) {
+		tags, err := CleanTags([]string{tag})
+		if err != nil {
+			return
+		}
+		if y, _, _, ok := SplitFrontmatter(src); ok && len(bytes.TrimSpace(y)) == 0 {
+			return
+		}
+		mid, te, err := EditTags(src, tags, nil)
+		if err != nil || len(te.Added) == 0 {
+			return // frontmatter vaultd does not edit, or the tag is there already
+		}
+		if !slices.Contains(te.Tags, tags[0]) {
+			t.Fatalf("add %q to %q: the property reads %q afterwards", tags[0], src, te.Tags)
+		}
+		back, _, err := EditTags(mid, nil, tags)
+		if err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("add then remove %q on %q: got %q (%v), via %q", tags[0], src, back, err, mid)
+		}
+	})
 }
