@@ -215,11 +215,6 @@ func NoteTitle(p string, d *Doc) string {
 	return strings.TrimSuffix(path.Base(p), path.Ext(p))
 }
 
-// IsTempName reports whether a file name is one of vaultd's own temp files.
-func IsTempName(name string) bool {
-	return strings.HasPrefix(name, ".vaultd-") && strings.HasSuffix(name, ".tmp")
-}
-
 // FolderNoteFolder returns the folder whose note the note at p is — "x/Name"
 // for x/Name/index.md, x/Name/_index.md (Hugo), x/Name/README.md and
 // x/Name/Name.md (file names compared ignoring case) — or "" when p is no folder note. A note at the

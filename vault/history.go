@@ -105,7 +105,7 @@ func (v *Vault) Content(version string) ([]byte, error) {
 	}
 	var found []string
 	for _, e := range entries {
-		if !note.IsTempName(e.Name()) && strings.HasPrefix(e.Name(), given[2:]) {
+		if !IsTempName(e.Name()) && strings.HasPrefix(e.Name(), given[2:]) {
 			found = append(found, given[:2]+e.Name())
 		}
 	}
@@ -413,7 +413,7 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 	rep := &RecoverReport{}
 	cutoff := time.Now().Add(-age)
 	stale := func(d fs.DirEntry) bool {
-		if d.IsDir() || !note.IsTempName(d.Name()) {
+		if d.IsDir() || !IsTempName(d.Name()) {
 			return false
 		}
 		fi, err := d.Info()

@@ -685,7 +685,7 @@ func (v *Vault) movePaths(p *movePlan, res *MoveResult) []string {
 	var out []string
 	addDir := func(from, to string) {
 		_ = fs.WalkDir(v.root.FS(), to, func(q string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || note.IsTempName(d.Name()) {
+			if err != nil || d.IsDir() || IsTempName(d.Name()) {
 				return nil
 			}
 			q = nfc(q)

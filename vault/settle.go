@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -302,4 +303,9 @@ var errNoExchange = errors.New("atomic exchange not supported")
 // prefixed and not .md, so Obsidian, git and the watcher ignore it.
 func tempName(p string) string {
 	return join(note.FolderOf(p), ".vaultd-"+randHex(8)+".tmp")
+}
+
+// IsTempName reports whether a file name is one of vaultd's own temp files.
+func IsTempName(name string) bool {
+	return strings.HasPrefix(name, ".vaultd-") && strings.HasSuffix(name, ".tmp")
 }

@@ -114,7 +114,7 @@ func wTemps(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && note.IsTempName(d.Name()) {
+		if err == nil && IsTempName(d.Name()) {
 			out = append(out, p)
 		}
 		return nil
