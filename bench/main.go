@@ -50,6 +50,9 @@
 // VAULTD_BENCH_BUILDMB (index.Options.BuildMemory, MiB; -1: none)
 // and VAULTD_BENCH_CPUPROFILE (a file for a CPU profile of a build or
 // restart), VAULTD_BENCH_SEARCHPROFILE (of the searches of a search child).
+//
+// bench imports index, vault, note, embed and embedtest, and mcp-go's
+// client to drive the built binary as an agent does; nothing imports bench.
 package main
 
 import (

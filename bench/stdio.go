@@ -25,7 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // stdioCalls is how many calls of each tool are timed.
@@ -109,8 +109,8 @@ func stdioSample(dir string, n int) []stdioNote {
 		rel, _ := filepath.Rel(dir, all[i])
 		sn := stdioNote{path: filepath.ToSlash(rel), size: int64(len(src))}
 		if len(out)%2 == 1 {
-			if hs := vault.Parse(src).Headings; len(hs) > 1 {
-				sn.heading = vault.JoinHeadingPath(hs[len(hs)/2].Path)
+			if hs := note.Parse(src).Headings; len(hs) > 1 {
+				sn.heading = note.JoinHeadingPath(hs[len(hs)/2].Path)
 			}
 		}
 		out = append(out, sn)
@@ -229,7 +229,7 @@ func stdioBigFolder(s *stdioSession, vdir string) bigFolderFigures {
 		if err != nil {
 			return ""
 		}
-		return vault.Parse(b).Title
+		return note.Parse(b).Title
 	}
 	count := map[string]int{}
 	for _, list := range byFolder {
@@ -522,7 +522,7 @@ func stdioNames(dir string, n int) stdioNameSet {
 			rel, _ := filepath.Rel(dir, p)
 			rel = filepath.ToSlash(rel)
 			all = append(all, rel)
-			byFolder[vault.FolderOf(rel)] = append(byFolder[vault.FolderOf(rel)], rel)
+			byFolder[note.FolderOf(rel)] = append(byFolder[note.FolderOf(rel)], rel)
 		}
 		return nil
 	})
@@ -549,7 +549,7 @@ func stdioNames(dir string, n int) stdioNameSet {
 	key := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	for _, p := range all {
 		count[key(strings.TrimSuffix(filepath.Base(p), ".md"))]++
-		if f := vault.FolderNoteFolder(p); f != "" {
+		if f := note.FolderNoteFolder(p); f != "" {
 			count[key(filepath.Base(f))]++
 		}
 	}
@@ -565,7 +565,7 @@ func stdioNames(dir string, n int) stdioNameSet {
 		head := make([]byte, 8<<10)
 		n, _ := io.ReadFull(f, head)
 		f.Close()
-		for i, ts := range vault.TitleNames(vault.Parse(head[:n])) {
+		for i, ts := range note.TitleNames(note.Parse(head[:n])) {
 			titles[key(ts)] = append(titles[key(ts)], ts)
 			if i == 0 {
 				first[p] = ts
@@ -576,7 +576,7 @@ func stdioNames(dir string, n int) stdioNameSet {
 		if t, ok := first[p]; ok && count[key(t)] == 0 && len(titles[key(t)]) == 1 {
 			out.titles = append(out.titles, t)
 		}
-		if f := vault.FolderNoteFolder(p); f != "" && count[key(filepath.Base(f))] == 1 {
+		if f := note.FolderNoteFolder(p); f != "" && count[key(filepath.Base(f))] == 1 {
 			out.folders = append(out.folders, filepath.Base(f))
 		}
 	}

@@ -1,18 +1,9 @@
-// Package e2e drives the built vaultd binary over MCP stdio with real
-// clients: mcp-go's client (Go tests here) and the official TypeScript SDK
-// (ts/session.mjs, run by TestTypeScriptSDK). Every assertion reads the
-// TEXT of a result, as an agent does (AGENT-CONTRACT rule 1).
-//
-// TestMain builds ./cmd/vaultd once into a temp dir; every test serves its
-// own copy of example-vault with its own state dir, so the repository copy
-// is never written.
 package e2e
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/vaultd/vaultd/tools"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -26,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultd/vaultd/tools"
 )
 
 var (

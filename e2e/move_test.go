@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -67,9 +68,9 @@ func unresolvedLinks(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, note := range notes {
-		for _, l := range note.Doc.Links {
-			if r.Resolve(note.Path, l).Status == vault.Unresolved {
+	for _, nt := range notes {
+		for _, l := range nt.Doc.Links {
+			if r.Resolve(nt.Path, l).Status == note.Unresolved {
 				n++
 			}
 		}

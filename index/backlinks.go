@@ -7,7 +7,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // Backlink is one link to a note from another note.
@@ -42,7 +42,7 @@ func (ix *Index) Backlinks(ctx context.Context, p string) ([]Backlink, error) {
 	// The resolver knows every file; asking it avoids waiting for a batch
 	// being committed.
 	res := ix.resolver.Load().ResolveName("", p)
-	exists := res.Status == vault.Resolved && res.Target == p
+	exists := res.Status == note.Resolved && res.Target == p
 
 	qs := []query.Query{term(fLinks, p, 1)}
 	if !exists {

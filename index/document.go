@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // Document is what the index stores about one note. FromNote builds it from
@@ -75,30 +75,30 @@ type LinkRef struct {
 // FromNote builds the Document of the note at p from its bytes. r resolves
 // its links, by Obsidian's rules and then by the notes' aliases (nil: no
 // link resolves).
-func FromNote(p string, src []byte, mod time.Time, r *vault.Resolver) *Document {
-	return fromNote(p, src, mod, r, vault.ParseCached(src)) // a note vaultd just wrote was parsed by the write
+func FromNote(p string, src []byte, mod time.Time, r *note.Resolver) *Document {
+	return fromNote(p, src, mod, r, note.ParseCached(src)) // a note vaultd just wrote was parsed by the write
 }
 
 // fromNote is FromNote with the parse done.
-func fromNote(p string, src []byte, mod time.Time, r *vault.Resolver, d *vault.Doc) *Document {
+func fromNote(p string, src []byte, mod time.Time, r *note.Resolver, d *note.Doc) *Document {
 	doc := &Document{
 		Path:       p,
-		Title:      vault.NoteTitle(p, d),
-		Titles:     vault.TitleNames(d),
+		Title:      note.NoteTitle(p, d),
+		Titles:     note.TitleNames(d),
 		Aliases:    d.Aliases,
 		Body:       string(src[min(d.BodyStart, len(src)):]),
 		BodyStart:  min(d.BodyStart, len(src)),
 		BodyLine:   1 + bytes.Count(src[:min(d.BodyStart, len(src))], []byte{'\n'}),
 		Tags:       d.Tags,
 		Properties: propertyTerms(d.Frontmatter),
-		Space:      vault.SpaceOf(p),
+		Space:      note.SpaceOf(p),
 		Modified:   mod,
 		Size:       int64(len(src)),
-		Version:    vault.Version(src),
+		Version:    note.Version(src),
 	}
 	refs := headingRefs(d)
 	for i, h := range d.Headings {
-		hd := Heading{Path: vault.JoinHeadingPath(h.Path), Text: h.Text, Level: h.Level, Start: h.Start, BodyStart: h.BodyStart, Line: h.Line}
+		hd := Heading{Path: note.JoinHeadingPath(h.Path), Text: h.Text, Level: h.Level, Start: h.Start, BodyStart: h.BodyStart, Line: h.Line}
 		if refs[i] != hd.Path {
 			hd.Ref = refs[i]
 		}
@@ -112,9 +112,9 @@ func fromNote(p string, src []byte, mod time.Time, r *vault.Resolver, d *vault.D
 		if r != nil {
 			res := r.ResolveAlias(p, l)
 			switch res.Status {
-			case vault.Resolved:
+			case note.Resolved:
 				lr.Target = res.Target
-			case vault.Ambiguous:
+			case note.Ambiguous:
 				lr.Candidates = res.Candidates
 			}
 		}
@@ -187,7 +187,7 @@ const (
 // README.md: a folder's page) name nothing: a folder note is searched by
 // its folder's name instead (x/BGB/index.md by "BGB", vault.NoteName).
 func searchAliases(d *Document) []string {
-	name := vault.NoteName(d.Path)
+	name := note.NoteName(d.Path)
 	switch foldKey(name) {
 	case "", "index", "_index", "readme", foldKey(d.Title):
 		return d.Aliases
@@ -338,7 +338,7 @@ func decodeMeta(s string) meta {
 		}
 		h.Path = h.Text
 		if len(stack) > 0 {
-			h.Path = m.headings[stack[len(stack)-1]].Path + vault.HeadingSep + h.Text
+			h.Path = m.headings[stack[len(stack)-1]].Path + note.HeadingSep + h.Text
 		}
 		stack = append(stack, i)
 	}
@@ -352,7 +352,7 @@ func decodeMeta(s string) meta {
 // vault.Doc.Section resolves by an exact match; else the address
 // vault.Doc.HeadingPaths gives it (computed only when needed: a law has
 // thousands of headings).
-func headingRefs(d *vault.Doc) []string {
+func headingRefs(d *note.Doc) []string {
 	count := make(map[string]int, len(d.Headings))
 	for _, h := range d.Headings {
 		count[h.Text]++
@@ -393,7 +393,7 @@ func headingRefs(d *vault.Doc) []string {
 		}
 		if p := parent[i]; p >= 0 && !anyGT && plainHeadingText(h.Text) {
 			if pt := d.Headings[p].Text; plainHeadingText(pt) && under[[2]string{pt, h.Text}] == 1 {
-				out[i] = pt + vault.HeadingSep + h.Text
+				out[i] = pt + note.HeadingSep + h.Text
 				continue
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -153,7 +154,7 @@ func testFullIndexDir(t *testing.T, checked bool) {
 		}
 		return true
 	})
-	_ = vault.Version
+	_ = note.Version
 }
 
 // An owner started while the state dir is full owns the index (unhealthy:

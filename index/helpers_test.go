@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -111,4 +112,4 @@ func describe(r *Results) string {
 	return b.String()
 }
 
-func vaultVersion(b []byte) string { return vault.Version(b) }
+func vaultVersion(b []byte) string { return note.Version(b) }

@@ -11,8 +11,8 @@
 // writes call Update, which reindexes synchronously, so the next search
 // sees them.
 //
-// index imports vault (and embed, for search by meaning) and no door: not
-// tools, mcpserver, trial or cmd/, not mcp-go, not cobra.
+// index imports note and vault (and embed, for search by meaning) and no
+// door: not tools, mcpserver, trial or cmd/, not mcp-go, not cobra.
 package index
 
 import (
@@ -40,6 +40,7 @@ import (
 	zapx "github.com/blevesearch/zapx/v17"
 
 	"github.com/vaultd/vaultd/embed"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -177,7 +178,7 @@ type Index struct {
 	paths     map[string]bool // guarded by wmu: every note and attachment, the resolver's input
 	manDirty  bool            // guarded by wmu
 	manSaved  time.Time       // guarded by wmu
-	resolver  atomic.Pointer[vault.Resolver]
+	resolver  atomic.Pointer[note.Resolver]
 	noteCount atomic.Int64
 
 	names      atomic.Pointer[vault.NameTable] // names.go
@@ -825,7 +826,7 @@ func (ix *Index) expandPaths(paths []string) ([]string, error) {
 		p = strings.Trim(filepath.ToSlash(p), "/")
 		if p == "" || p == "." {
 			p = ""
-		} else if c, err := vault.CleanPath(p); err == nil {
+		} else if c, err := note.CleanPath(p); err == nil {
 			p = c
 		}
 		if p != "" && hiddenPath(p) {
@@ -837,7 +838,7 @@ func (ix *Index) expandPaths(paths []string) ([]string, error) {
 			if err := ix.v.WalkDir(p, func(e vault.Entry) error {
 				out = append(out, e.Path)
 				return nil
-			}); err != nil && !errors.Is(err, vault.ErrNotFound) {
+			}); err != nil && !errors.Is(err, note.ErrNotFound) {
 				return nil, err
 			}
 		case err == nil:

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 var linkVault = map[string]string{
@@ -228,8 +228,8 @@ func TestUpdate_ReadYourWrites(t *testing.T) {
 			t.Fatalf("write %d not visible right after Update", i)
 		}
 		b, _ := v.ReadFile("Projekte/Beta.md")
-		if r.Hits[0].Version != vault.Version(b) {
-			t.Fatalf("version after Update = %s, want %s", r.Hits[0].Version, vault.Version(b))
+		if r.Hits[0].Version != note.Version(b) {
+			t.Fatalf("version after Update = %s, want %s", r.Hits[0].Version, note.Version(b))
 		}
 	}
 	// Deleting and updating a folder.

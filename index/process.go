@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -296,7 +297,7 @@ func (ix *Index) run1(ctx context.Context, items []item, progress bool) (retry, 
 // read reads and parses one note. Unchanged content (same hash as indexed)
 // is not reparsed unless forced. bulk is set for a build or catch-up (as
 // opposed to Update after a write).
-func (ix *Index) read(it item, r *vault.Resolver, bulk bool) result {
+func (ix *Index) read(it item, r *note.Resolver, bulk bool) result {
 	res := result{item: it}
 	if it.size < 0 {
 		res.gone = true
@@ -314,7 +315,7 @@ func (ix *Index) read(it item, r *vault.Resolver, bulk bool) result {
 		res.gone = true
 		return res
 	}
-	res.version = vault.Version(b)
+	res.version = note.Version(b)
 	if it.had && !it.force && it.old.Version == res.version {
 		res.unchanged = true
 		return res
@@ -323,7 +324,7 @@ func (ix *Index) read(it item, r *vault.Resolver, bulk bool) result {
 		// A build or catch-up parses each note once: remembering the
 		// parses (vault.ParseCached, 64 MB) would only add to the build's
 		// peak memory.
-		res.doc = fromNote(it.path, b, timeFromNanos(it.mtime), r, vault.Parse(b))
+		res.doc = fromNote(it.path, b, timeFromNanos(it.mtime), r, note.Parse(b))
 	} else {
 		res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
 	}
@@ -477,5 +478,5 @@ func (ix *Index) rebuildResolverLocked() {
 			aliases[p] = e.Aliases
 		}
 	}
-	ix.resolver.Store(vault.NewResolver(paths).WithAliases(aliases))
+	ix.resolver.Store(note.NewResolver(paths).WithAliases(aliases))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -133,7 +134,7 @@ func TestQuality_ObsidianHelpDE(t *testing.T) {
 				b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(h.Path)))
 				// Frontmatter other than title, aliases and tags is not
 				// indexed ("publish: true" is no mention of Publish).
-				if d := vault.Parse(b); rx.Match(b[d.BodyStart:]) {
+				if d := note.Parse(b); rx.Match(b[d.BodyStart:]) {
 					t.Errorf("hit %s contains %s, which the query excludes", h.Path, re)
 				}
 			}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // checkRefs checks that every heading's Ref, given to read_note as its
 // heading argument, names that heading alone.
 func checkRefs(t *testing.T, name string, src []byte) {
 	t.Helper()
-	d := vault.Parse(src)
+	d := note.Parse(src)
 	refs := headingRefs(d)
 	for i, h := range d.Headings {
 		got, err := d.Section(refs[i])

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
-	"github.com/vaultd/vaultd/vault"
 )
 
 func versionOf(t *testing.T, dir, p string) string {
@@ -17,7 +17,7 @@ func versionOf(t *testing.T, dir, p string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return vault.ShortVersion(vault.Version(b))
+	return note.ShortVersion(note.Version(b))
 }
 
 // TestBudget_RefusedCallsCostNothing (issue 11 item 8): calls that change

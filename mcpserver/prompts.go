@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -116,7 +117,7 @@ func userText(text string) mcp.PromptMessage {
 func noteResource(c *tools.Core, n *vault.Note) mcp.PromptMessage {
 	return mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(mcp.TextResourceContents{
 		URI: NoteURI(n.Path), MIMEType: "text/markdown", Text: string(n.Doc.Src),
-		Meta: map[string]any{"path": n.Path, "title": n.Title, "version": vault.ShortVersion(n.Version), "space": n.Space},
+		Meta: map[string]any{"path": n.Path, "title": n.Title, "version": note.ShortVersion(n.Version), "space": n.Space},
 	}))
 }
 
@@ -207,7 +208,7 @@ func summarizePrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp
 	n, linkHeading, err := c.Vault().Find(ref)
 	if err != nil {
 		msg := err.Error()
-		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
+		if ve, ok := note.AsError(err); ok && len(ve.Alternatives) > 0 {
 			msg += "; closest: " + strings.Join(tools.Closest(ve.Alternatives), ", ")
 		}
 		return nil, fmt.Errorf("summarize_note: %s", msg)
@@ -223,7 +224,7 @@ func summarizePrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp
 		what = fmt.Sprintf("the section %q of the note %s", heading, n.Path)
 	}
 	text := fmt.Sprintf("Summarise %s and what the notes that link to it say about it.\n\n", what) + steps(
-		"The note's text is below (version "+vault.ShortVersion(n.Version)+"). If it is long or you need one section, call "+tools.CallText(tools.DoorMCP, "read_note", read...)+".",
+		"The note's text is below (version "+note.ShortVersion(n.Version)+"). If it is long or you need one section, call "+tools.CallText(tools.DoorMCP, "read_note", read...)+".",
 		"Call "+tools.CallText(tools.DoorMCP, "get_backlinks", tools.CallArg{Name: "path", Value: n.Path})+" for the notes that link to it, with the line of each link; read the ones that add something with read_note.",
 		"Answer in the note's language: a summary of 5 sentences at most, then what the linking notes add (each by path), then open questions.",
 	) + "\nDo not change any note."

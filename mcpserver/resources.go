@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -162,7 +163,7 @@ func ResourcePage(c *tools.Core, cursor mcp.Cursor) ([]mcp.Resource, mcp.Cursor)
 }
 
 func resourceDescription(e vault.Entry) string {
-	space := vault.SpaceOf(e.Path)
+	space := note.SpaceOf(e.Path)
 	if space == "" {
 		space = "the vault root"
 	}
@@ -188,7 +189,7 @@ func ReadResource(c *tools.Core, uri string) ([]mcp.ResourceContents, error) {
 		if err != nil {
 			return nil, resourceError(c, uri, p, err)
 		}
-		meta := map[string]any{"path": n.Path, "title": n.Title, "version": vault.ShortVersion(n.Version), "space": n.Space}
+		meta := map[string]any{"path": n.Path, "title": n.Title, "version": note.ShortVersion(n.Version), "space": n.Space}
 		if f, excluded := c.Vault().Obsidian().Excluded(n.Path); excluded {
 			meta["excluded_by_obsidian"] = f
 		}
@@ -212,7 +213,7 @@ func ReadResource(c *tools.Core, uri string) ([]mcp.ResourceContents, error) {
 // sends (-32002), its message naming what exists instead.
 func resourceError(c *tools.Core, uri, p string, err error) error {
 	msg := fmt.Sprintf("no resource %s: %s", uri, err.Error())
-	if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
+	if ve, ok := note.AsError(err); ok && len(ve.Alternatives) > 0 {
 		var alts []string
 		for _, a := range tools.Closest(ve.Alternatives) {
 			if vault.IsNote(a) {
@@ -223,7 +224,7 @@ func resourceError(c *tools.Core, uri, p string, err error) error {
 			msg += "; closest: " + strings.Join(alts, ", ")
 		}
 	}
-	if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrInvalidPath) {
+	if errors.Is(err, note.ErrNotFound) || errors.Is(err, note.ErrInvalidPath) {
 		return fmt.Errorf("%w: %s", server.ErrResourceNotFound, msg)
 	}
 	return errors.New(msg)

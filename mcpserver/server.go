@@ -6,8 +6,9 @@
 // tool results, and adds what only MCP has: notes as resources with
 // subscriptions, workflow prompts, completions and log notifications.
 //
-// It holds no tool logic: what a tool does and says is in tools. It must
-// not be imported by tools, index, rules or vault.
+// It holds no tool logic: what a tool does and says is in tools. It imports
+// tools, index, keys, vault and note; it must not be imported by tools,
+// index, rules, vault or note (only web, trial and cmd/vaultd sit above).
 package mcpserver
 
 import (

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -96,7 +97,7 @@ func TestCheckWrite(t *testing.T) {
 		if !errors.Is(err, vault.ErrDenied) {
 			t.Errorf("%s: errors.Is(%v, vault.ErrDenied) = false, want true", tt.name, err)
 		}
-		e, ok := vault.AsError(err)
+		e, ok := note.AsError(err)
 		if !ok {
 			t.Fatalf("%s: got %T, want *vault.Error", tt.name, err)
 		}
@@ -123,7 +124,7 @@ func TestCheckWrite(t *testing.T) {
 func TestCheckWrite_Alternatives(t *testing.T) {
 	r := load(t, checkVault)
 	err := r.CheckWrite(vault.WriteCheck{Op: "create", Path: "Notiz.md", Content: []byte("---\ntitle: x\n---\n"), New: true})
-	e, ok := vault.AsError(err)
+	e, ok := note.AsError(err)
 	if !ok {
 		t.Fatalf("CheckWrite: got %v, want a *vault.Error", err)
 	}
@@ -179,7 +180,7 @@ func TestGoldens_NoPlaceholders(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}
-	bad := []string{"%!", "%s", "%v", "%q", "%d", "{{", "<nil>", `""`, "''", "*vault.", "*rules.", "yaml.Node", "/tmp/", "/home/", "/root/", os.TempDir()}
+	bad := []string{"%!", "%s", "%v", "%q", "%d", "{{", "<nil>", `""`, "''", "*vault.", "*note.", "*rules.", "yaml.Node", "/tmp/", "/home/", "/root/", os.TempDir()}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

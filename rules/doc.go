@@ -77,6 +77,6 @@
 // frontmatter does not parse declares nothing until it is fixed; its
 // guidance is still shown.
 //
-// rules imports vault only: not index, tools, a door, or the big
+// rules imports note and vault only: not index, tools, a door, or the big
 // libraries (mcp-go, bleve, cobra).
 package rules

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // splitFrontmatter splits a note into its YAML frontmatter and its body,
@@ -16,7 +16,7 @@ import (
 // and the notes never disagree about where a note's frontmatter ends.
 // Without frontmatter ok is false and body is the whole note without a BOM.
 func splitFrontmatter(src []byte) (fm, body []byte, ok bool) {
-	y, _, bodyStart, ok := vault.SplitFrontmatter(src)
+	y, _, bodyStart, ok := note.SplitFrontmatter(src)
 	if !ok {
 		return nil, bytes.TrimPrefix(src, []byte("\uFEFF")), false
 	}

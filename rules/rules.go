@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -293,7 +294,7 @@ func fromSource(source string) string {
 // firstH1 returns the text of the first level-1 heading of a markdown body,
 // as vault's parser reads it, or "".
 func firstH1(body []byte) string {
-	for _, h := range vault.Parse(body).Headings {
+	for _, h := range note.Parse(body).Headings {
 		if h.Level == 1 {
 			return h.Text
 		}
@@ -342,7 +343,7 @@ func (r *Rules) CheckWrite(c vault.WriteCheck) error {
 		} else {
 			why = fmt.Sprintf("rule %q in %s says agents may read but not change it", rule.Value, rule.Source)
 		}
-		return &vault.Error{
+		return &note.Error{
 			Op: c.Op, Path: c.Path, Kind: vault.ErrDenied,
 			Msg:  c.Path + " is protected: " + why,
 			Rule: rule.Value, RuleSource: rule.Source,
@@ -402,7 +403,7 @@ func (r *Rules) checkRequired(c vault.WriteCheck) error {
 	default:
 		fmt.Fprintf(&b, "add %s as frontmatter at the top of the note:\n---%s\n---", pron, example.String())
 	}
-	return &vault.Error{
+	return &note.Error{
 		Op: c.Op, Path: c.Path, Kind: vault.ErrDenied,
 		Msg:  b.String(),
 		Rule: "required_properties", RuleSource: missing[0].Source,

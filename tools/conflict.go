@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -61,7 +62,7 @@ func (c *Core) conflictOf(n *vault.Note) *vault.NoteConflict {
 // conflictData renders a conflict for the structured content and the
 // text. full shows each side's text (read_note); otherwise a preview
 // (lists). only, when set, limits the regions to those a section overlaps.
-func conflictData(nc *vault.NoteConflict, caller Caller, full bool, only *vault.Heading) *ConflictData {
+func conflictData(nc *vault.NoteConflict, caller Caller, full bool, only *note.Heading) *ConflictData {
 	d := &ConflictData{}
 	regs := nc.Regions
 	if only != nil {
@@ -128,7 +129,7 @@ func resolveArgs(p, heading string) []arg {
 	return append(args, arg{"take", "both"}, arg{"change_summary", resolveSummary})
 }
 
-func sectionsOf(regs []vault.Conflict) []string {
+func sectionsOf(regs []note.Conflict) []string {
 	var out []string
 	for _, r := range regs {
 		w := r.Where()

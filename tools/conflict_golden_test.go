@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 const conflictNote = "1_Projekte/Website-Relaunch.md"
@@ -190,7 +190,7 @@ func TestConflict_SuggestionsWork(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, conflictNote))
-	if vault.HasConflicts(b) {
+	if note.HasConflicts(b) {
 		t.Errorf("markers left:\n%s", b)
 	}
 	for _, want := range []string{"- barrierefrei nach BITV 2.0\n- barrierearm nach WCAG 2.2 AA\n", "6:00 Uhr\n- 2026-12-15 Launch der neuen Website (eine Woche später)\n"} {

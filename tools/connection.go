@@ -10,8 +10,8 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/rules"
-	"github.com/vaultd/vaultd/vault"
 )
 
 // Limits are the rate limits of one connection.
@@ -128,7 +128,7 @@ func (c *Core) CallAs(ctx context.Context, cn *Connection, name string, args map
 			return c.callOn(ctx, cn, caller, t, args)
 		}
 	}
-	return c.fail(caller, failure{tool: name}, &vault.Error{Op: "call", Kind: vault.ErrInvalid,
+	return c.fail(caller, failure{tool: name}, &note.Error{Op: "call", Kind: note.ErrInvalid,
 		Msg: fmt.Sprintf("there is no tool %q; tools: %s", name, strings.Join(ToolNames(cn.Perms), ", "))})
 }
 

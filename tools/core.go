@@ -6,7 +6,7 @@
 // flags from these declarations and call the same core functions.
 //
 // The core decodes arguments, checks rights and rate limits, calls vault,
-// rules and index, and renders every answer as text that follows
+// note, rules and index, and renders every answer as text that follows
 // ../shared/AGENT-CONTRACT.md: the text carries every fact the next call
 // needs (path, title, version, space, section, totals, the next call,
 // spelled for the caller's door), and Result.Data carries the same facts
@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/rules"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -230,7 +231,7 @@ func permissionDenied(caller Caller, tool, perm string) *Result {
 	return &Result{
 		Text: b.String(),
 		Data: map[string]any{"error": "permission_denied", "tool": tool, "permission": perm},
-		Err:  &vault.Error{Op: tool, Kind: vault.ErrDenied, Msg: tool + " needs the " + perm + " permission"},
+		Err:  &note.Error{Op: tool, Kind: vault.ErrDenied, Msg: tool + " needs the " + perm + " permission"},
 	}
 }
 
@@ -254,8 +255,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // errKind returns the sentinel kind of a domain error, or nil.
 func errKind(err error) error {
-	for _, k := range []error{vault.ErrNotFound, vault.ErrExists, vault.ErrConflict, vault.ErrAmbiguous,
-		vault.ErrInvalidPath, vault.ErrDenied, vault.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
+	for _, k := range []error{note.ErrNotFound, vault.ErrExists, note.ErrConflict, note.ErrAmbiguous,
+		note.ErrInvalidPath, vault.ErrDenied, note.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
 		if errors.Is(err, k) {
 			return k
 		}
@@ -278,7 +279,7 @@ func (c *Core) notePath(caller Caller, f failure, ref string) (string, string, *
 	}
 	n, heading, err := c.v.Find(ref)
 	if err != nil {
-		if ve, ok := vault.AsError(err); ok {
+		if ve, ok := note.AsError(err); ok {
 			cp := *ve
 			cp.Op = f.tool
 			err = &cp

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // Tool is one tool's declaration as a door reads it: what every door must
@@ -117,6 +117,6 @@ func (c *Core) Invoke(ctx context.Context, caller Caller, name string, a any) *R
 		}
 		return t.invoke(ctx, c, caller, a)
 	}
-	return c.fail(caller, failure{tool: name}, &vault.Error{Op: "call", Kind: vault.ErrInvalid,
+	return c.fail(caller, failure{tool: name}, &note.Error{Op: "call", Kind: note.ErrInvalid,
 		Msg: fmt.Sprintf("there is no tool %q; tools: %s", name, strings.Join(AllToolNames(), ", "))})
 }

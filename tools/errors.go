@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -28,7 +29,7 @@ type failure struct {
 func (c *Core) fail(caller Caller, f failure, err error) *Result {
 	var b strings.Builder
 	data := map[string]any{"error": kindName(err)}
-	ve, ok := vault.AsError(err)
+	ve, ok := note.AsError(err)
 	if !ok {
 		// Not a domain error: an I/O failure. Say so plainly; host paths
 		// must not leak, so only the kind of failure is shown.
@@ -43,17 +44,17 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 	fmt.Fprintf(&b, "error: %s\nerror code: %s\n", ve.Error(), kindName(err))
 	var next []call
 	switch {
-	case errors.Is(err, vault.ErrConflict):
-		data["expected_version"] = vault.ShortVersion(ve.Expected)
-		data["current_version"] = vault.ShortVersion(ve.Current)
-		fmt.Fprintf(&b, "expected version: %s\ncurrent version: %s\n", vault.ShortVersion(ve.Expected), vault.ShortVersion(ve.Current))
+	case errors.Is(err, note.ErrConflict):
+		data["expected_version"] = note.ShortVersion(ve.Expected)
+		data["current_version"] = note.ShortVersion(ve.Current)
+		fmt.Fprintf(&b, "expected version: %s\ncurrent version: %s\n", note.ShortVersion(ve.Expected), note.ShortVersion(ve.Current))
 		if ve.CurrentSection != "" {
 			b.WriteString("The section as it is now:\n")
 			b.WriteString(fence(ve.CurrentSection))
 		}
 		b.WriteString("Someone changed the note after you read it. Re-read it, merge your change into the current text, and retry with the current version.\n")
 		next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
-	case errors.Is(err, vault.ErrAmbiguous):
+	case errors.Is(err, note.ErrAmbiguous):
 		data["candidates"] = ve.Alternatives
 		b.WriteString("candidates (name one by its full path):\n")
 		for _, a := range ve.Alternatives {
@@ -66,7 +67,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			}
 			next = append(next, retryWith(f, name, stripLineHint(ve.Alternatives[0])))
 		}
-	case errors.Is(err, vault.ErrNotFound) && ve.AltKind == "headings":
+	case errors.Is(err, note.ErrNotFound) && ve.AltKind == "headings":
 		alts := limit(ve.Alternatives, 12)
 		data["headings"] = alts
 		if secs := c.missedHeadingSections(f, ve); len(secs) > 0 {
@@ -92,7 +93,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			}
 			next = append(next, retryWith(f, "heading", stripLineHint(alts[0])))
 		}
-	case errors.Is(err, vault.ErrNotFound) && ve.AltKind == "conflict sections":
+	case errors.Is(err, note.ErrNotFound) && ve.AltKind == "conflict sections":
 		data["sections_in_conflict"] = ve.Alternatives
 		if len(ve.Alternatives) > 0 {
 			b.WriteString("sections in conflict:\n")
@@ -104,13 +105,13 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			b.WriteString("No section holds a conflict: they are in the frontmatter or before the first heading; resolve them for the whole note, without heading.\n")
 			next = append(next, withoutArg(f, "heading"))
 		}
-	case errors.Is(err, vault.ErrInvalid) && ve.AltKind == "choices":
+	case errors.Is(err, note.ErrInvalid) && ve.AltKind == "choices":
 		data["choices"] = ve.Alternatives
 		b.WriteString("choices: " + strings.Join(ve.Alternatives, ", ") + "\n")
 		if f.tool == "resolve_conflict" {
 			next = append(next, retryWith(f, "take", vault.TakeBoth))
 		}
-	case errors.Is(err, vault.ErrNotFound):
+	case errors.Is(err, note.ErrNotFound):
 		alts := limit(ve.Alternatives, maxAlternatives)
 		if ve.AltKind == "notes" {
 			alts = c.closestBySearch(f.path, ve.Alternatives)
@@ -189,13 +190,13 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		} else {
 			b.WriteString("Retrying will not help yet. Tell the user: vaultd's state dir (history and index) is full or not writable; the vault owner must free space there or fix it. Reading still works.\n")
 		}
-	case errors.Is(err, vault.ErrInvalidPath):
+	case errors.Is(err, note.ErrInvalidPath):
 		b.WriteString("Paths are relative to the vault and use \"/\", e.g. 1_Projekte/Website-Relaunch.md.\n")
 		if spaces := c.v.Spaces(); len(spaces) > 0 {
 			b.WriteString("spaces: " + strings.Join(spaces, ", ") + "\n")
 		}
 	}
-	if f.note != nil && (!errors.Is(err, vault.ErrNotFound) || ve.AltKind == "headings" || ve.AltKind == "conflict sections") {
+	if f.note != nil && (!errors.Is(err, note.ErrNotFound) || ve.AltKind == "headings" || ve.AltKind == "conflict sections") {
 		b.WriteString("note:\n")
 		writeRef(&b, refOf(f.note), "  ")
 	}
@@ -404,19 +405,19 @@ func fence(s string) string {
 
 func kindName(err error) string {
 	switch errKind(err) {
-	case vault.ErrNotFound:
+	case note.ErrNotFound:
 		return "not_found"
 	case vault.ErrExists:
 		return "exists"
-	case vault.ErrConflict:
+	case note.ErrConflict:
 		return "conflict"
-	case vault.ErrAmbiguous:
+	case note.ErrAmbiguous:
 		return "ambiguous"
-	case vault.ErrInvalidPath:
+	case note.ErrInvalidPath:
 		return "invalid_path"
 	case vault.ErrDenied:
 		return "denied"
-	case vault.ErrInvalid:
+	case note.ErrInvalid:
 		return "invalid_argument"
 	case vault.ErrBusy:
 		return "busy"

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -209,7 +210,7 @@ func runStep(t *testing.T, c *Core, caller Caller, s step, dir, versionOf string
 		if err != nil {
 			t.Fatal(err)
 		}
-		args = strings.ReplaceAll(args, "$VERSION", vault.ShortVersion(vault.Version(b)))
+		args = strings.ReplaceAll(args, "$VERSION", note.ShortVersion(note.Version(b)))
 	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
@@ -234,7 +235,7 @@ func TestGolden(t *testing.T) {
 			}
 			call := tc.call
 			if versionBefore != nil {
-				call.args = strings.ReplaceAll(call.args, "$VERSION", vault.ShortVersion(vault.Version(versionBefore)))
+				call.args = strings.ReplaceAll(call.args, "$VERSION", note.ShortVersion(note.Version(versionBefore)))
 			}
 			r, shown := runStep(t, c, tc.caller, call, dir, "")
 			got := renderGolden(shown, r, dir)
@@ -283,7 +284,7 @@ func compareGolden(t *testing.T, file, got string) {
 
 var (
 	// Unfilled templates and Go internals must never reach an agent.
-	forbidden = []string{"%s", "%!", "<nil>", "{{", `""`, "%v", "%d", "*vault.", "*errors.", "goroutine "}
+	forbidden = []string{"%s", "%!", "<nil>", "{{", `""`, "%v", "%d", "*vault.", "*note.", "*errors.", "goroutine "}
 	nextCall  = regexp.MustCompile(`(?m)^(?:next|more|next page|read it back|undo|restore one|or read one section|open a sub-folder|open a section|more outline|previous section|next section|parent section|more sections|did you mean|try|resolve|resolve all): ([a-z_]+) (\{.*\})$`)
 )
 
@@ -569,7 +570,7 @@ func TestContract_NoteRefs(t *testing.T) {
 		{"note line", Result{Text: "note: 1_Projekte/A.md (gone)\n"}, "names a note without its block"},
 		{"files line", Result{Text: "files: 1_Projekte/A.md, 1_Projekte/B.md\n"}, "names a note without its block"},
 		{"bare list item", Result{Text: "links updated in 1 note:\n- 1_Projekte/A.md: 1 link\n"}, "bare note path"},
-		{"error candidates", Result{Text: "error: no such note\nclosest notes:\n- 1_Projekte/A.md\n", Err: vault.ErrNotFound}, ""},
+		{"error candidates", Result{Text: "error: no such note\nclosest notes:\n- 1_Projekte/A.md\n", Err: note.ErrNotFound}, ""},
 		{"prose bullet", Result{Text: "rules:\n- Keine Tabellen (read 9_System/Regeln.md for the rest)\n"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -619,7 +620,7 @@ func TestGolden_Busy(t *testing.T) {
 	dir := copyExampleVault(t)
 	c := newTestCore(t, dir)
 	p := "0_Inbox/Notiz 2026-11-18.md"
-	err := &vault.Error{Op: "append", Path: p, Kind: vault.ErrBusy,
+	err := &note.Error{Op: "append", Path: p, Kind: vault.ErrBusy,
 		Msg: "the note is being saved by another program right now (it kept changing for 3 seconds); nothing was changed. Retry in a few seconds"}
 	r := c.fail(readWrite, failure{tool: "append_to_note", path: p, args: []arg{{"path", p}}}, err)
 	call := step{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"x","change_summary":"x"}`}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -181,7 +182,7 @@ func (g *editGuard) refused(c *Core, f failure, err error) *Result {
 	}
 	b.WriteString("next: " + next.render(g.caller.Door))
 	return &Result{Text: b.String(), Data: data,
-		Err: &vault.Error{Op: g.tool, Path: de.path, Kind: vault.ErrDenied, Msg: removal + "; that needs the delete permission"}}
+		Err: &note.Error{Op: g.tool, Path: de.path, Kind: vault.ErrDenied, Msg: removal + "; that needs the delete permission"}}
 }
 
 // counted adds to a successful write's answer that it counted as a delete.
@@ -284,5 +285,5 @@ func (g deleteGuard) refused(c *Core, caller Caller, a DeleteArgs, err error) *R
 	}
 	b.WriteString("next: " + next.render(caller.Door))
 	return &Result{Text: b.String(), Data: data,
-		Err: &vault.Error{Op: "delete", Path: us.path, Kind: vault.ErrInvalid, Msg: us.Error()}}
+		Err: &note.Error{Op: "delete", Path: us.path, Kind: note.ErrInvalid, Msg: us.Error()}}
 }

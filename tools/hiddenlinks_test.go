@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -153,7 +154,7 @@ func TestHiddenLinks_EveryTool(t *testing.T) {
 			}
 		}
 	}
-	secretVersion := vault.ShortVersion(vault.Version([]byte(hiddenSecrets[".git/config"])))
+	secretVersion := note.ShortVersion(note.Version([]byte(hiddenSecrets[".git/config"])))
 	calls := 0
 	for _, tl := range tools {
 		props := toolProperties(t, tl)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // ListTrashArgs are the arguments of list_trash.
@@ -50,7 +50,7 @@ func (c *Core) ListTrash(ctx context.Context, caller Caller, a ListTrashArgs) *R
 	page = page[:min(lim, len(page))]
 	for _, e := range page {
 		data.Items = append(data.Items, TrashItem{
-			TrashPath: e.TrashPath, OriginalPath: e.OriginalPath, Version: vault.ShortVersion(e.Version),
+			TrashPath: e.TrashPath, OriginalPath: e.OriginalPath, Version: note.ShortVersion(e.Version),
 			Deleted: when(e.DeletedAt), Actor: e.Actor, Summary: e.Summary,
 		})
 	}

@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // nameSearchWait bounds the search an error runs for its suggestions: a
@@ -29,7 +29,7 @@ func searchTerms(s string) string {
 // its last part, a folder note's folder name for x/Name/index.md
 // (vault.NoteName), without brackets, label or heading.
 func refWords(ref string) string {
-	t, _ := vault.SplitLinkText(ref)
+	t, _ := note.SplitLinkText(ref)
 	t = strings.Trim(strings.TrimSpace(t), "/")
 	if t == "" {
 		return ""
@@ -37,7 +37,7 @@ func refWords(ref string) string {
 	if path.Ext(t) == "" {
 		t += ".md"
 	}
-	return searchTerms(vault.NoteName(t))
+	return searchTerms(note.NoteName(t))
 }
 
 // closestBySearch extends the closest notes of a missing reference (found
@@ -110,7 +110,7 @@ func contains(list []string, s string) bool {
 // missedHeadingSections returns, for a heading that named no heading of
 // the note when none of its headings is close (vault.Doc.NearHeading),
 // the note's sections whose text holds the heading's words; nil otherwise.
-func (c *Core) missedHeadingSections(f failure, ve *vault.Error) []string {
+func (c *Core) missedHeadingSections(f failure, ve *note.Error) []string {
 	h, ok := argOf(f.args, "heading")
 	heading, _ := h.(string)
 	if !ok || strings.TrimSpace(heading) == "" || c.idx == nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -63,7 +64,7 @@ func appWrite(caller Caller, op, summary string, res *vault.Result, readBack cal
 	head.WriteString(res.Detail + " (operation: " + op + ")\n")
 	writeRef(&head, data.Note, "")
 	if changed {
-		data.Previous = vault.ShortVersion(res.Before)
+		data.Previous = note.ShortVersion(res.Before)
 		data.ChangeSummary = summary
 		fmt.Fprintf(&head, "previous version: %s\n", data.Previous)
 		fmt.Fprintf(&tail, "recorded in history as change %s: %s\n", data.ChangeID, summary)
@@ -80,7 +81,7 @@ func appWrite(caller Caller, op, summary string, res *vault.Result, readBack cal
 // a read_note suggestion when the note itself is the problem (invalid
 // frontmatter, not a board).
 func (c *Core) failApp(caller Caller, f failure, notePath string, err error) *Result {
-	if ve, ok := vault.AsError(err); ok && (ve.AltKind == "cards" || ve.AltKind == "columns") {
+	if ve, ok := note.AsError(err); ok && (ve.AltKind == "cards" || ve.AltKind == "columns") {
 		return c.failBoard(caller, f, notePath, ve)
 	}
 	var r *Result
@@ -93,7 +94,7 @@ func (c *Core) failApp(caller Caller, f failure, notePath string, err error) *Re
 		if nn, rerr := c.v.Read(notePath); rerr == nil {
 			n = nn
 		}
-		if n != nil && errKind(err) == vault.ErrInvalid && !strings.Contains(r.Text, "\nnext: ") {
+		if n != nil && errKind(err) == note.ErrInvalid && !strings.Contains(r.Text, "\nnext: ") {
 			reread := call{"read_note", []arg{{"path", n.Path}}}
 			switch {
 			case strings.Contains(err.Error(), vault.BookmarksPath):
@@ -141,7 +142,7 @@ type SetPropertiesData struct {
 const maxPropertyChars = 200
 
 // propertiesData renders a note's properties compactly, in file order.
-func propertiesData(d *vault.Doc) []PropertyData {
+func propertiesData(d *note.Doc) []PropertyData {
 	var out []PropertyData
 	for _, p := range d.Properties() {
 		out = append(out, PropertyData{Key: p.Key, Value: cut(oneLine(p.Text()), maxPropertyChars)})
@@ -185,7 +186,7 @@ func (c *Core) SetProperties(ctx context.Context, caller Caller, a SetProperties
 		f.args = append(f.args, arg{"remove", listArg(caller, a.Remove)})
 	}
 	f.args = append(f.args, arg{"change_summary", a.ChangeSummary})
-	res, changes, err := c.v.SetProperties(a.Path, vault.PropertyEdit{Set: a.Properties, Remove: a.Remove}, c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
+	res, changes, err := c.v.SetProperties(a.Path, note.PropertyEdit{Set: a.Properties, Remove: a.Remove}, c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
 	if err != nil {
 		return changedBy(c.failApp(caller, f, a.Path, err), res)
 	}
@@ -271,7 +272,7 @@ func (c *Core) editTags(caller Caller, tool string, a TagsArgs) *Result {
 	a.Path = np
 	var (
 		res *vault.Result
-		te  *vault.TagEdit
+		te  *note.TagEdit
 		err error
 	)
 	o := c.opts(caller, a.ChangeSummary, "")
@@ -479,7 +480,7 @@ func tagNotFound(caller Caller, a ListTagsArgs, root *tagNode) *Result {
 	walk = func(n *tagNode) {
 		for _, k := range n.children {
 			name := strings.ToLower(k.name)
-			s := vault.Distance(want, name)
+			s := note.Distance(want, name)
 			if strings.Contains(name, want) || strings.Contains(want, name) {
 				s -= 5
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -52,7 +53,7 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 	f.args = append(f.args, arg{"change_summary", a.ChangeSummary})
 	limit := int64(vault.DefaultMaxAttachmentSize)
 	invalid := func(msg string) *Result {
-		return c.fail(caller, failure{tool: tool}, &vault.Error{Op: tool, Path: strings.TrimSpace(a.Name), Kind: vault.ErrInvalid, Msg: msg})
+		return c.fail(caller, failure{tool: tool}, &note.Error{Op: tool, Path: strings.TrimSpace(a.Name), Kind: note.ErrInvalid, Msg: msg})
 	}
 	enc := strings.Join(strings.Fields(a.ContentBase64), "")
 	if i := strings.Index(enc, ";base64,"); strings.HasPrefix(enc, "data:") && i > 0 {
@@ -81,16 +82,16 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 	res, err := c.v.UploadAttachment(up, c.opts(caller, a.ChangeSummary, ""))
 	if err != nil && res == nil {
 		r := c.failApp(caller, f, a.Note, err)
-		if errKind(err) == vault.ErrNotFound && a.Note != "" {
+		if errKind(err) == note.ErrNotFound && a.Note != "" {
 			// The note is what is missing: suggest the call with the
 			// closest note, not with a "path" the tool does not take.
-			if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
+			if ve, ok := note.AsError(err); ok && len(ve.Alternatives) > 0 {
 				r.Text = dropNext(r.Text) + "\n" + strings.Join(suggest(caller.Door, f, retryWith(f, "note", ve.Alternatives[0])), "\n")
 			}
 		}
 		return r
 	}
-	d := UploadData{File: res.Path, Size: res.Size, Type: res.MIME, Version: vault.ShortVersion(res.Version),
+	d := UploadData{File: res.Path, Size: res.Size, Type: res.MIME, Version: note.ShortVersion(res.Version),
 		Folder: res.Folder, FolderFrom: res.FolderFrom, Renamed: res.Renamed, ChangeID: res.ChangeID,
 		ChangeSummary: a.ChangeSummary, Embed: res.Embed}
 	var b strings.Builder
@@ -192,9 +193,9 @@ func (c *Core) ListAttachments(ctx context.Context, caller Caller, a ListAttachm
 	}
 	list, err := c.v.Attachments(folder)
 	if err != nil {
-		if errKind(err) == vault.ErrNotFound {
+		if errKind(err) == note.ErrNotFound {
 			notes, _ := c.v.Notes()
-			err = &vault.Error{Op: "list_attachments", Path: folder, Kind: vault.ErrNotFound, Msg: "no such folder",
+			err = &note.Error{Op: "list_attachments", Path: folder, Kind: note.ErrNotFound, Msg: "no such folder",
 				Alternatives: vault.ClosestNotes(c.folders(notes), folder, maxAlternatives), AltKind: "folders"}
 		}
 		return c.fail(caller, f, err)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -51,16 +52,16 @@ func (c *Core) ReadBoard(ctx context.Context, caller Caller, a ReadBoardArgs) *R
 		f.args = append(f.args, arg{"column", a.Column})
 	}
 	if strings.TrimSpace(a.Path) == "" {
-		return c.fail(caller, f, &vault.Error{Op: "read_board", Kind: vault.ErrInvalid, Msg: "path is empty: give the board note's path, e.g. 1_Projekte/Website-Relaunch/Board.md"})
+		return c.fail(caller, f, &note.Error{Op: "read_board", Kind: note.ErrInvalid, Msg: "path is empty: give the board note's path, e.g. 1_Projekte/Website-Relaunch/Board.md"})
 	}
 	n, _, err := c.v.Find(a.Path)
 	if err != nil {
-		if ve, ok := vault.AsError(err); ok {
+		if ve, ok := note.AsError(err); ok {
 			ve.Op = "read_board"
 		}
 		return c.fail(caller, f, err)
 	}
-	b, err := vault.ParseBoard(n.Doc)
+	b, err := note.ParseBoard(n.Doc)
 	if err != nil {
 		return c.failApp(caller, f, n.Path, withOpPath(err, "read_board", n.Path))
 	}
@@ -80,7 +81,7 @@ func (c *Core) ReadBoard(ctx context.Context, caller Caller, a ReadBoardArgs) *R
 		}
 		if i < 0 {
 			f.args[0].value = n.Path
-			return c.failBoard(caller, f, n.Path, &vault.Error{Op: "read_board", Path: n.Path, Kind: vault.ErrNotFound,
+			return c.failBoard(caller, f, n.Path, &note.Error{Op: "read_board", Path: n.Path, Kind: note.ErrNotFound,
 				Msg: fmt.Sprintf("the board has no column %q", a.Column), Alternatives: columnNames(b), AltKind: "columns"})
 		}
 		cols = b.Columns[i : i+1]
@@ -137,7 +138,7 @@ func (c *Core) ReadBoard(ctx context.Context, caller Caller, a ReadBoardArgs) *R
 	}
 	if len(b.Columns) > 1 {
 		// The first card shown, to the column after its own.
-		var first, to vault.BoardColumn
+		var first, to note.BoardColumn
 		for i, col := range b.Columns {
 			shown := false
 			for _, c := range cols {
@@ -156,7 +157,7 @@ func (c *Core) ReadBoard(ctx context.Context, caller Caller, a ReadBoardArgs) *R
 	return &Result{Text: strings.TrimRight(t.String(), "\n"), Data: data}
 }
 
-func columnNames(b *vault.Board) []string {
+func columnNames(b *note.Board) []string {
 	out := make([]string, len(b.Columns))
 	for i, c := range b.Columns {
 		out[i] = c.Name
@@ -166,7 +167,7 @@ func columnNames(b *vault.Board) []string {
 
 // withOpPath sets Op and Path on a domain error.
 func withOpPath(err error, op, p string) error {
-	if ve, ok := vault.AsError(err); ok {
+	if ve, ok := note.AsError(err); ok {
 		cp := *ve
 		cp.Op, cp.Path = op, p
 		return &cp
@@ -230,9 +231,9 @@ func (c *Core) MoveCard(ctx context.Context, caller Caller, a MoveCardArgs) *Res
 	}
 	f.args = append(f.args, arg{"change_summary", a.ChangeSummary})
 	if a.Position < 0 {
-		return c.failApp(caller, f, a.Path, &vault.Error{Op: tool, Kind: vault.ErrInvalid, Msg: "position counts from 1 (the top of the column); leave it out to put the card at the end"})
+		return c.failApp(caller, f, a.Path, &note.Error{Op: tool, Kind: note.ErrInvalid, Msg: "position counts from 1 (the top of the column); leave it out to put the card at the end"})
 	}
-	res, cr, err := c.v.MoveCard(a.Path, vault.CardMove{Card: a.Card, FromColumn: a.FromColumn, ToColumn: a.ToColumn, Position: a.Position},
+	res, cr, err := c.v.MoveCard(a.Path, note.CardMove{Card: a.Card, FromColumn: a.FromColumn, ToColumn: a.ToColumn, Position: a.Position},
 		c.opts(caller, a.ChangeSummary, a.ExpectedVersion))
 	if err != nil {
 		return changedBy(c.failApp(caller, f, a.Path, err), res)
@@ -254,7 +255,7 @@ func (c *Core) AddCard(ctx context.Context, caller Caller, a AddCardArgs) *Resul
 	}
 	a.Path = np
 	if a.Position < 0 {
-		return c.failApp(caller, f, a.Path, &vault.Error{Op: tool, Kind: vault.ErrInvalid, Msg: "position counts from 1 (the top of the column); leave it out to put the card at the end"})
+		return c.failApp(caller, f, a.Path, &note.Error{Op: tool, Kind: note.ErrInvalid, Msg: "position counts from 1 (the top of the column); leave it out to put the card at the end"})
 	}
 	res, cr, err := c.v.AddCard(a.Path, a.Column, a.Text, a.Position, c.opts(caller, a.ChangeSummary, ""))
 	if err != nil {
@@ -263,14 +264,14 @@ func (c *Core) AddCard(ctx context.Context, caller Caller, a AddCardArgs) *Resul
 	return withNamed(ref, a.Path, c.cardWritten(caller, tool, a.ChangeSummary, res, cr))
 }
 
-func (c *Core) cardWritten(caller Caller, tool, summary string, res *vault.Result, cr *vault.CardResult) *Result {
+func (c *Core) cardWritten(caller Caller, tool, summary string, res *vault.Result, cr *note.CardResult) *Result {
 	wd, head, tail := appWrite(caller, tool, summary, res, call{"read_board", []arg{{"path", res.Note.Path}}})
 	data := CardWriteData{WriteData: wd, Column: []string{}}
 	var b strings.Builder
 	b.WriteString(head)
 	if cr != nil {
 		data.Card, data.From, data.To, data.Position, data.Count, data.Checked = cr.Card, cr.From, cr.To, cr.Position, cr.Count, cr.Checked
-		if board, err := vault.ParseBoard(res.Note.Doc); err == nil {
+		if board, err := note.ParseBoard(res.Note.Doc); err == nil {
 			for _, col := range board.Columns {
 				if col.Name != cr.To {
 					continue
@@ -300,7 +301,7 @@ func (c *Core) cardWritten(caller Caller, tool, summary string, res *vault.Resul
 // ambiguous. It lists the candidates as "Column > card" (every one for an
 // ambiguity, AGENT-CONTRACT rule 11) or the columns, and suggests the
 // failed call with the first candidate filled in.
-func (c *Core) failBoard(caller Caller, f failure, notePath string, ve *vault.Error) *Result {
+func (c *Core) failBoard(caller Caller, f failure, notePath string, ve *note.Error) *Result {
 	if ve.Path == "" {
 		cp := *ve
 		cp.Path = notePath
@@ -311,7 +312,7 @@ func (c *Core) failBoard(caller Caller, f failure, notePath string, ve *vault.Er
 	fmt.Fprintf(&b, "error: %s\nerror code: %s\n", ve.Error(), kindName(ve))
 	var next *call
 	switch {
-	case ve.AltKind == "cards" && errKind(ve) == vault.ErrAmbiguous:
+	case ve.AltKind == "cards" && errKind(ve) == note.ErrAmbiguous:
 		data["candidates"] = ve.Alternatives
 		b.WriteString("candidates (column > card):\n")
 		for _, a := range ve.Alternatives {
@@ -371,7 +372,7 @@ func (c *Core) failBoard(caller Caller, f failure, notePath string, ve *vault.Er
 // cardRetry is the failed call naming the card "Column > text" exactly:
 // its whole text and its column.
 func cardRetry(f failure, ref string) call {
-	col, text, _ := strings.Cut(ref, vault.HeadingSep)
+	col, text, _ := strings.Cut(ref, note.HeadingSep)
 	n := retryWith(f, "card", text)
 	if f.tool == "move_card" {
 		n = retryWith(failure{tool: n.tool, args: n.args}, "from_column", col)
@@ -380,7 +381,7 @@ func cardRetry(f failure, ref string) call {
 }
 
 // missingColumnArg finds which argument named the missing column.
-func missingColumnArg(f failure, ve *vault.Error) (string, bool) {
+func missingColumnArg(f failure, ve *note.Error) (string, bool) {
 	for _, name := range []string{"to_column", "from_column", "column"} {
 		v := argValue(f, name)
 		if v != "" && strings.Contains(strings.ToLower(ve.Msg), strings.ToLower(fmt.Sprintf("%q", strings.TrimSpace(v)))) {
@@ -405,8 +406,8 @@ func closestColumn(given string, cols []string) (col string, near bool) {
 	g := strings.ToLower(strings.TrimSpace(given))
 	best := append([]string{}, cols...)
 	sort.SliceStable(best, func(i, j int) bool {
-		return vault.Distance(g, strings.ToLower(best[i])) < vault.Distance(g, strings.ToLower(best[j]))
+		return note.Distance(g, strings.ToLower(best[i])) < note.Distance(g, strings.ToLower(best[j]))
 	})
 	b := strings.ToLower(best[0])
-	return best[0], vault.Distance(g, b) <= max(2, len([]rune(g))/3) || strings.Contains(b, g) || strings.Contains(g, b)
+	return best[0], note.Distance(g, b) <= max(2, len([]rune(g))/3) || strings.Contains(b, g) || strings.Contains(g, b)
 }

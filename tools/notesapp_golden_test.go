@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // appCase is a golden case of the notes-app tools. Like goldenCase, plus a
@@ -263,7 +263,7 @@ func TestGoldenNotesApp(t *testing.T) {
 			}
 			call := tc.call
 			if versionBefore != nil {
-				call.args = strings.ReplaceAll(call.args, "$VERSION", vault.ShortVersion(vault.Version(versionBefore)))
+				call.args = strings.ReplaceAll(call.args, "$VERSION", note.ShortVersion(note.Version(versionBefore)))
 			}
 			shownArgs := call.args
 			call.args = withPayloads(call.args)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -98,7 +99,7 @@ func TestHitProperties_SameAsWholeHead(t *testing.T) {
 	for name, text := range cases {
 		head := []byte(text)[:min(len(text), hitPropertyBytes)]
 		var want []PropertyData
-		for _, pr := range vault.FrontmatterProperties(head) {
+		for _, pr := range note.FrontmatterProperties(head) {
 			if len(want) == hitProperties {
 				break
 			}
@@ -141,7 +142,7 @@ func TestOutline_SameAsCounting(t *testing.T) {
 		for range rng.IntN(300) {
 			b.WriteString(lines[rng.IntN(len(lines))] + eol)
 		}
-		d := vault.Parse([]byte(b.String()))
+		d := note.Parse([]byte(b.String()))
 		all := make([]int, len(d.Headings))
 		for i := range all {
 			all[i] = i
@@ -184,7 +185,7 @@ func TestReadProperties_SameAsParsing(t *testing.T) {
 		"\xef\xbb\xbf---\r\nstatus: fertig\r\n---\r\n",
 	}
 	for _, src := range srcs {
-		d := vault.Parse([]byte(src))
+		d := note.Parse([]byte(src))
 		want := propertiesData(d)
 		for range 2 {
 			got := readProperties(d)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -100,11 +101,11 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		f.args = append(f.args, arg{"heading", a.Heading})
 	}
 	if strings.TrimSpace(a.Path) == "" {
-		return c.fail(caller, f, &vault.Error{Op: "read", Kind: vault.ErrInvalid,
+		return c.fail(caller, f, &note.Error{Op: "read", Kind: note.ErrInvalid,
 			Msg: "path is empty: give a note path, title, alias or [[wikilink]]"})
 	}
 	if looksLikePath(a.Path) {
-		if _, err := vault.CleanPath(a.Path); err != nil {
+		if _, err := note.CleanPath(a.Path); err != nil {
 			return c.fail(caller, f, err)
 		}
 	}
@@ -112,12 +113,12 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if err != nil {
 		if folder, ok := c.isFolder(a.Path); ok {
 			// A folder is listed, not read.
-			r := c.fail(caller, f, &vault.Error{Op: "read", Path: folder, Kind: vault.ErrInvalidPath,
+			r := c.fail(caller, f, &note.Error{Op: "read", Path: folder, Kind: note.ErrInvalidPath,
 				Msg: "is a folder, not a note"})
 			r.Text = dropNext(r.Text) + "\nnext: " + call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)
 			return r
 		}
-		if ve, ok := vault.AsError(err); ok {
+		if ve, ok := note.AsError(err); ok {
 			ve.Op = "read"
 		}
 		return c.fail(caller, f, err)
@@ -135,11 +136,11 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	text, textStart := d.Src, 0
 	var sub []int // the sub-sections of what is shown, for the outline
 	hi := -1
-	var shown *vault.Heading
+	var shown *note.Heading
 	if heading != "" {
 		h, err := d.Section(heading)
 		if err != nil {
-			if ve, ok := vault.AsError(err); ok {
+			if ve, ok := note.AsError(err); ok {
 				ve.Op, ve.Path = "read", n.Path
 			}
 			f.args = []arg{{"path", n.Path}, {"heading", heading}}
@@ -168,7 +169,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		if data.Section != "" {
 			f.args = append(f.args, arg{"heading", data.Section})
 		}
-		r := c.fail(caller, f, &vault.Error{Op: "read", Path: n.Path, Kind: vault.ErrInvalid,
+		r := c.fail(caller, f, &note.Error{Op: "read", Path: n.Path, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("offset %s is past the end: offset counts characters, and this %s has %s; its last page starts at about %s",
 				groupDigits(a.Offset), what(data.Section), groupDigits(data.Total), groupDigits(last))})
 		r.Text += "\nnext: " + call{"read_note", append(f.args, arg{"offset", last})}.render(caller.Door)
@@ -324,7 +325,7 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 // whole outline fits on a page (at least the direct sub-sections), each
 // with its size and the number of sections folded inside it. It returns
 // the page and the number of entries in all.
-func outline(d *vault.Doc, sub []int, offset int) ([]OutlineEntry, int) {
+func outline(d *note.Doc, sub []int, offset int) ([]OutlineEntry, int) {
 	depth := make([]int, len(sub))
 	var stack []int // levels of the open ancestors within sub
 	for k, i := range sub {
@@ -378,7 +379,7 @@ func outline(d *vault.Doc, sub []int, offset int) ([]OutlineEntry, int) {
 		idx[j] = sub[k]
 	}
 	names := d.ShortAddresses(idx)
-	hs := make([]vault.Heading, len(idx))
+	hs := make([]note.Heading, len(idx))
 	for j, i := range idx {
 		hs[j] = d.Headings[i]
 	}
@@ -404,7 +405,7 @@ func outline(d *vault.Doc, sub []int, offset int) ([]OutlineEntry, int) {
 // neighbours names the sections around heading i: the one before it at its
 // level under the same parent, the one after it (the next heading outside
 // it), and its parent.
-func neighbours(d *vault.Doc, i int) (prev, next, up string) {
+func neighbours(d *note.Doc, i int) (prev, next, up string) {
 	h := d.Headings[i]
 	var idx []int
 	var which []string
@@ -449,7 +450,7 @@ func neighbours(d *vault.Doc, i int) (prev, next, up string) {
 // bound starts a line, so no rune (nor invalid byte) straddles it and the
 // counts between bounds add up to the count of a whole section. nil if a
 // bound is not at a line start (then count each section).
-func runeOffsets(src []byte, hs []vault.Heading) map[int]int {
+func runeOffsets(src []byte, hs []note.Heading) map[int]int {
 	var bounds []int
 	for _, h := range hs {
 		bounds = append(bounds, h.Start, h.End)
@@ -506,7 +507,7 @@ func pageOf(s []byte, off, max int) (string, int) {
 // readProperties is propertiesData(d), remembered by the frontmatter's
 // bytes (on which alone it depends): the YAML parse was a sixth of a read's
 // CPU under load.
-func readProperties(d *vault.Doc) []PropertyData {
+func readProperties(d *note.Doc) []PropertyData {
 	if !d.HasFrontmatter {
 		return nil
 	}
@@ -602,7 +603,7 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 	case "changed", "modified", "recent":
 		sortBy = "changed"
 	default:
-		return c.fail(caller, f, &vault.Error{Op: "list", Kind: vault.ErrInvalid,
+		return c.fail(caller, f, &note.Error{Op: "list", Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("sort %q is not known; use \"name\" or \"changed\"", a.Sort), Alternatives: []string{"name", "changed"}})
 	}
 	lim := a.Limit
@@ -631,7 +632,7 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 		return nil
 	})
 	if werr != nil {
-		if errors.Is(werr, vault.ErrNotFound) || (folder != "" && !c.v.Exists(folder)) {
+		if errors.Is(werr, note.ErrNotFound) || (folder != "" && !c.v.Exists(folder)) {
 			var folders []string
 			_ = c.v.Walk(func(e vault.Entry) error {
 				if d := path.Dir(e.Path); d != "." {
@@ -639,7 +640,7 @@ func (c *Core) ListNotes(ctx context.Context, caller Caller, a ListNotesArgs) *R
 				}
 				return nil
 			})
-			err := &vault.Error{Op: "list", Path: folder, Kind: vault.ErrNotFound, Msg: "no such folder",
+			err := &note.Error{Op: "list", Path: folder, Kind: note.ErrNotFound, Msg: "no such folder",
 				Alternatives: vault.ClosestNotes(uniqueFolders(folders), folder, maxAlternatives), AltKind: "folders"}
 			return c.fail(caller, failure{tool: tool, path: folder, args: []arg{{"folder", folder}}}, err)
 		}
@@ -819,5 +820,5 @@ func cleanFolder(folder string) (string, error) {
 	if folder == "" {
 		return "", nil
 	}
-	return vault.CleanPath(folder)
+	return note.CleanPath(folder)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -20,7 +21,7 @@ type NoteRef struct {
 }
 
 func refOf(n *vault.Note) NoteRef {
-	return NoteRef{Path: n.Path, Title: n.Title, Version: vault.ShortVersion(n.Version), Space: n.Space}
+	return NoteRef{Path: n.Path, Title: n.Title, Version: note.ShortVersion(n.Version), Space: n.Space}
 }
 
 // spaceText renders a space for text; notes at the root have none.
@@ -68,7 +69,7 @@ func (r *noteRefs) at(p string) NoteRef {
 	if n := r.notes[p]; n != nil {
 		return refOf(n)
 	}
-	return NoteRef{Path: p, Title: vault.NoteTitle(p, nil), Version: goneVersion, Space: vault.SpaceOf(p)}
+	return NoteRef{Path: p, Title: note.NoteTitle(p, nil), Version: goneVersion, Space: note.SpaceOf(p)}
 }
 
 // FileRef names a file an answer lists: a note by its block (path, title,

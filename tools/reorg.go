@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -94,19 +95,19 @@ func (c *Core) MoveNote(ctx context.Context, caller Caller, a MoveNoteArgs) *Res
 // failMove renders a move's error; a name that is taken gets the call
 // that moves to a free one instead.
 func (c *Core) failMove(caller Caller, f failure, a MoveNoteArgs, err error) *Result {
-	if errors.Is(err, vault.ErrNotFound) {
+	if errors.Is(err, note.ErrNotFound) {
 		// The closest note is to be read first: moving it needs its version.
 		r := c.fail(caller, f, err)
-		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 {
+		if ve, ok := note.AsError(err); ok && len(ve.Alternatives) > 0 {
 			replaceNext(r, f, call{"read_note", []arg{{"path", ve.Alternatives[0]}}}, caller.Door)
 		}
 		return r
 	}
-	if ve, ok := vault.AsError(err); ok && !strings.HasSuffix(ve.Path, ".md") {
+	if ve, ok := note.AsError(err); ok && !strings.HasSuffix(ve.Path, ".md") {
 		return c.fail(caller, f, err) // a folder: no note to show
 	}
 	r := c.failWrite(caller, f, a.Path, err)
-	ve, ok := vault.AsError(err)
+	ve, ok := note.AsError(err)
 	if !ok || !errors.Is(err, vault.ErrExists) || len(ve.Alternatives) == 0 {
 		return r
 	}
@@ -138,7 +139,7 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 		ref := refOf(res.Note)
 		data.Note = &ref
 		if res.Before != res.After {
-			data.Previous = vault.ShortVersion(res.Before)
+			data.Previous = note.ShortVersion(res.Before)
 		}
 	}
 	var b strings.Builder
@@ -151,7 +152,7 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 		return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
 	}
 	if res.Folder {
-		fmt.Fprintf(&b, "folder: %s\nprevious folder: %s\nspace: %s\n", res.To, res.From, spaceText(vault.SpaceOf(res.To)))
+		fmt.Fprintf(&b, "folder: %s\nprevious folder: %s\nspace: %s\n", res.To, res.From, spaceText(note.SpaceOf(res.To)))
 	} else if data.Note != nil {
 		writeRef(&b, *data.Note, "")
 		fmt.Fprintf(&b, "previous path: %s\n", res.From)
@@ -189,7 +190,7 @@ func (c *Core) moved(caller Caller, summary string, res *vault.MoveResult) *Resu
 		fmt.Fprintf(&b, "links updated in %s (notes relinked: %d):\n", plural(len(res.Relinked), "note", "notes"), data.RelinkedTotal)
 		for _, r := range res.Relinked[:min(len(res.Relinked), maxListed)] {
 			rn := RelinkedNote{NoteRef: refs.at(r.Path), Links: r.Links}
-			rn.Version = vault.ShortVersion(r.After) // what the relink wrote, not a cache's view
+			rn.Version = note.ShortVersion(r.After) // what the relink wrote, not a cache's view
 			data.Relinked = append(data.Relinked, rn)
 			FileRef{NoteRef: &rn.NoteRef}.write(&b, "links updated: "+fmt.Sprint(rn.Links))
 		}

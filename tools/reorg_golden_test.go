@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 const (
@@ -160,7 +160,7 @@ func TestReorg_MoveFollowsInReadsAndSearch(t *testing.T) {
 	dir := copyExampleVault(t)
 	c := newTestCore(t, dir)
 	b, _ := os.ReadFile(filepath.Join(dir, relaunch))
-	r, _ := runStep(t, c, everyone, step{"move_note", `{"path":"1_Projekte/Website-Relaunch.md","to":"2_Bereiche/","change_summary":"läuft dauerhaft","expected_version":"` + vault.ShortVersion(vault.Version(b)) + `"}`}, dir, "")
+	r, _ := runStep(t, c, everyone, step{"move_note", `{"path":"1_Projekte/Website-Relaunch.md","to":"2_Bereiche/","change_summary":"läuft dauerhaft","expected_version":"` + note.ShortVersion(note.Version(b)) + `"}`}, dir, "")
 	if r.Err != nil {
 		t.Fatal(r.Text)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -105,7 +106,7 @@ const (
 // so an entry names only where the note was then, if elsewhere.
 func (c *Core) itemOf(e vault.ChangeEntry, refs *noteRefs, history *NoteRef) ChangeItem {
 	it := ChangeItem{ID: e.ID, Time: when(e.Time), Actor: e.Actor, Op: e.Op, OldPath: e.OldPath,
-		Summary: e.Summary, Before: vault.ShortVersion(e.Before), After: vault.ShortVersion(e.After),
+		Summary: e.Summary, Before: note.ShortVersion(e.Before), After: note.ShortVersion(e.After),
 		External: e.External, Detail: e.Detail, Git: e.Git}
 	switch {
 	case history != nil:
@@ -227,7 +228,7 @@ func (c *Core) NoteHistory(ctx context.Context, caller Caller, a NoteHistoryArgs
 	}
 	p := a.Path
 	// A title, alias or [[link]] names the note as read_note would.
-	if c2, err := vault.NotePath(p); err == nil && !c.v.Exists(c2) {
+	if c2, err := note.NotePath(p); err == nil && !c.v.Exists(c2) {
 		if n, _, err := c.v.Find(p); err == nil {
 			p = n.Path
 		}
@@ -383,7 +384,7 @@ func (c *Core) checkSpace(caller Caller, f failure, space string) *Result {
 	}
 	sorted := append([]string(nil), spaces...)
 	sort.SliceStable(sorted, func(i, j int) bool {
-		return vault.Distance(strings.ToLower(space), strings.ToLower(sorted[i])) < vault.Distance(strings.ToLower(space), strings.ToLower(sorted[j]))
+		return note.Distance(strings.ToLower(space), strings.ToLower(sorted[i])) < note.Distance(strings.ToLower(space), strings.ToLower(sorted[j]))
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "error: %s: no space %q\nerror code: not_found\n", f.tool, space)
@@ -392,7 +393,7 @@ func (c *Core) checkSpace(caller Caller, f failure, space string) *Result {
 		b.WriteString("next: " + retryWith(f, "space", sorted[0]).render(caller.Door))
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: map[string]any{"error": "not_found", "spaces": spaces},
-		Err: &vault.Error{Op: f.tool, Kind: vault.ErrNotFound, Msg: fmt.Sprintf("no space %q", space), Alternatives: spaces, AltKind: "spaces"}}
+		Err: &note.Error{Op: f.tool, Kind: note.ErrNotFound, Msg: fmt.Sprintf("no space %q", space), Alternatives: spaces, AltKind: "spaces"}}
 }
 
 // parseWhen reads a time filter: RFC 3339, a date (its start; with end,
@@ -429,6 +430,6 @@ func parseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 			}
 		}
 	}
-	return time.Time{}, &vault.Error{Op: "recent_changes", Kind: vault.ErrInvalid,
+	return time.Time{}, &note.Error{Op: "recent_changes", Kind: note.ErrInvalid,
 		Msg: fmt.Sprintf("%s %q is not a time: give a date (2026-11-20), a time (2026-11-20T09:00:00Z) or a span back from now (24h, 7d, 2w)", name, s)}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -82,7 +83,7 @@ func (c *Core) Undo(ctx context.Context, caller Caller, a UndoArgs) *Result {
 // failUndo explains why a change cannot be undone: for a note changed
 // since, what happened since, newest first.
 func (c *Core) failUndo(caller Caller, a UndoArgs, err error) *Result {
-	ve, ok := vault.AsError(err)
+	ve, ok := note.AsError(err)
 	if !ok || ve.AltKind != "changes" {
 		return c.fail(caller, failure{tool: "undo", path: a.Change}, err)
 	}
@@ -95,7 +96,7 @@ func (c *Core) failUndo(caller Caller, a UndoArgs, err error) *Result {
 	}
 	next := "vaultd history"
 	switch {
-	case errors.Is(err, vault.ErrNotFound) && ve.Path == "":
+	case errors.Is(err, note.ErrNotFound) && ve.Path == "":
 		if len(ve.Alternatives) > 0 {
 			data["latest"] = ve.Alternatives
 			b.WriteString("latest changes:\n")
@@ -222,6 +223,6 @@ func parseAge(s string) (time.Duration, error) {
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		return d, nil
 	}
-	return 0, &vault.Error{Op: "trash empty", Kind: vault.ErrInvalid,
+	return 0, &note.Error{Op: "trash empty", Kind: note.ErrInvalid,
 		Msg: fmt.Sprintf("--older-than %q is not an age: give days (30d), weeks (2w) or hours (12h)", s)}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -133,22 +134,22 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		lim = searchLimit
 	}
 	lim = min(lim, maxSearchLimit)
-	var note *vault.Note
+	var one *vault.Note
 	if strings.TrimSpace(a.Path) != "" {
 		pf := failure{tool: tool, path: a.Path, args: searchArgs(a, 0)}
 		if looksLikePath(a.Path) {
-			if _, err := vault.CleanPath(a.Path); err != nil {
+			if _, err := note.CleanPath(a.Path); err != nil {
 				return c.fail(caller, pf, err)
 			}
 		}
 		n, _, err := c.v.Find(a.Path)
 		if err != nil {
-			if ve, ok := vault.AsError(err); ok {
+			if ve, ok := note.AsError(err); ok {
 				ve.Op = "search"
 			}
 			return c.fail(caller, pf, err)
 		}
-		note = n
+		one = n
 	}
 	by, r := c.searchBy(caller, a)
 	if r != nil {
@@ -168,8 +169,8 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	}
 	q := index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0), Sections: hitSections, By: by}
 	x := c.exclusionsFor(a.Space, a.Folder)
-	if note != nil {
-		q.Path = note.Path
+	if one != nil {
+		q.Path = one.Path
 		x.on = false // a note named by path is searched, excluded or not
 	} else if x.on {
 		q.NotFolders, q.NotPaths = x.folders, x.patterns
@@ -178,7 +179,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	if err != nil {
 		var qe *index.QueryError
 		if errors.As(err, &qe) {
-			return c.fail(caller, f, &vault.Error{Op: "search", Kind: vault.ErrInvalid, Msg: qe.Error()})
+			return c.fail(caller, f, &note.Error{Op: "search", Kind: note.ErrInvalid, Msg: qe.Error()})
 		}
 		return c.fail(caller, f, err)
 	}
@@ -198,16 +199,16 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			hidden++
 			continue
 		}
-		ref := NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space}
+		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space}
 		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By}
 		for i, s := range h.Sections {
 			sec := searchSection(s, h.Title)
-			if i > 0 && note == nil {
+			if i > 0 && one == nil {
 				sec.Line, sec.Snippet, sec.In = 0, "", "" // further sections: the call that reads them
 			}
 			hit.Sections = append(hit.Sections, sec)
 		}
-		if note == nil {
+		if one == nil {
 			hit.MoreSections = max(0, h.SectionsTotal-len(h.Sections))
 		}
 		if nc := c.v.ConflictAt(h.Path); nc != nil {
@@ -216,8 +217,8 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		data.Hits = append(data.Hits, hit)
 	}
 	data.Excluded = x.data(hidden, firstHidden)
-	if note != nil {
-		return c.searchInNote(caller, a, note, res, data)
+	if one != nil {
+		return c.searchInNote(caller, a, one, res, data)
 	}
 
 	var b strings.Builder
@@ -307,7 +308,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 
 // searchInNote renders a search within one note: its matching sections,
 // paged.
-func (c *Core) searchInNote(caller Caller, a SearchNotesArgs, note *vault.Note, res *index.Results, data SearchData) *Result {
+func (c *Core) searchInNote(caller Caller, a SearchNotesArgs, one *vault.Note, res *index.Results, data SearchData) *Result {
 	const tool = "search_notes"
 	var b strings.Builder
 	if data.Index != "" {
@@ -317,7 +318,7 @@ func (c *Core) searchInNote(caller Caller, a SearchNotesArgs, note *vault.Note, 
 	writeSearchNotices(&b, data, caller, true)
 	if len(data.Hits) == 0 {
 		// The note exists (Find found it) but has none of the words.
-		ref := refOf(note)
+		ref := refOf(one)
 		data.Hits = []SearchHit{}
 		b.WriteString("no section of this note matches.\n")
 		writeRef(&b, ref, "")
@@ -415,19 +416,19 @@ func searchSection(s index.SectionHit, title string) SearchSection {
 		return out
 	}
 	out.Heading = s.Ref
-	parts := strings.Split(s.Heading, vault.HeadingSep)
-	if strings.HasSuffix(s.Heading, vault.HeadingSep+s.Ref) {
-		parts = strings.Split(strings.TrimSuffix(s.Heading, vault.HeadingSep+s.Ref), vault.HeadingSep)
+	parts := strings.Split(s.Heading, note.HeadingSep)
+	if strings.HasSuffix(s.Heading, note.HeadingSep+s.Ref) {
+		parts = strings.Split(strings.TrimSuffix(s.Heading, note.HeadingSep+s.Ref), note.HeadingSep)
 	} else if len(parts) > 0 {
 		parts = parts[:len(parts)-1]
 	}
 	if len(parts) > 0 && strings.HasPrefix(foldTitle(parts[0]), foldTitle(title)) {
 		parts = parts[1:] // the top heading is the title
 	}
-	in := strings.Join(parts, vault.HeadingSep)
+	in := strings.Join(parts, note.HeadingSep)
 	for len(parts) > 1 {
 		parts = parts[1:]
-		in = "…" + vault.HeadingSep + strings.Join(parts, vault.HeadingSep)
+		in = "…" + note.HeadingSep + strings.Join(parts, note.HeadingSep)
 	}
 	out.In = cut(in, maxInChars)
 	return out
@@ -545,13 +546,13 @@ func (c *Core) GetBacklinks(ctx context.Context, caller Caller, a GetBacklinksAr
 		return c.noIndexResult(caller, f)
 	}
 	if looksLikePath(a.Path) {
-		if _, err := vault.CleanPath(a.Path); err != nil {
+		if _, err := note.CleanPath(a.Path); err != nil {
 			return c.fail(caller, f, err)
 		}
 	}
 	n, _, err := c.v.Find(a.Path)
 	if err != nil {
-		if ve, ok := vault.AsError(err); ok {
+		if ve, ok := note.AsError(err); ok {
 			ve.Op = "backlinks"
 		}
 		return c.fail(caller, f, err)
@@ -569,7 +570,7 @@ func (c *Core) GetBacklinks(ctx context.Context, caller Caller, a GetBacklinksAr
 		seen[l.Path] = true
 		if len(data.Links) < maxBacklinks {
 			data.Links = append(data.Links, BacklinkItem{
-				From:    NoteRef{Path: l.Path, Title: l.Title, Version: vault.ShortVersion(l.Version), Space: l.Space},
+				From:    NoteRef{Path: l.Path, Title: l.Title, Version: note.ShortVersion(l.Version), Space: l.Space},
 				Line:    l.Line,
 				Context: l.Context,
 				Heading: l.Fragment,
@@ -614,7 +615,7 @@ func (c *Core) noIndexResult(caller Caller, f failure) *Result {
 	if c.noIndex != nil {
 		why = c.noIndex.Error()
 	}
-	r := c.fail(caller, f, &vault.Error{Op: f.tool, Kind: vault.ErrInvalid, Msg: why})
+	r := c.fail(caller, f, &note.Error{Op: f.tool, Kind: note.ErrInvalid, Msg: why})
 	r.Text += "\nReading, listing and writing work; find notes with " + call{"list_notes", nil}.render(caller.Door) + " and read_note meanwhile."
 	return r
 }
@@ -651,7 +652,7 @@ func (c *Core) hitProperties(p string) []PropertyData {
 			if string(bytes.TrimRight(first, " \t\r")) != "---" {
 				return nil // no frontmatter
 			}
-			if _, _, _, ok := vault.SplitFrontmatter(lines); ok {
+			if _, _, _, ok := note.SplitFrontmatter(lines); ok {
 				src = lines // the same properties as from 64 KB: they end at the fence
 			}
 		}
@@ -666,7 +667,7 @@ func (c *Core) hitProperties(p string) []PropertyData {
 	// notes share their frontmatter often (templates) and are hit again
 	// and again, so the YAML parse (a third of a hit's cost) is remembered
 	// by those bytes.
-	_, _, end, ok := vault.SplitFrontmatter(src)
+	_, _, end, ok := note.SplitFrontmatter(src)
 	if !ok {
 		return nil
 	}
@@ -675,7 +676,7 @@ func (c *Core) hitProperties(p string) []PropertyData {
 		return out
 	}
 	var out []PropertyData
-	for _, pr := range vault.FrontmatterProperties(src[:end]) {
+	for _, pr := range note.FrontmatterProperties(src[:end]) {
 		if len(out) == hitProperties {
 			break
 		}
@@ -742,7 +743,7 @@ func (c *Core) searchBy(caller Caller, a SearchNotesArgs) (string, *Result) {
 		return by, nil
 	}
 	f := failure{tool: "search_notes", path: a.Query, args: []arg{{"query", a.Query}, {"by", a.By}}}
-	r := c.fail(caller, f, &vault.Error{Op: "search", Kind: vault.ErrInvalid,
+	r := c.fail(caller, f, &note.Error{Op: "search", Kind: note.ErrInvalid,
 		Msg: fmt.Sprintf("by %q is no kind of match: give \"words\" or \"meaning\", or leave it out for both", a.By)})
 	fixed := a
 	fixed.By = ""

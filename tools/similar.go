@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/vaultd/vaultd/index"
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // SimilarNotesArgs are the arguments of search_similar_notes.
@@ -64,17 +64,17 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 		return c.noIndexResult(caller, f)
 	}
 	if strings.TrimSpace(a.Path) == "" {
-		return c.fail(caller, f, &vault.Error{Op: "similar", Kind: vault.ErrInvalid,
+		return c.fail(caller, f, &note.Error{Op: "similar", Kind: note.ErrInvalid,
 			Msg: "path is empty: give the note to compare, by path, title, alias or [[wikilink]]"})
 	}
 	if looksLikePath(a.Path) {
-		if _, err := vault.CleanPath(a.Path); err != nil {
+		if _, err := note.CleanPath(a.Path); err != nil {
 			return c.fail(caller, f, err)
 		}
 	}
 	n, linkHeading, err := c.v.Find(a.Path)
 	if err != nil {
-		if ve, ok := vault.AsError(err); ok {
+		if ve, ok := note.AsError(err); ok {
 			ve.Op = "similar"
 		}
 		return c.fail(caller, f, err)
@@ -94,7 +94,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 	if heading != "" {
 		h, err := n.Doc.Section(heading)
 		if err != nil {
-			if ve, ok := vault.AsError(err); ok {
+			if ve, ok := note.AsError(err); ok {
 				ve.Op, ve.Path = "similar", n.Path
 			}
 			f.args = []arg{{"path", n.Path}, {"heading", heading}}
@@ -112,7 +112,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 	if err != nil {
 		var qe *index.QueryError
 		if errors.As(err, &qe) {
-			return c.fail(caller, f, &vault.Error{Op: "similar", Path: n.Path, Kind: vault.ErrInvalid, Msg: qe.Msg + "; the index may still be catching up: try again in a few seconds"})
+			return c.fail(caller, f, &note.Error{Op: "similar", Path: n.Path, Kind: note.ErrInvalid, Msg: qe.Msg + "; the index may still be catching up: try again in a few seconds"})
 		}
 		return c.fail(caller, f, err)
 	}
@@ -122,7 +122,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 	}
 	data.Hits = []SimilarHit{}
 	for _, h := range res.Hits {
-		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: vault.ShortVersion(h.Version), Space: h.Space},
+		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space},
 			Shared: h.Shared, MoreSections: max(0, h.SectionsTotal-len(h.Sections)), By: h.By}
 		if hit.Shared == nil {
 			hit.Shared = []string{}

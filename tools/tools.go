@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // tool is one tool, declared once: its name, the command line's spelling
@@ -42,10 +42,10 @@ func def[T any](t tool, fn func(c *Core, ctx context.Context, caller Caller, a T
 	t.run = func(ctx context.Context, c *Core, caller Caller, raw map[string]any) *Result {
 		var a T
 		if err := argSizes(raw); err != nil {
-			return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+			return c.fail(caller, failure{tool: name}, &note.Error{Op: name, Kind: note.ErrInvalid, Msg: err.Error()})
 		}
 		if err := decodeArgs(raw, &a); err != nil {
-			return c.fail(caller, failure{tool: name}, &vault.Error{Op: name, Kind: vault.ErrInvalid, Msg: err.Error()})
+			return c.fail(caller, failure{tool: name}, &note.Error{Op: name, Kind: note.ErrInvalid, Msg: err.Error()})
 		}
 		if unknown := unknownArgs(raw, names); len(unknown) > 0 {
 			return c.failUnknownArgs(caller, name, raw, unknown, names)
@@ -155,7 +155,7 @@ func (c *Core) failUnknownArgs(caller Caller, tool string, raw map[string]any, u
 	}
 	return &Result{Text: b.String(),
 		Data: map[string]any{"error": "invalid_argument", "unknown_arguments": unknown, "arguments": known},
-		Err:  &vault.Error{Op: tool, Kind: vault.ErrInvalid, Msg: "unknown argument " + strings.Join(unknown, ", ")}}
+		Err:  &note.Error{Op: tool, Kind: note.ErrInvalid, Msg: "unknown argument " + strings.Join(unknown, ", ")}}
 }
 
 // nearestArg guesses which known argument an unknown name meant: the same
@@ -181,7 +181,7 @@ func nearestArg(u string, known []string) string {
 	}
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := vault.Distance(u, k); d < bestD {
+		if d := note.Distance(u, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -364,6 +364,6 @@ func (c *Core) Call(ctx context.Context, caller Caller, name string, args map[st
 		}
 		return t.run(ctx, c, caller, args)
 	}
-	return c.fail(caller, failure{tool: name}, &vault.Error{Op: "call", Kind: vault.ErrInvalid,
+	return c.fail(caller, failure{tool: name}, &note.Error{Op: "call", Kind: note.ErrInvalid,
 		Msg: fmt.Sprintf("there is no tool %q; tools: %s", name, strings.Join(ToolNames(caller.Perms), ", "))})
 }

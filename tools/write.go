@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -180,7 +181,7 @@ func (c *Core) DeleteNote(ctx context.Context, caller Caller, a DeleteArgs) *Res
 	}
 	a.Path = np
 	if a.WithSubNotes < 0 {
-		return c.fail(caller, f, &vault.Error{Op: tool, Kind: vault.ErrInvalid,
+		return c.fail(caller, f, &note.Error{Op: tool, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("with_sub_notes is %d; give the number of sub-notes that go along (0 or more), or leave it out", a.WithSubNotes)})
 	}
 	if a.WithSubNotes > 0 {
@@ -218,7 +219,7 @@ func (c *Core) RestoreNote(ctx context.Context, caller Caller, a RestoreArgs) *R
 		return changedBy(c.fail(caller, f, err), res)
 	}
 	if err != nil {
-		if ve, ok := vault.AsError(err); ok && len(ve.Alternatives) > 0 && ve.AltKind != "notes" {
+		if ve, ok := note.AsError(err); ok && len(ve.Alternatives) > 0 && ve.AltKind != "notes" {
 			r := c.fail(caller, f, err)
 			r.Text += "\nnext: " + call{tool, []arg{{"trash_path", a.TrashPath}, {"to", ve.Alternatives[0]}, {"change_summary", a.ChangeSummary}}}.render(caller.Door)
 			return r
@@ -252,7 +253,7 @@ func (c *Core) written(caller Caller, op, heading, summary string, res *vault.Re
 	data := WriteData{
 		Operation:     op,
 		Detail:        res.Detail,
-		Previous:      vault.ShortVersion(res.Before),
+		Previous:      note.ShortVersion(res.Before),
 		ChangeID:      res.ChangeID,
 		ChangeSummary: summary,
 		TrashPath:     res.TrashPath,
@@ -260,7 +261,7 @@ func (c *Core) written(caller Caller, op, heading, summary string, res *vault.Re
 	if res.Note != nil {
 		data.Note = refOf(res.Note)
 		if op == "delete" {
-			data.Note.Version = vault.ShortVersion(res.Before)
+			data.Note.Version = note.ShortVersion(res.Before)
 		}
 		if heading != "" && res.Note.Doc != nil {
 			if h, err := res.Note.Doc.Section(heading); err == nil {

@@ -17,8 +17,8 @@
 // mechanically (Flag). Trace.Markdown is for a person, Trace.JSON for
 // scripts.
 //
-// Imports point one way: cmd/vaultd → trial → mcpserver, tools; nothing
-// below imports trial.
+// Imports point one way: cmd/vaultd → trial → mcpserver, tools (and note,
+// to find a proof in a note's text); nothing below imports trial.
 package trial
 
 import (
@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
-	"github.com/vaultd/vaultd/vault"
 )
 
 // Agent decides each step of a question: the calls it wants next, or its
@@ -226,7 +226,7 @@ func (r *Runner) Run(ctx context.Context, qs []Question) (*Trace, error) {
 		if qs[i].Phrase != "" {
 			sec, ok := locate(n.Doc, qs[i].Phrase)
 			if !ok {
-				return nil, &vault.Error{Kind: vault.ErrInvalid, Msg: fmt.Sprintf("question %d: the note %s does not hold the phrase %q (case and spacing do not count)", i+1, n.Path, qs[i].Phrase)}
+				return nil, &note.Error{Kind: note.ErrInvalid, Msg: fmt.Sprintf("question %d: the note %s does not hold the phrase %q (case and spacing do not count)", i+1, n.Path, qs[i].Phrase)}
 			}
 			where[i] = sec
 		}
@@ -311,7 +311,7 @@ func (r *Runner) one(ctx context.Context, conv Conversation, q Question, where s
 // own text (up to its first sub-section) holds it, else the innermost
 // whose text does; "" when the phrase is in the note but before its first
 // heading. ok is false when the note does not hold the phrase.
-func locate(d *vault.Doc, phrase string) (section string, ok bool) {
+func locate(d *note.Doc, phrase string) (section string, ok bool) {
 	p := norm(phrase)
 	if !strings.Contains(norm(string(d.Src)), p) {
 		return "", false

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Attachments are the files notes embed: images, PDFs, audio, video. An
@@ -107,7 +109,7 @@ func AllowedAttachmentExts() []string {
 // an XML declaration, comments and a doctype, is <svg.
 func isSVG(b []byte) bool {
 	b = b[:min(len(b), 4096)]
-	b = bytes.TrimPrefix(b, bom)
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a BOM
 	if bytes.IndexByte(b, 0) >= 0 {
 		return false
 	}
@@ -152,14 +154,14 @@ func isSVG(b []byte) bool {
 //
 // Errors: ErrInvalid when app.json is not valid JSON or its folder is not a
 // folder inside the vault.
-func (v *Vault) AttachmentFolder(note, ruleFolder, ruleSource string) (folder, from string, err error) {
-	noteDir := FolderOf(note)
+func (v *Vault) AttachmentFolder(notePath, ruleFolder, ruleSource string) (folder, from string, err error) {
+	noteDir := note.FolderOf(notePath)
 	if b, err := v.root.ReadFile(".obsidian/app.json"); err == nil {
 		var app struct {
 			Folder *string `json:"attachmentFolderPath"`
 		}
 		if err := json.Unmarshal(b, &app); err != nil {
-			return "", "", &Error{Kind: ErrInvalid, Msg: ".obsidian/app.json is not valid JSON, so the attachment folder cannot be read from it; fix it in Obsidian (Settings → Files and links)"}
+			return "", "", &note.Error{Kind: note.ErrInvalid, Msg: ".obsidian/app.json is not valid JSON, so the attachment folder cannot be read from it; fix it in Obsidian (Settings → Files and links)"}
 		}
 		if app.Folder != nil && strings.TrimSpace(*app.Folder) != "" {
 			raw := strings.TrimSpace(*app.Folder)
@@ -174,22 +176,22 @@ func (v *Vault) AttachmentFolder(note, ruleFolder, ruleSource string) (folder, f
 			default:
 				folder = strings.Trim(raw, "/")
 			}
-			c, err := CleanPath(folder)
+			c, err := note.CleanPath(folder)
 			if err != nil {
-				return "", "", &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("%s does not name a folder inside the vault; fix it in Obsidian (Settings → Files and links)", from)}
+				return "", "", &note.Error{Kind: note.ErrInvalid, Msg: fmt.Sprintf("%s does not name a folder inside the vault; fix it in Obsidian (Settings → Files and links)", from)}
 			}
 			return c, from, nil
 		}
 	}
 	if strings.TrimSpace(ruleFolder) != "" {
-		c, err := CleanPath(ruleFolder)
+		c, err := note.CleanPath(ruleFolder)
 		if err != nil {
-			return "", "", &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("the rule attachments %q in %s does not name a folder inside the vault", ruleFolder, ruleSource)}
+			return "", "", &note.Error{Kind: note.ErrInvalid, Msg: fmt.Sprintf("the rule attachments %q in %s does not name a folder inside the vault", ruleFolder, ruleSource)}
 		}
 		return c, fmt.Sprintf("set by the rule attachments: %s in %s", c, ruleSource), nil
 	}
-	if note != "" {
-		return noteDir, "next to the note " + note + ", since no attachment folder is set", nil
+	if notePath != "" {
+		return noteDir, "next to the note " + notePath + ", since no attachment folder is set", nil
 	}
 	return "", "the vault root, since no attachment folder is set and no note was given", nil
 }
@@ -249,10 +251,10 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 		return nil, err
 	}
 	if strings.ContainsAny(name, `/\`) {
-		return nil, &Error{Op: op, Path: name, Kind: ErrInvalidPath,
+		return nil, &note.Error{Op: op, Path: name, Kind: note.ErrInvalidPath,
 			Msg: fmt.Sprintf("give a file name only, such as %s; the folder comes from the vault's attachment settings", path.Base(strings.ReplaceAll(name, `\`, "/")))}
 	}
-	c, err := CleanPath(name)
+	c, err := note.CleanPath(name)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -263,7 +265,7 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 		if shown == "" {
 			shown = "no extension"
 		}
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("files with %s cannot be uploaded; allowed are images, PDFs, audio and video: %s", shown, strings.Join(AllowedAttachmentExts(), " "))}
 	}
 	limit := u.MaxSize
@@ -272,9 +274,9 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 	}
 	switch {
 	case len(u.Data) == 0:
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid, Msg: "the file is empty"}
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid, Msg: "the file is empty"}
 	case int64(len(u.Data)) > limit:
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("the file is %s (%d bytes); the limit is %s (%d bytes)", FormatSize(int64(len(u.Data))), len(u.Data), FormatSize(limit), limit)}
 	}
 	sn, _, _ := strings.Cut(http.DetectContentType(u.Data), ";")
@@ -283,36 +285,36 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 		if isSVG(u.Data) {
 			looks = "image/svg+xml"
 		}
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("the content is not %s (%s): it looks like %s; give the file its real extension", typ.mime, ext, looks)}
 	}
 
-	var note *Note
+	var owner *Note
 	if strings.TrimSpace(u.Note) != "" {
-		nc, err := NotePath(u.Note)
+		nc, err := note.NotePath(u.Note)
 		if err != nil {
 			return nil, withOp(err, op, "")
 		}
 		if nc, _, err = v.existing(op, nc); err != nil {
 			return nil, err
 		}
-		if note, err = v.read(nc); err != nil {
+		if owner, err = v.read(nc); err != nil {
 			return nil, withOp(err, op, nc)
 		}
 		if pol := v.Policy(); pol != nil {
-			if err := pol.CheckWrite(WriteCheck{Op: "append", Path: note.Path, Content: note.Doc.Src, Actor: o.Actor}); err != nil {
-				return nil, withOp(err, op, note.Path)
+			if err := pol.CheckWrite(WriteCheck{Op: "append", Path: owner.Path, Content: owner.Doc.Src, Actor: o.Actor}); err != nil {
+				return nil, withOp(err, op, owner.Path)
 			}
 		}
 		if u.Heading != "" {
-			if _, err := note.Doc.Section(u.Heading); err != nil {
-				return nil, withOp(err, op, note.Path)
+			if _, err := owner.Doc.Section(u.Heading); err != nil {
+				return nil, withOp(err, op, owner.Path)
 			}
 		}
 	}
 	notePath := ""
-	if note != nil {
-		notePath = note.Path
+	if owner != nil {
+		notePath = owner.Path
 	}
 	folder, from, err := v.AttachmentFolder(notePath, u.RuleFolder, u.RuleSource)
 	if err != nil {
@@ -362,29 +364,29 @@ func (v *Vault) UploadAttachment(u Upload, o WriteOpts) (*UploadResult, error) {
 	switch ob.NewLinkFormat {
 	case "absolute":
 	case "relative":
-		if note != nil {
-			res.Link = relPath(FolderOf(notePath), res.Path)
+		if owner != nil {
+			res.Link = relPath(note.FolderOf(notePath), res.Path)
 		}
 	default:
 		if r, err := v.Resolver(); err == nil {
-			if rr := r.ResolveName(notePath, path.Base(res.Path)); rr.Status == Resolved && rr.Target == res.Path {
+			if rr := r.ResolveName(notePath, path.Base(res.Path)); rr.Status == note.Resolved && rr.Target == res.Path {
 				res.Link = path.Base(res.Path)
 			}
 		}
 	}
-	if note == nil {
+	if owner == nil {
 		return res, nil
 	}
 	res.Embed = ob.Embed(res.Link)
-	nr, err := v.Append(note.Path, u.Heading, []byte(res.Embed), WriteOpts{Summary: o.Summary, Actor: o.Actor})
+	nr, err := v.Append(owner.Path, u.Heading, []byte(res.Embed), WriteOpts{Summary: o.Summary, Actor: o.Actor})
 	res.Note = nr
 	if err != nil {
-		e, ok := AsError(err)
+		e, ok := note.AsError(err)
 		if !ok {
-			e = &Error{Err: err, Msg: errText(err)}
+			e = &note.Error{Err: err, Msg: errText(err)}
 		}
 		cp := *e
-		cp.Op, cp.Path = op, note.Path
+		cp.Op, cp.Path = op, owner.Path
 		cp.Msg = fmt.Sprintf("the file was stored as %s, but the embed could not be appended to the note: %s", res.Path, e.Msg)
 		return res, &cp
 	}
@@ -472,7 +474,7 @@ func (v *Vault) Attachments(folder string) ([]AttachmentInfo, error) {
 		for _, l := range n.Doc.Links {
 			r := s.resolver.Resolve(n.Path, l)
 			i, ok := at[r.Target]
-			if r.Status != Resolved || !ok {
+			if r.Status != note.Resolved || !ok {
 				continue
 			}
 			if l.Embed && !seenE[i] {

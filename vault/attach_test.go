@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 var tinyPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
@@ -43,7 +45,7 @@ func TestAttachmentFolder(t *testing.T) {
 	}
 	for _, app := range []string{`{"attachmentFolderPath": "../draußen"}`, `{nope`} {
 		v, _ := wOpen(t, map[string]string{".obsidian/app.json": app})
-		if _, _, err := v.AttachmentFolder("", "", ""); !errors.Is(err, ErrInvalid) {
+		if _, _, err := v.AttachmentFolder("", "", ""); !errors.Is(err, note.ErrInvalid) {
 			t.Errorf("app.json %s: got %v, want ErrInvalid", app, err)
 		}
 	}
@@ -126,16 +128,16 @@ func TestUploadAttachment(t *testing.T) {
 		kind error
 		want string
 	}{
-		{"no summary", Upload{Name: "a.png", Data: tinyPNG}, ErrInvalid, "change_summary"},
-		{"folder in the name", Upload{Name: "x/a.png", Data: tinyPNG}, ErrInvalidPath, "file name only"},
-		{"not portable", Upload{Name: "a?.png", Data: tinyPNG}, ErrInvalidPath, "Windows"},
-		{"type", Upload{Name: "a.html", Data: []byte("<html>")}, ErrInvalid, "files with .html cannot be uploaded"},
-		{"no extension", Upload{Name: "README", Data: []byte("x")}, ErrInvalid, "no extension"},
-		{"content", Upload{Name: "a.pdf", Data: tinyPNG}, ErrInvalid, "it looks like image/png"},
-		{"empty", Upload{Name: "a.png"}, ErrInvalid, "empty"},
-		{"size", Upload{Name: "a.png", Data: tinyPNG, MaxSize: 10}, ErrInvalid, "the limit is 10 bytes"},
-		{"note missing", Upload{Name: "a.png", Data: tinyPNG, Note: "P/Nope.md"}, ErrNotFound, "no such note"},
-		{"heading missing", Upload{Name: "a.png", Data: tinyPNG, Note: "P/Note.md", Heading: "Galerie"}, ErrNotFound, "Galerie"},
+		{"no summary", Upload{Name: "a.png", Data: tinyPNG}, note.ErrInvalid, "change_summary"},
+		{"folder in the name", Upload{Name: "x/a.png", Data: tinyPNG}, note.ErrInvalidPath, "file name only"},
+		{"not portable", Upload{Name: "a?.png", Data: tinyPNG}, note.ErrInvalidPath, "Windows"},
+		{"type", Upload{Name: "a.html", Data: []byte("<html>")}, note.ErrInvalid, "files with .html cannot be uploaded"},
+		{"no extension", Upload{Name: "README", Data: []byte("x")}, note.ErrInvalid, "no extension"},
+		{"content", Upload{Name: "a.pdf", Data: tinyPNG}, note.ErrInvalid, "it looks like image/png"},
+		{"empty", Upload{Name: "a.png"}, note.ErrInvalid, "empty"},
+		{"size", Upload{Name: "a.png", Data: tinyPNG, MaxSize: 10}, note.ErrInvalid, "the limit is 10 bytes"},
+		{"note missing", Upload{Name: "a.png", Data: tinyPNG, Note: "P/Nope.md"}, note.ErrNotFound, "no such note"},
+		{"heading missing", Upload{Name: "a.png", Data: tinyPNG, Note: "P/Note.md", Heading: "Galerie"}, note.ErrNotFound, "Galerie"},
 	} {
 		summary := "x"
 		if tc.name == "no summary" {
@@ -188,7 +190,7 @@ func TestAttachments_List(t *testing.T) {
 	if list, err := v.Attachments("sub"); err != nil || len(list) != 2 {
 		t.Errorf("folder: %v %v", list, err)
 	}
-	if _, err := v.Attachments("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := v.Attachments("nope"); !errors.Is(err, note.ErrNotFound) {
 		t.Errorf("missing folder: %v", err)
 	}
 }
@@ -220,11 +222,11 @@ func TestUploadAttachment_LinkSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		links := Parse([]byte(res.Embed)).Links
+		links := note.Parse([]byte(res.Embed)).Links
 		if len(links) != 1 {
 			t.Fatalf("%s: %q parses as %d links", tc.app, res.Embed, len(links))
 		}
-		if rr := r.Resolve("P/Haus/Note.md", links[0]); rr.Status != Resolved || rr.Target != "Anhänge/Grundriss EG.png" {
+		if rr := r.Resolve("P/Haus/Note.md", links[0]); rr.Status != note.Resolved || rr.Target != "Anhänge/Grundriss EG.png" {
 			t.Errorf("%s: %q resolves to %+v, want Anhänge/Grundriss EG.png", tc.app, res.Embed, rr)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // OutsideActor is the actor of changes made outside vaultd (Obsidian, git,
@@ -60,7 +62,7 @@ type ChangeEntry struct {
 func (v *Vault) RecentChanges(q ChangeQuery) (page []ChangeEntry, total int, err error) {
 	folder := ""
 	if strings.TrimSpace(q.Folder) != "" {
-		if folder, err = CleanPath(strings.TrimRight(strings.TrimSpace(q.Folder), "/")); err != nil {
+		if folder, err = note.CleanPath(strings.TrimRight(strings.TrimSpace(q.Folder), "/")); err != nil {
 			return nil, 0, withOp(err, "history", "")
 		}
 	}
@@ -115,7 +117,7 @@ func (v *Vault) RecentChanges(q ChangeQuery) (page []ChangeEntry, total int, err
 	under := func(p string) bool {
 		return p != "" && (folder == "" || p == folder || strings.HasPrefix(p, folder+"/"))
 	}
-	inSpace := func(p string) bool { return p != "" && (q.Space == "" || SpaceOf(p) == q.Space) }
+	inSpace := func(p string) bool { return p != "" && (q.Space == "" || note.SpaceOf(p) == q.Space) }
 	var out []ChangeEntry
 	for _, e := range all {
 		if q.Actor != "" && (outside && !e.External || !outside && e.Actor != q.Actor) {
@@ -269,8 +271,8 @@ type NoteHistory struct {
 // HistoryEntry is one change of a note, with what it changed.
 type HistoryEntry struct {
 	ChangeEntry
-	Diff     Diff   // Before → After, bounded; empty when the text did not change
-	DiffNote string // why there is no diff, when there is none
+	Diff     note.Diff // Before → After, bounded; empty when the text did not change
+	DiffNote string    // why there is no diff, when there is none
 }
 
 // NoteHistory returns a note's changes, newest first, with a short diff of
@@ -284,7 +286,7 @@ type HistoryEntry struct {
 // and no history for that path; Alternatives the closest notes).
 func (v *Vault) NoteHistory(p string, q HistoryQuery) (*NoteHistory, error) {
 	const op = "history"
-	c, err := NotePath(strings.TrimSpace(p))
+	c, err := note.NotePath(strings.TrimSpace(p))
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -375,20 +377,20 @@ func (v *Vault) NoteHistory(p string, q HistoryQuery) (*NoteHistory, error) {
 }
 
 // entryDiff is what a recorded change did to the text.
-func (v *Vault) entryDiff(ch ChangeEntry, lines int) (Diff, string) {
+func (v *Vault) entryDiff(ch ChangeEntry, lines int) (note.Diff, string) {
 	switch {
 	case ch.Op == "delete":
-		return Diff{}, "moved to the trash"
+		return note.Diff{}, "moved to the trash"
 	case ch.Op == "restore":
-		return Diff{}, "restored from " + ch.OldPath
+		return note.Diff{}, "restored from " + ch.OldPath
 	case ch.Op == "move" && ch.Before == ch.After:
-		return Diff{}, "moved from " + ch.OldPath + "; the text did not change"
+		return note.Diff{}, "moved from " + ch.OldPath + "; the text did not change"
 	}
 	var after []byte
 	if ch.After != "" {
 		b, err := v.Content(ch.After)
 		if err != nil {
-			return Diff{}, fmt.Sprintf("the text of version %s is not kept", ShortVersion(ch.After))
+			return note.Diff{}, fmt.Sprintf("the text of version %s is not kept", note.ShortVersion(ch.After))
 		}
 		after = b
 	}
@@ -397,9 +399,9 @@ func (v *Vault) entryDiff(ch ChangeEntry, lines int) (Diff, string) {
 
 // diffOf diffs the stored text of version before ("" for none: a new
 // note) against after.
-func (v *Vault) diffOf(before string, after []byte, lines int) (Diff, string) {
+func (v *Vault) diffOf(before string, after []byte, lines int) (note.Diff, string) {
 	if lines < 0 {
-		return Diff{}, ""
+		return note.Diff{}, ""
 	}
 	if lines == 0 {
 		lines = 12
@@ -408,11 +410,11 @@ func (v *Vault) diffOf(before string, after []byte, lines int) (Diff, string) {
 	if before != "" {
 		b, err := v.Content(before)
 		if err != nil {
-			return Diff{}, fmt.Sprintf("the text of version %s is not kept, so no diff can be shown", ShortVersion(before))
+			return note.Diff{}, fmt.Sprintf("the text of version %s is not kept, so no diff can be shown", note.ShortVersion(before))
 		}
 		old = b
 	}
-	d := LineDiff(old, after, lines)
+	d := note.LineDiff(old, after, lines)
 	if d.Text == "" {
 		return d, "the lines are the same (only line endings or nothing changed)"
 	}

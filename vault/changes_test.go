@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // cClock is a settable clock for history records.
@@ -77,7 +79,7 @@ func TestChanges_RecentAcrossVault(t *testing.T) {
 	}
 	// Never-recorded notes count as external changes at their mtime: Beta
 	// was recorded by the move; Team only by its external change.
-	if !all[0].External || all[0].After != Version([]byte("# Team\n\nvon Hand\n")) || !all[0].Time.Equal(day13) {
+	if !all[0].External || all[0].After != note.Version([]byte("# Team\n\nvon Hand\n")) || !all[0].Time.Equal(day13) {
 		t.Errorf("external entry: %+v", all[0])
 	}
 	if all[1].OldPath != "1_Projekte/Alpha.md" || all[1].Summary != "archiviert" || !strings.Contains(all[1].Detail, "moved from") {
@@ -127,7 +129,7 @@ func TestChanges_UnrecordedNotesAreExternal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 2 || cSummary(got) != "external A.md by outside vaultd; external B/C.md by outside vaultd" || got[0].After != Version([]byte("a\n")) {
+	if total != 2 || cSummary(got) != "external A.md by outside vaultd; external B/C.md by outside vaultd" || got[0].After != note.Version([]byte("a\n")) {
 		t.Errorf("got %d: %s %+v", total, cSummary(got), got)
 	}
 }

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // wSectionLines returns the lines of the section heading opens that start
 // with prefix, in order.
 func wSectionLines(t *testing.T, src, heading, prefix string) []string {
 	t.Helper()
-	d := Parse([]byte(src))
+	d := note.Parse([]byte(src))
 	h, err := d.Section(heading)
 	if err != nil {
 		t.Fatalf("section %q: %v\nnote:\n%s", heading, err, src)
@@ -116,7 +118,7 @@ func TestConcurrency_TwoHandles(t *testing.T) {
 	for i := 0; i+1 < len(h); i++ {
 		if h[i].Before != h[i+1].After {
 			t.Fatalf("history record %s (%s) starts from %s, but the write before it left %s",
-				h[i].ID, h[i].Op, ShortVersion(h[i].Before), ShortVersion(h[i+1].After))
+				h[i].ID, h[i].Op, note.ShortVersion(h[i].Before), note.ShortVersion(h[i+1].After))
 		}
 	}
 	t.Logf("%d appends and %d section updates", 2*n, updates)

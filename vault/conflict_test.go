@@ -6,55 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
-
-const conflicted = "---\ntags: [team]\n---\n# Plan\n\n## Ziele\n\n<<<<<<< HEAD\n- schnell\n=======\n- billig\n>>>>>>> origin/main\n\n## Notiz\n\nText\n=======\nkein Marker\n\n```\n<<<<<<< HEAD\nim Code\n=======\n>>>>>>> x\n```\n"
-
-func TestFindConflicts(t *testing.T) {
-	cs := FindConflicts([]byte(conflicted))
-	if len(cs) != 1 {
-		t.Fatalf("got %d conflicts, want 1 (the one in a code block does not count): %+v", len(cs), cs)
-	}
-	c := cs[0]
-	if string(c.Ours) != "- schnell\n" || string(c.Theirs) != "- billig\n" || c.OursLabel != "HEAD" || c.TheirsLabel != "origin/main" || c.Line != 8 || c.EndLine != 12 || c.Base != nil {
-		t.Errorf("got %+v", c)
-	}
-	for _, tc := range []struct {
-		name, src string
-		want      int
-	}{
-		{"diff3 style", "<<<<<<< ours\na\n||||||| base\nb\n=======\nc\n>>>>>>> theirs\n", 1},
-		{"CRLF", "<<<<<<< HEAD\r\na\r\n=======\r\nb\r\n>>>>>>> x\r\n", 1},
-		{"no label", "<<<<<<<\na\n=======\nb\n>>>>>>>\n", 1},
-		{"two", "<<<<<<< a\n1\n=======\n2\n>>>>>>> b\ntext\n<<<<<<< a\n3\n=======\n4\n>>>>>>> b", 2},
-		{"unclosed", "<<<<<<< HEAD\na\n=======\nb\n", 0},
-		{"eight characters", "<<<<<<<< HEAD\na\n========\nb\n>>>>>>>> x\n", 0},
-		{"not at the line start", " <<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n", 0},
-		{"out of order", ">>>>>>> x\n=======\n<<<<<<< HEAD\n", 0},
-		{"tilde fence", "~~~\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n~~~\n", 0},
-	} {
-		if got := len(FindConflicts([]byte(tc.src))); got != tc.want {
-			t.Errorf("%s: got %d conflicts in %q, want %d", tc.name, got, tc.src, tc.want)
-		}
-	}
-}
-
-// A conflicted note parses into the sections its authors wrote: the
-// "=======" marker is no setext underline, ">>>>>>>" no block quote.
-func TestParse_ConflictSections(t *testing.T) {
-	src := "# Plan\n\n## Ziele\n\n<<<<<<< HEAD\nschnell\n=======\nbillig\n>>>>>>> origin/main\n\n## Zeitleiste\n\n- Start\n"
-	d := Parse([]byte(src))
-	if got := strings.Join(d.HeadingPaths(), " | "); got != "Plan | Plan > Ziele | Plan > Zeitleiste" {
-		t.Errorf("headings: %s", got)
-	}
-	if len(d.Conflicts) != 1 || d.Conflicts[0].Section != "Plan > Ziele" || d.Conflicts[0].Where() != "Plan > Ziele" {
-		t.Errorf("conflicts: %+v", d.Conflicts)
-	}
-	fm := Parse([]byte("---\n<<<<<<< HEAD\nstatus: a\n=======\nstatus: b\n>>>>>>> x\n---\n# T\n"))
-	if len(fm.Conflicts) != 1 || fm.Conflicts[0].Where() != "the frontmatter" {
-		t.Errorf("frontmatter conflict: %+v", fm.Conflicts)
-	}
-}
 
 func TestConflict_EditsKeepingMarkersRefused(t *testing.T) {
 	v, dir := wOpen(t, map[string]string{"Plan.md": conflicted, "Gut.md": "# Gut\n"})
@@ -67,7 +21,7 @@ func TestConflict_EditsKeepingMarkersRefused(t *testing.T) {
 			return err
 		},
 		"set_properties": func() error {
-			_, _, err := v.SetProperties("Plan.md", PropertyEdit{Set: map[string]any{"status": "x"}}, wOpts("status"))
+			_, _, err := v.SetProperties("Plan.md", note.PropertyEdit{Set: map[string]any{"status": "x"}}, wOpts("status"))
 			return err
 		},
 	} {
@@ -127,22 +81,22 @@ func TestResolveConflict_EachTake(t *testing.T) {
 	}
 	// Nothing left to resolve.
 	_, err := v.ResolveConflict("Plan.md", ConflictResolution{Take: TakeOurs}, wOpts("nochmal"))
-	wErr(t, err, ErrInvalid, "resolve_conflict", "Plan.md")
+	wErr(t, err, note.ErrInvalid, "resolve_conflict", "Plan.md")
 }
 
 func TestResolveConflict_Errors(t *testing.T) {
 	src := "---\n<<<<<<< HEAD\nstatus: a\n=======\nstatus: b\n>>>>>>> x\n---\n# T\n\n## Ruhig\n\ntext\n"
 	v, _ := wOpen(t, map[string]string{"T.md": src})
 	_, err := v.ResolveConflict("T.md", ConflictResolution{Heading: "Ruhig", Take: TakeOurs}, wOpts("x"))
-	if e := wErr(t, err, ErrNotFound, "resolve_conflict", "T.md"); e.AltKind != "conflict sections" || len(e.Alternatives) != 0 || !strings.Contains(e.Msg, `"the frontmatter"`) {
+	if e := wErr(t, err, note.ErrNotFound, "resolve_conflict", "T.md"); e.AltKind != "conflict sections" || len(e.Alternatives) != 0 || !strings.Contains(e.Msg, `"the frontmatter"`) {
 		t.Errorf("no conflict in the section: %+v", e)
 	}
 	_, err = v.ResolveConflict("T.md", ConflictResolution{Take: "mine"}, wOpts("x"))
-	wErr(t, err, ErrInvalid, "resolve_conflict", "T.md")
+	wErr(t, err, note.ErrInvalid, "resolve_conflict", "T.md")
 	_, err = v.ResolveConflict("T.md", ConflictResolution{Take: TakeText, Text: []byte("<<<<<<< a\n1\n=======\n2\n>>>>>>> b\n")}, wOpts("x"))
 	wErr(t, err, ErrMergeConflict, "resolve_conflict", "T.md")
 	_, err = v.ResolveConflict("T.md", ConflictResolution{Take: TakeCurrent}, wOpts("x"))
-	wErr(t, err, ErrInvalid, "resolve_conflict", "T.md")
+	wErr(t, err, note.ErrInvalid, "resolve_conflict", "T.md")
 	if _, err := v.ResolveConflict("T.md", ConflictResolution{Take: TakeTheirs}, wOpts("Status von x")); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +198,7 @@ func TestResolveConflict_UnmergedWithoutMarkers(t *testing.T) {
 		t.Fatalf("conflict: %+v", c)
 	}
 	_, err := v.ResolveConflict("Plan.md", ConflictResolution{Take: TakeBoth}, WriteOpts{Summary: "x"})
-	wErr(t, err, ErrInvalid, "resolve_conflict", "Plan.md")
+	wErr(t, err, note.ErrInvalid, "resolve_conflict", "Plan.md")
 	res, err := v.ResolveConflict("Plan.md", ConflictResolution{Take: TakeCurrent}, WriteOpts{Summary: "von Hand gelöst"})
 	if err != nil {
 		t.Fatal(err)
@@ -267,3 +221,5 @@ func gitCmd(dir string, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
 	return cmd
 }
+
+const conflicted = "---\ntags: [team]\n---\n# Plan\n\n## Ziele\n\n<<<<<<< HEAD\n- schnell\n=======\n- billig\n>>>>>>> origin/main\n\n## Notiz\n\nText\n=======\nkein Marker\n\n```\n<<<<<<< HEAD\nim Code\n=======\n>>>>>>> x\n```\n"

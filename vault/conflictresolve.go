@@ -5,30 +5,32 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // checkMarkers refuses a write whose new text holds conflict markers
-// (conflict.go): a note in conflict is not edited as if it were text, and
+// (note.FindConflicts): a note in conflict is not edited as if it were text, and
 // no write puts markers into one. Exceptions: a resolution may leave the
 // regions it was not asked to resolve, and a move's link update may keep
 // the regions a note has (it changes links, not conflicts).
 func checkMarkers(op string, cur, next []byte) error {
-	after := FindConflicts(next)
+	after := note.FindConflicts(next)
 	if len(after) == 0 {
 		return nil
 	}
-	before := ParseCached(cur).Conflicts
+	before := note.ParseCached(cur).Conflicts
 	switch {
 	case op == "resolve_conflict" && len(after) < len(before):
 		return nil
 	case op == "update_links" && len(after) <= len(before):
 		return nil
 	case len(before) > 0:
-		return &Error{Kind: ErrMergeConflict, Msg: fmt.Sprintf(
+		return &note.Error{Kind: ErrMergeConflict, Msg: fmt.Sprintf(
 			"the note has %s (in %s) and this change would keep the conflict markers; nothing was changed. Resolve the conflicts first",
-			plural(len(before), "unresolved merge conflict"), quoteList(conflictSections(before)))}
+			plural(len(before), "unresolved merge conflict"), quoteList(note.ConflictSections(before)))}
 	}
-	return &Error{Kind: ErrMergeConflict, Msg: fmt.Sprintf(
+	return &note.Error{Kind: ErrMergeConflict, Msg: fmt.Sprintf(
 		"the new text holds git conflict markers (<<<<<<<, ======= and >>>>>>> at the start of lines %d–%d) outside a code block; vaultd does not write them into a note: write the text you mean without them (inside a ``` block they are fine)",
 		after[0].Line, after[0].EndLine)}
 }
@@ -89,24 +91,24 @@ func (v *Vault) ResolveConflict(p string, r ConflictResolution, o WriteOpts) (*R
 	switch r.Take {
 	case TakeOurs, TakeTheirs, TakeBoth, TakeText, TakeCurrent:
 	default:
-		c, _ := NotePath(p)
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid, Alternatives: TakeChoices, AltKind: "choices",
+		c, _ := note.NotePath(p)
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid, Alternatives: TakeChoices, AltKind: "choices",
 			Msg: fmt.Sprintf("take %q is not one of ours, theirs, both (ours, then theirs), text (with your text) or current", r.Take)}
 	}
 	var unmerged bool
 	res, err := v.edit(op, p, o, func(cur []byte) ([]byte, string, error) {
-		if o.ExpectedVersion != "" && !SameVersion(o.ExpectedVersion, Version(cur)) {
-			return nil, "", conflictError(o.ExpectedVersion, Version(cur))
+		if o.ExpectedVersion != "" && !note.SameVersion(o.ExpectedVersion, note.Version(cur)) {
+			return nil, "", conflictError(o.ExpectedVersion, note.Version(cur))
 		}
-		d := Parse(cur)
-		c, _ := NotePath(p)
+		d := note.Parse(cur)
+		c, _ := note.NotePath(p)
 		m, _ := v.unmerged()
 		u, inIndex := m[nfc(c)]
 		unmerged = inIndex
 		return resolveText(d, r, inIndex, func(stage int) ([]byte, error) {
 			if !u.stages[stage] {
 				side := map[int]string{2: "ours", 3: "theirs"}[stage]
-				return nil, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
+				return nil, &note.Error{Kind: note.ErrInvalid, Msg: fmt.Sprintf(
 					"git holds no %s version of the note: that side deleted it. Keep it as it is with take current, or delete it with delete_note", side)}
 			}
 			return v.gitStage(c, stage)
@@ -129,12 +131,12 @@ func (v *Vault) ResolveConflict(p string, r ConflictResolution, o WriteOpts) (*R
 
 // resolveText computes the resolved text of a note (pure but for stage,
 // which reads a side's whole text from git's index).
-func resolveText(d *Doc, r ConflictResolution, unmerged bool, stage func(int) ([]byte, error)) ([]byte, string, error) {
+func resolveText(d *note.Doc, r ConflictResolution, unmerged bool, stage func(int) ([]byte, error)) ([]byte, string, error) {
 	cur := d.Src
 	regs := d.Conflicts
 	if len(regs) == 0 {
 		if !unmerged {
-			return nil, "", &Error{Kind: ErrInvalid, Msg: "the note has no unresolved merge conflicts; there is nothing to resolve"}
+			return nil, "", &note.Error{Kind: note.ErrInvalid, Msg: "the note has no unresolved merge conflicts; there is nothing to resolve"}
 		}
 		switch r.Take {
 		case TakeCurrent:
@@ -152,14 +154,14 @@ func resolveText(d *Doc, r ConflictResolution, unmerged bool, stage func(int) ([
 			}
 			return r.Text, "the note replaced by the given text", nil
 		}
-		return nil, "", &Error{Kind: ErrInvalid, Msg: "the note has no conflict markers left (git still lists it as unmerged), so there are no two sides to keep both of: take current to keep it as it is, or ours, theirs or text"}
+		return nil, "", &note.Error{Kind: note.ErrInvalid, Msg: "the note has no conflict markers left (git still lists it as unmerged), so there are no two sides to keep both of: take current to keep it as it is, or ours, theirs or text"}
 	}
 	if r.Take == TakeCurrent {
-		return nil, "", &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
+		return nil, "", &note.Error{Kind: note.ErrInvalid, Msg: fmt.Sprintf(
 			"the note still holds %s; take ours, theirs, both or text", plural(len(regs), "region between conflict markers"))}
 	}
 	// The regions to resolve.
-	var h *Heading
+	var h *note.Heading
 	pick := make([]bool, len(regs))
 	if strings.TrimSpace(r.Heading) == "" {
 		for i := range pick {
@@ -184,8 +186,8 @@ func resolveText(d *Doc, r ConflictResolution, unmerged bool, stage func(int) ([
 					alts = append(alts, c.Section)
 				}
 			}
-			return nil, "", &Error{Kind: ErrNotFound, Alternatives: alts, AltKind: "conflict sections",
-				Msg: fmt.Sprintf("section %q has no merge conflict; the conflicts are in %s", s.PathString(), quoteList(conflictSections(regs)))}
+			return nil, "", &note.Error{Kind: note.ErrNotFound, Alternatives: alts, AltKind: "conflict sections",
+				Msg: fmt.Sprintf("section %q has no merge conflict; the conflicts are in %s", s.PathString(), quoteList(note.ConflictSections(regs)))}
 		}
 	}
 	left := 0
@@ -207,17 +209,17 @@ func resolveText(d *Doc, r ConflictResolution, unmerged bool, stage func(int) ([
 		}
 		for i, c := range regs {
 			if pick[i] && (c.Start < h.BodyStart || c.End > h.End) {
-				return nil, "", &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
+				return nil, "", &note.Error{Kind: note.ErrInvalid, Msg: fmt.Sprintf(
 					"the conflict at lines %d–%d reaches beyond section %q; resolve it for the whole note (without heading)", c.Line, c.EndLine, h.PathString())}
 			}
 		}
-		next, err := replaceBody(cur, *h, r.Text)
+		next, err := note.ReplaceBody(cur, *h, r.Text)
 		if err != nil {
 			return nil, "", err
 		}
 		return next, fmt.Sprintf("section %q replaced by the given text, which resolves its merge conflicts%s", h.PathString(), leftText(left)), nil
 	}
-	eol := eolOf(d)
+	eol := note.EOL(d)
 	var out []byte
 	prev := 0
 	for i, c := range regs {
@@ -261,10 +263,10 @@ func upperFirst(s string) string {
 // resolutionText checks the text of a TakeText resolution.
 func resolutionText(b []byte) error {
 	if len(bytes.TrimSpace(b)) == 0 {
-		return &Error{Kind: ErrInvalid, Msg: "take text needs the resolved text in text; to drop both sides, give the text that should stand there"}
+		return &note.Error{Kind: note.ErrInvalid, Msg: "take text needs the resolved text in text; to drop both sides, give the text that should stand there"}
 	}
-	if c := FindConflicts(b); len(c) > 0 {
-		return &Error{Kind: ErrMergeConflict, Msg: fmt.Sprintf(
+	if c := note.FindConflicts(b); len(c) > 0 {
+		return &note.Error{Kind: ErrMergeConflict, Msg: fmt.Sprintf(
 			"the given text still holds conflict markers (lines %d–%d of it); give the text as it should read, without them", c[0].Line, c[0].EndLine)}
 	}
 	return nil

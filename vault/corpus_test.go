@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // corpusDir locates a read-only test corpus. CI mounts ../shared next to
@@ -77,7 +79,7 @@ func copyTree(t *testing.T, src string) string {
 //
 // Table cells write [[Target\|Label]]: 18 such links in -en and 12 in -de
 // resolve only because the resolver drops the escaping backslash that
-// Parse leaves at the end of the target (see unescapeTablePipe).
+// Parse leaves at the end of the target (see UnescapeTablePipe).
 func TestCorpus_ObsidianHelpLinks(t *testing.T) {
 	cases := []struct {
 		corpus string
@@ -139,10 +141,10 @@ func TestCorpus_ObsidianHelpLinks(t *testing.T) {
 					where := fmt.Sprintf("%s:%d", n.Path, l.Line)
 					res := r.Resolve(n.Path, l)
 					switch res.Status {
-					case Unresolved:
+					case note.Unresolved:
 						unresolved++
 						lines = append(lines, fmt.Sprintf("unresolved  %s  %s", where, raw))
-					case Ambiguous:
+					case note.Ambiguous:
 						ambiguous++
 						lines = append(lines, fmt.Sprintf("ambiguous   %s  %s  candidates: %s", where, raw, strings.Join(res.Candidates, ", ")))
 					default:
@@ -151,7 +153,7 @@ func TestCorpus_ObsidianHelpLinks(t *testing.T) {
 							lines = append(lines, fmt.Sprintf("chosen      %s  %s  → %s  (over %s)", where, raw, res.Target, strings.Join(res.Candidates[1:], ", ")))
 						}
 					}
-					if ra := r.ResolveAlias(n.Path, l); ra.Status == Unresolved {
+					if ra := r.ResolveAlias(n.Path, l); ra.Status == note.Unresolved {
 						withAlias++
 					} else if ra.Alias {
 						lines = append(lines, fmt.Sprintf("by alias    %s  %s  → %s", where, raw, ra.Target))

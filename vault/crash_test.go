@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 const crashHelperEnv = "VAULTD_TEST_CRASH_HELPER"
@@ -66,7 +68,7 @@ func TestCrashHelper(t *testing.T) {
 			os.Exit(2)
 		}
 		k := crashGeneration(i, string(b))
-		if _, err := v.Replace(p, []byte(crashContent(i, k+1)), WriteOpts{Summary: "next generation", ExpectedVersion: Version(b)}); err != nil {
+		if _, err := v.Replace(p, []byte(crashContent(i, k+1)), WriteOpts{Summary: "next generation", ExpectedVersion: note.Version(b)}); err != nil {
 			fmt.Println("replace:", err)
 			os.Exit(2)
 		}
@@ -163,7 +165,7 @@ func TestCrash_KilledWriter(t *testing.T) {
 		t.Errorf("history after the kills: %v, %v", h, err)
 	}
 	b, _ := os.ReadFile(dir + "/" + crashNotes[0])
-	if _, err := v.Replace(crashNotes[0], []byte("after\n"), WriteOpts{Summary: "s", ExpectedVersion: Version(b)}); err != nil {
+	if _, err := v.Replace(crashNotes[0], []byte("after\n"), WriteOpts{Summary: "s", ExpectedVersion: note.Version(b)}); err != nil {
 		t.Errorf("replace after the kills: %v", err)
 	}
 }

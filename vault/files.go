@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // files is the vault's folder as vaultd touches it: an os.Root (nothing
@@ -118,7 +120,7 @@ func (f *files) walk(given string, stack, parts []string, fl follow, fromLink bo
 				}
 				return append(append(stack, name), parts[i+1:]...), nil
 			}
-			return nil, &Error{Path: given, Kind: ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
+			return nil, &note.Error{Path: given, Kind: note.ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			stack = append(stack, name)
@@ -129,7 +131,7 @@ func (f *files) walk(given string, stack, parts []string, fl follow, fromLink bo
 		}
 		target, err := f.r.Readlink(next)
 		if err != nil {
-			return nil, &Error{Path: given, Kind: ErrInvalidPath, Msg: "is a symbolic link that cannot be read", Err: err}
+			return nil, &note.Error{Path: given, Kind: note.ErrInvalidPath, Msg: "is a symbolic link that cannot be read", Err: err}
 		}
 		target = filepath.ToSlash(target)
 		if path.IsAbs(target) || filepath.IsAbs(target) {
@@ -144,7 +146,7 @@ func (f *files) walk(given string, stack, parts []string, fl follow, fromLink bo
 }
 
 func (f *files) refuse(p, msg string) error {
-	return &Error{Path: p, Kind: ErrInvalidPath, Msg: msg, Err: fs.ErrPermission}
+	return &note.Error{Path: p, Kind: note.ErrInvalidPath, Msg: msg, Err: fs.ErrPermission}
 }
 
 // inState reports whether the vault path p is the state dir or inside it.
@@ -164,7 +166,7 @@ func join(dir, name string) string {
 
 // reachErr attaches the path an operation was asked for to a refusal.
 func reachErr(op, p string, err error) error {
-	if e, ok := AsError(err); ok {
+	if e, ok := note.AsError(err); ok {
 		cp := *e
 		cp.Path = p
 		return &fs.PathError{Op: op, Path: p, Err: &cp}
@@ -225,7 +227,7 @@ func (f *files) OpenFile(p string, flag int, perm fs.FileMode) (*os.File, error)
 	}
 	if !fi.Mode().IsRegular() && !fi.IsDir() {
 		fh.Close()
-		return nil, &fs.PathError{Op: "open", Path: p, Err: &Error{Path: p, Kind: ErrInvalidPath,
+		return nil, &fs.PathError{Op: "open", Path: p, Err: &note.Error{Path: p, Kind: note.ErrInvalidPath,
 			Msg: "is not a regular file (a pipe, socket or device); vaultd only reads and writes regular files", Err: fs.ErrPermission}}
 	}
 	return fh, nil

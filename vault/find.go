@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // noteCache keeps every note of the vault parsed, so that finding a note
@@ -35,7 +37,7 @@ type cachedFile struct {
 type snapshot struct {
 	notes    []*Note  // sorted by path
 	paths    []string // every note and attachment, sorted
-	resolver *Resolver
+	resolver *note.Resolver
 	names    *NameTable
 }
 
@@ -119,7 +121,7 @@ func (v *Vault) snapshot() (*snapshot, error) {
 		s.paths = append(s.paths, p)
 		if f.note != nil {
 			s.notes = append(s.notes, f.note)
-			names = append(names, NameEntry{Path: p, Titles: TitleNames(f.note.Doc), Aliases: f.note.Aliases})
+			names = append(names, NameEntry{Path: p, Titles: note.TitleNames(f.note.Doc), Aliases: f.note.Aliases})
 			if len(f.note.Aliases) > 0 {
 				aliases[p] = f.note.Aliases
 			}
@@ -127,7 +129,7 @@ func (v *Vault) snapshot() (*snapshot, error) {
 	}
 	sort.Strings(s.paths)
 	sort.Slice(s.notes, func(i, j int) bool { return s.notes[i].Path < s.notes[j].Path })
-	s.resolver = NewResolver(s.paths).WithAliases(aliases)
+	s.resolver = note.NewResolver(s.paths).WithAliases(aliases)
 	s.names = NewNameTable(names)
 	c.snap = s
 	return s, nil
@@ -149,7 +151,7 @@ func (v *Vault) Notes() ([]*Note, error) {
 // Resolver returns a link resolver for the vault as it is now: every note
 // and attachment, and the notes' aliases (for ResolveAlias). It is rebuilt
 // only when a file changed.
-func (v *Vault) Resolver() (*Resolver, error) {
+func (v *Vault) Resolver() (*note.Resolver, error) {
 	s, err := v.snapshot()
 	if err != nil {
 		return nil, err
@@ -192,14 +194,14 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	target := ref
 	bracketed := strings.HasPrefix(strings.TrimPrefix(ref, "!"), "[[") && strings.HasSuffix(ref, "]]")
 	if bracketed {
-		target, heading = SplitLinkText(ref)
+		target, heading = note.SplitLinkText(ref)
 	}
 	if target == "" {
 		msg := "the note reference is empty; give a path, a file name, a title, an alias or a [[wikilink]]"
 		if heading != "" {
 			msg = fmt.Sprintf("%q names a heading but no note; put the note's name before the #", ref)
 		}
-		return nil, "", &Error{Op: "find", Kind: ErrInvalid, Msg: msg}
+		return nil, "", &note.Error{Op: "find", Kind: note.ErrInvalid, Msg: msg}
 	}
 	if src := v.nameSource(); src != nil {
 		if m, t, h, ok := lookupSplit(target, heading, bracketed, src.LookupName); ok {
@@ -210,7 +212,7 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	}
 	// Step 1 without the walk: an exact path that exists needs no snapshot
 	// (the walk costs ~120 ms on a 6,600-note vault).
-	if c, err := NotePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
+	if c, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
 		if n, err := v.read(c); err == nil {
 			return n, heading, nil
 		}
@@ -277,7 +279,7 @@ func lookupSplit(target, heading string, link bool, lookup func(string, bool) (N
 func (v *Vault) found(m NameMatch, target, ref string) (*Note, error, bool) {
 	switch {
 	case m.What == "":
-		if isFileExt(path.Ext(target)) && !strings.EqualFold(path.Ext(target), ".md") {
+		if note.IsFileExt(path.Ext(target)) && !strings.EqualFold(path.Ext(target), ".md") {
 			return nil, nil, false // an attachment: the walk says so
 		}
 		return nil, v.findNotFound(nil, target, m.Closest), true
@@ -289,18 +291,18 @@ func (v *Vault) found(m NameMatch, target, ref string) (*Note, error, bool) {
 		return nil, nil, false
 	}
 	n.Path = m.Paths[0]
-	k := nameKey(target)
+	k := note.NameKey(target)
 	switch m.What {
 	case "title":
-		for _, t := range TitleNames(n.Doc) {
-			if nameKey(t) == k {
+		for _, t := range note.TitleNames(n.Doc) {
+			if note.NameKey(t) == k {
 				return n, nil, true
 			}
 		}
 		return nil, nil, false
 	case "alias":
 		for _, a := range n.Aliases {
-			if nameKey(a) == k {
+			if note.NameKey(a) == k {
 				return n, nil, true
 			}
 		}
@@ -311,7 +313,7 @@ func (v *Vault) found(m NameMatch, target, ref string) (*Note, error, bool) {
 
 // ambiguous is Find's ErrAmbiguous for a step that matched several notes.
 func ambiguous(m NameMatch, target string) error {
-	return &Error{Op: "find", Kind: ErrAmbiguous, AltKind: "notes", Alternatives: m.Paths,
+	return &note.Error{Op: "find", Kind: note.ErrAmbiguous, AltKind: "notes", Alternatives: m.Paths,
 		Msg: fmt.Sprintf("%q is the %s of %d notes; name one by its full path", target, m.What, len(m.Paths))}
 }
 
@@ -375,27 +377,24 @@ func (v *Vault) foldsNames() bool {
 	return v.folds
 }
 
-// nameKey compares titles and aliases: NFC, white space collapsed, lower case.
-func nameKey(s string) string { return strings.ToLower(normSpace(s)) }
-
 // findNotFound builds Find's ErrNotFound: a path-like reference gets the
 // folder-aware message of notFound; a name gets what was searched. Both
 // list closest, the notes nearest to the reference (NameTable.Lookup). r,
 // when given, tells an attachment of that name, which is found but no note.
-func (v *Vault) findNotFound(r *Resolver, target string, closest []string) error {
+func (v *Vault) findNotFound(r *note.Resolver, target string, closest []string) error {
 	if r != nil {
-		if res := r.ResolveName("", target); res.Status == Resolved && !IsNote(res.Target) {
-			return &Error{Op: "find", Path: res.Target, Kind: ErrNotFound, AltKind: "notes",
+		if res := r.ResolveName("", target); res.Status == note.Resolved && !IsNote(res.Target) {
+			return &note.Error{Op: "find", Path: res.Target, Kind: note.ErrNotFound, AltKind: "notes",
 				Msg:          "is an attachment, not a note; notes are .md files",
 				Alternatives: closest}
 		}
 	}
 	if strings.Contains(strings.Trim(target, "/"), "/") {
-		if c, err := NotePath(strings.TrimPrefix(target, "/")); err == nil {
+		if c, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil {
 			return v.notFoundWith("find", c, closest)
 		}
 	}
-	return &Error{Op: "find", Kind: ErrNotFound, AltKind: "notes",
+	return &note.Error{Op: "find", Kind: note.ErrNotFound, AltKind: "notes",
 		Msg:          fmt.Sprintf("no note has the path, file name, title or alias %q", target),
 		Alternatives: closest}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 const findVault = `
@@ -87,9 +89,9 @@ func TestFind(t *testing.T) {
 	}
 	// A path with a folder is taken at its word: "Beta/Plan" is not
 	// "1_Projekte/Beta/Plan.md", but the error names it first.
-	if _, _, err := v.Find("Beta/Plan"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := v.Find("Beta/Plan"); !errors.Is(err, note.ErrNotFound) {
 		t.Errorf("Find(%q): %v, want not found", "Beta/Plan", err)
-	} else if e, _ := AsError(err); len(e.Alternatives) == 0 || e.Alternatives[0] != "1_Projekte/Beta/Plan.md" {
+	} else if e, _ := note.AsError(err); len(e.Alternatives) == 0 || e.Alternatives[0] != "1_Projekte/Beta/Plan.md" {
 		t.Errorf("Find(%q): alternatives %q, want 1_Projekte/Beta/Plan.md first", "Beta/Plan", e.Alternatives)
 	}
 	for _, c := range cases {
@@ -114,19 +116,19 @@ func TestFind_Errors(t *testing.T) {
 		kind error
 		alts []string // nil: not checked here (see the golden file)
 	}{
-		{"Plan", ErrAmbiguous, []string{"1_Projekte/Beta/Plan.md", "4_Archiv/Plan.md"}},
-		{"[[Plan#Ziele]]", ErrAmbiguous, []string{"1_Projekte/Beta/Plan.md", "4_Archiv/Plan.md"}},
-		{"Training", ErrAmbiguous, []string{"2_Bereiche/Fitness.md", "2_Bereiche/Sport.md"}},
-		{"Leseliste", ErrAmbiguous, []string{"3_Ressourcen/Bücher.md", "3_Ressourcen/Reading.md"}},
-		{"1_Projekte/Alpah.md", ErrNotFound, nil},
-		{"1_Projekte/Gamma/Alpha.md", ErrNotFound, nil},
-		{"Alpah", ErrNotFound, nil},
-		{"Projekt Alpah", ErrNotFound, nil},
-		{"[[Nirgends]]", ErrNotFound, nil},
-		{"Alpha.png", ErrNotFound, nil},
-		{"", ErrInvalid, nil},
-		{"  ", ErrInvalid, nil},
-		{"[[#Ziele]]", ErrInvalid, nil},
+		{"Plan", note.ErrAmbiguous, []string{"1_Projekte/Beta/Plan.md", "4_Archiv/Plan.md"}},
+		{"[[Plan#Ziele]]", note.ErrAmbiguous, []string{"1_Projekte/Beta/Plan.md", "4_Archiv/Plan.md"}},
+		{"Training", note.ErrAmbiguous, []string{"2_Bereiche/Fitness.md", "2_Bereiche/Sport.md"}},
+		{"Leseliste", note.ErrAmbiguous, []string{"3_Ressourcen/Bücher.md", "3_Ressourcen/Reading.md"}},
+		{"1_Projekte/Alpah.md", note.ErrNotFound, nil},
+		{"1_Projekte/Gamma/Alpha.md", note.ErrNotFound, nil},
+		{"Alpah", note.ErrNotFound, nil},
+		{"Projekt Alpah", note.ErrNotFound, nil},
+		{"[[Nirgends]]", note.ErrNotFound, nil},
+		{"Alpha.png", note.ErrNotFound, nil},
+		{"", note.ErrInvalid, nil},
+		{"  ", note.ErrInvalid, nil},
+		{"[[#Ziele]]", note.ErrInvalid, nil},
 	}
 	var golden strings.Builder
 	for _, c := range cases {
@@ -135,7 +137,7 @@ func TestFind_Errors(t *testing.T) {
 			t.Errorf("Find(%q): got %v (note %v), want %v", c.ref, err, n, c.kind)
 			continue
 		}
-		e, ok := AsError(err)
+		e, ok := note.AsError(err)
 		if !ok {
 			t.Errorf("Find(%q): error %T is not an *Error", c.ref, err)
 			continue
@@ -143,7 +145,7 @@ func TestFind_Errors(t *testing.T) {
 		if c.alts != nil && strings.Join(e.Alternatives, "|") != strings.Join(c.alts, "|") {
 			t.Errorf("Find(%q): alternatives %q, want %q", c.ref, e.Alternatives, c.alts)
 		}
-		if len(e.Alternatives) > 5 && c.kind == ErrNotFound {
+		if len(e.Alternatives) > 5 && c.kind == note.ErrNotFound {
 			t.Errorf("Find(%q): %d alternatives, want at most 5", c.ref, len(e.Alternatives))
 		}
 		fmt.Fprintf(&golden, "Find(%q)\n  %s\n", c.ref, err)
@@ -159,7 +161,7 @@ func TestFind_NotFoundClosest(t *testing.T) {
 	v := writeLinkVault(t, findVault)
 	for _, ref := range []string{"1_Projekte/Alpah.md", "Alpah", "Projekt Alpah", "1_Projekte/Gamma/Alpha"} {
 		_, _, err := v.Find(ref)
-		e, ok := AsError(err)
+		e, ok := note.AsError(err)
 		if !ok || len(e.Alternatives) == 0 || e.Alternatives[0] != "1_Projekte/Alpha.md" {
 			t.Errorf("Find(%q): got %v, want ErrNotFound naming 1_Projekte/Alpha.md first", ref, err)
 		}
@@ -213,7 +215,7 @@ func TestNotes_Cache(t *testing.T) {
 	if notes[0].Title != "Drei" {
 		t.Errorf("b.md after rewrite: title %q, want Drei", notes[0].Title)
 	}
-	if _, _, err := v.Find("Eins"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := v.Find("Eins"); !errors.Is(err, note.ErrNotFound) {
 		t.Errorf("Find(Eins) after a.md was removed: got %v, want ErrNotFound", err)
 	}
 	if n, _, err := v.Find("Vier"); err != nil || n.Path != "d.md" {
@@ -224,7 +226,7 @@ func TestNotes_Cache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range notes[1].Doc.Links {
-		if res := r.Resolve("c.md", l); res.Status != Resolved {
+		if res := r.Resolve("c.md", l); res.Status != note.Resolved {
 			t.Errorf("link %q of c.md after d.md and pic.png appeared: %v", l.Target, res.Status)
 		}
 	}

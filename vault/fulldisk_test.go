@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // smallTmpfs mounts a tmpfs of size bytes at a temp dir and returns it; the
@@ -80,7 +82,7 @@ func TestFullStateDir_WritesKeepOrRefuse(t *testing.T) {
 		var err error
 		switch i % 4 {
 		case 0:
-			res, err = v.Replace(p, []byte(before+strings.Repeat("neu ", 200+i)), WriteOpts{Summary: "replace", ExpectedVersion: Version([]byte(before))})
+			res, err = v.Replace(p, []byte(before+strings.Repeat("neu ", 200+i)), WriteOpts{Summary: "replace", ExpectedVersion: note.Version([]byte(before))})
 		case 1:
 			res, err = v.Append(p, "Log", fmt.Appendf(nil, "- line %d %s", i, strings.Repeat("x", i*30)), wOpts("append"))
 		case 2:
@@ -113,7 +115,7 @@ func TestFullStateDir_WritesKeepOrRefuse(t *testing.T) {
 				continue
 			}
 			if _, err := v.Content(ver); err != nil {
-				t.Errorf("write %d made, but version %s is not kept: %v", i, ShortVersion(ver), err)
+				t.Errorf("write %d made, but version %s is not kept: %v", i, note.ShortVersion(ver), err)
 			}
 		}
 	}

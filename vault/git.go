@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Git-synced vaults: with Options.GitCommit every change made through vaultd
@@ -303,7 +305,7 @@ func (v *Vault) gitResolvedFor(p, summary, actor string) string {
 		return "not staged in git: " + errText(err)
 	}
 	defer unlock()
-	if b, err := v.root.ReadFile(p); err == nil && HasConflicts(b) {
+	if b, err := v.root.ReadFile(p); err == nil && note.HasConflicts(b) {
 		return "git is told the note is resolved once no conflict is left in it"
 	}
 	var parts []string

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // gitRepo makes dir a git repository with one commit of files, and a
@@ -77,7 +79,7 @@ func TestGit_CommitsOnlyTouchedFiles(t *testing.T) {
 	}
 
 	// A move: one commit with every file it touched, renames included.
-	m, err := v.Move("Projekt.md", "Archiv/", WriteOpts{Summary: "archiviert", ExpectedVersion: Version([]byte("p\n"))})
+	m, err := v.Move("Projekt.md", "Archiv/", WriteOpts{Summary: "archiviert", ExpectedVersion: note.Version([]byte("p\n"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // What git knows about a note in conflict: whether its index lists the
@@ -23,7 +25,7 @@ import (
 // NoteConflict is a note with unresolved merge conflicts.
 type NoteConflict struct {
 	Path    string
-	Regions []Conflict // the regions between conflict markers in its text
+	Regions []note.Conflict // the regions between conflict markers in its text
 	// Unmerged: git's index lists the note as unmerged. A note can be
 	// unmerged without markers (they were removed by hand, or one side
 	// deleted the note) and hold markers without being unmerged (they
@@ -41,7 +43,7 @@ type NoteConflict struct {
 }
 
 // Sections lists where the note's regions are, once each, in order.
-func (n *NoteConflict) Sections() []string { return conflictSections(n.Regions) }
+func (n *NoteConflict) Sections() []string { return note.ConflictSections(n.Regions) }
 
 // Commit is a commit as a conflict shows it: who wrote a side, and when.
 type Commit struct {
@@ -192,7 +194,7 @@ func (v *Vault) UnmergedPaths() []string {
 // ConflictIn describes the conflicts of note p whose parsed text is d (as
 // read: Read, Notes). It is nil when the note has no conflict markers and
 // git does not list it as unmerged.
-func (v *Vault) ConflictIn(p string, d *Doc) *NoteConflict {
+func (v *Vault) ConflictIn(p string, d *note.Doc) *NoteConflict {
 	m, op := v.unmerged()
 	u, unmerged := m[nfc(p)]
 	if len(d.Conflicts) == 0 && !unmerged {
@@ -227,7 +229,7 @@ func (v *Vault) ConflictAt(p string) *NoteConflict {
 	if err != nil {
 		return nil
 	}
-	if !HasConflicts(b) {
+	if !note.HasConflicts(b) {
 		if int64(len(b)) == key.size {
 			v.g.markClean(p, key)
 		}
@@ -235,7 +237,7 @@ func (v *Vault) ConflictAt(p string) *NoteConflict {
 			return nil
 		}
 	}
-	return v.ConflictIn(p, ParseCached(b))
+	return v.ConflictIn(p, note.ParseCached(b))
 }
 
 // markerKey is what a note's "no markers" is remembered by.

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // The history lives in the state dir:
@@ -41,7 +43,7 @@ type HistoryFilter struct {
 func (v *Vault) History(f HistoryFilter) ([]Change, error) {
 	var match func(string) bool
 	if strings.TrimSpace(f.Path) != "" {
-		p, err := CleanPath(f.Path)
+		p, err := note.CleanPath(f.Path)
 		if err != nil {
 			return nil, withOp(err, "history", "")
 		}
@@ -85,11 +87,11 @@ func (v *Vault) Content(version string) ([]byte, error) {
 	const op = "content"
 	given := strings.ToLower(strings.TrimSpace(version))
 	if !isVersionLike(given) {
-		return nil, &Error{Op: op, Kind: ErrInvalid,
-			Msg: fmt.Sprintf("%q is not a version: give %d or more hex characters", version, ShortVersionLen)}
+		return nil, &note.Error{Op: op, Kind: note.ErrInvalid,
+			Msg: fmt.Sprintf("%q is not a version: give %d or more hex characters", version, note.ShortVersionLen)}
 	}
-	notFound := &Error{Op: op, Kind: ErrNotFound,
-		Msg: fmt.Sprintf("no stored text has version %s; vaultd keeps the text of a note from before and after each of its own writes", ShortVersion(given))}
+	notFound := &note.Error{Op: op, Kind: note.ErrNotFound,
+		Msg: fmt.Sprintf("no stored text has version %s; vaultd keeps the text of a note from before and after each of its own writes", note.ShortVersion(given))}
 	if len(given) == 64 {
 		b, err := v.state.ReadFile(objectName(given))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -113,7 +115,7 @@ func (v *Vault) Content(version string) ([]byte, error) {
 	case 1:
 		return v.state.ReadFile(objectName(found[0]))
 	}
-	return nil, &Error{Op: op, Kind: ErrAmbiguous, Alternatives: found, AltKind: "versions",
+	return nil, &note.Error{Op: op, Kind: note.ErrAmbiguous, Alternatives: found, AltKind: "versions",
 		Msg: fmt.Sprintf("version %s matches %d stored versions; give more characters", given, len(found))}
 }
 
@@ -123,7 +125,7 @@ func objectName(ver string) string { return objectsDir + "/" + ver[:2] + "/" + v
 // are written once (temp file, fsync, rename), so a reader never sees a
 // partial object; an existing object is left alone.
 func (v *Vault) storeContent(b []byte) error {
-	ver := Version(b)
+	ver := note.Version(b)
 	name := objectName(ver)
 	if _, err := v.state.Lstat(name); err == nil {
 		return nil
@@ -362,9 +364,9 @@ func (v *Vault) intend(op, c, oldPath string, before, next []byte, o WriteOpts) 
 			return "", keepErr(op, c, err)
 		}
 	}
-	ch := Change{Intent: true, Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next), Group: o.group}
+	ch := Change{Intent: true, Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: note.Version(next), Group: o.group}
 	if before != nil {
-		ch.Before = Version(before)
+		ch.Before = note.Version(before)
 	}
 	out, err := v.recordBatch([]Change{ch})
 	if err != nil {
@@ -374,7 +376,7 @@ func (v *Vault) intend(op, c, oldPath string, before, next []byte, o WriteOpts) 
 }
 
 func keepErr(op, c string, err error) error {
-	return &Error{Op: op, Path: c, Kind: ErrStateDir, Err: err,
+	return &note.Error{Op: op, Path: c, Kind: ErrStateDir, Err: err,
 		Msg: "nothing was changed: vaultd keeps the note's text before and after every write in its state dir, and could not (" + errText(err) + ")"}
 }
 
@@ -557,7 +559,7 @@ func (v *Vault) currentVersion(p string) string {
 	if err != nil {
 		return ""
 	}
-	return Version(b)
+	return note.Version(b)
 }
 
 // recordExternal checks note p again under its lock (a vaultd writer in
@@ -580,7 +582,7 @@ func (v *Vault) recordExternal(p string) (*Change, error) {
 	b, rerr := v.root.ReadFile(p)
 	cur := ""
 	if rerr == nil {
-		cur = Version(b)
+		cur = note.Version(b)
 	} else {
 		b = nil
 	}

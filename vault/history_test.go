@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestHistory_RecordsAndFilters(t *testing.T) {
@@ -55,7 +57,7 @@ func TestHistory_RecordsAndFilters(t *testing.T) {
 	for ver, text := range map[string]string{all[3].Before: "1\n", all[3].After: "1\n\nmore\n", one.After: "one\n"} {
 		b, err := v.Content(ver)
 		if err != nil || string(b) != text {
-			t.Errorf("Content(%s): got %q, %v; want %q", ShortVersion(ver), b, err, text)
+			t.Errorf("Content(%s): got %q, %v; want %q", note.ShortVersion(ver), b, err, text)
 		}
 		if b, err := v.Content(strings.ToUpper(ver[:12])); err != nil || string(b) != text {
 			t.Errorf("Content(prefix %s): got %q, %v; want %q", ver[:12], b, err, text)
@@ -81,7 +83,7 @@ func TestHistory_RecordsAndFilters(t *testing.T) {
 			t.Errorf("History(%+v): got %d records (%v), want %d", tt.f, len(got), err, tt.want)
 		}
 	}
-	if _, err := v.History(HistoryFilter{Path: "../x"}); !errors.Is(err, ErrInvalidPath) {
+	if _, err := v.History(HistoryFilter{Path: "../x"}); !errors.Is(err, note.ErrInvalidPath) {
 		t.Errorf("History(../x): got %v, want ErrInvalidPath", err)
 	}
 }
@@ -92,11 +94,11 @@ func TestHistory_ContentErrors(t *testing.T) {
 		ver  string
 		kind error
 	}{
-		{"", ErrInvalid},
-		{"abc", ErrInvalid},
-		{"zzzzzzzzzzzz", ErrInvalid},
-		{"0123456789ab", ErrNotFound},
-		{Version([]byte("never stored")), ErrNotFound},
+		{"", note.ErrInvalid},
+		{"abc", note.ErrInvalid},
+		{"zzzzzzzzzzzz", note.ErrInvalid},
+		{"0123456789ab", note.ErrNotFound},
+		{note.Version([]byte("never stored")), note.ErrNotFound},
 	} {
 		if _, err := v.Content(tt.ver); !errors.Is(err, tt.kind) {
 			t.Errorf("Content(%q): got %v, want %v", tt.ver, err, tt.kind)
@@ -150,13 +152,13 @@ func TestHistory_Recover(t *testing.T) {
 	}
 	var ext []string
 	for _, c := range rep.External {
-		ext = append(ext, c.Op+" "+c.Path+" "+ShortVersion(c.After))
+		ext = append(ext, c.Op+" "+c.Path+" "+note.ShortVersion(c.After))
 	}
-	want := []string{"external A/M.md ", "external A/N.md " + ShortVersion(Version([]byte("edited in Obsidian\n")))}
+	want := []string{"external A/M.md ", "external A/N.md " + note.ShortVersion(note.Version([]byte("edited in Obsidian\n")))}
 	if strings.Join(ext, "|") != strings.Join(want, "|") {
 		t.Errorf("external changes: got %q, want %q (untouched notes are not scanned)", ext, want)
 	}
-	if b, err := v.Content(Version([]byte("edited in Obsidian\n"))); err != nil || string(b) != "edited in Obsidian\n" {
+	if b, err := v.Content(note.Version([]byte("edited in Obsidian\n"))); err != nil || string(b) != "edited in Obsidian\n" {
 		t.Errorf("external text not stored: %q, %v", b, err)
 	}
 	// A second run finds nothing new.

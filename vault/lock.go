@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // locksDir is the folder of the state dir that holds the lock files.
@@ -172,7 +174,7 @@ func (v *Vault) openLockFile(key string) (*os.File, error) {
 // noteKey is the lock key of a note: its path case-folded, so that two
 // writers creating "Plan.md" and "plan.md" at once exclude each other
 // (the second create must see the first and refuse the case twin).
-func noteKey(p string) string { return headingKey(p) }
+func noteKey(p string) string { return note.HeadingKey(p) }
 
 // journalKey locks the history and trash logs and the external-change scan.
 const journalKey = "\x00journal"

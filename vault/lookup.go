@@ -7,6 +7,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // findCaseInsensitive finds an existing note whose path equals c ignoring
@@ -26,9 +28,9 @@ func (v *Vault) findCaseInsensitive(c string) (string, bool) {
 		}
 		return v.findCaseInsensitive(path.Join(realDir, path.Base(c)))
 	}
-	want := headingKey(path.Base(c))
+	want := note.HeadingKey(path.Base(c))
 	for _, e := range entries {
-		if !e.IsDir() && headingKey(e.Name()) == want {
+		if !e.IsDir() && note.HeadingKey(e.Name()) == want {
 			return path.Join(dir, e.Name()), true
 		}
 	}
@@ -50,9 +52,9 @@ func (v *Vault) findCaseInsensitiveDir(dir string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	want := headingKey(path.Base(dir))
+	want := note.HeadingKey(path.Base(dir))
 	for _, e := range entries {
-		if e.IsDir() && headingKey(e.Name()) == want {
+		if e.IsDir() && note.HeadingKey(e.Name()) == want {
 			return path.Join(parent, e.Name()), true
 		}
 	}
@@ -61,7 +63,7 @@ func (v *Vault) findCaseInsensitiveDir(dir string) (string, bool) {
 
 // Exists reports whether a note or folder exists at the vault path.
 func (v *Vault) Exists(p string) bool {
-	c, err := CleanPath(p)
+	c, err := note.CleanPath(p)
 	if err != nil {
 		return false
 	}
@@ -105,9 +107,9 @@ func (v *Vault) notFound(op, c string) error {
 
 // notFoundWith is notFound with the closest notes already known.
 func (v *Vault) notFoundWith(op, c string, closest []string) error {
-	dir := FolderOf(c)
+	dir := note.FolderOf(c)
 	name := strings.TrimSuffix(path.Base(c), ".md")
-	e := &Error{Op: op, Path: c, Kind: ErrNotFound, AltKind: "notes"}
+	e := &note.Error{Op: op, Path: c, Kind: note.ErrNotFound, AltKind: "notes"}
 	e.Alternatives = closest
 	if dir != "" {
 		if _, err := fs.Stat(v.root.FS(), dir); errors.Is(err, fs.ErrNotExist) {
@@ -127,8 +129,8 @@ func (v *Vault) notFoundWith(op, c string, closest []string) error {
 // all called index.md, x/BGB/index.md is the one near "y/bgb/index.md".
 // It returns at most n.
 func ClosestNotes(paths []string, want string, n int) []string {
-	wantName := headingKey(NoteName(want))
-	wantDir := FolderOf(want)
+	wantName := note.HeadingKey(note.NoteName(want))
+	wantDir := note.FolderOf(want)
 	type scored struct {
 		p string
 		s int
@@ -138,15 +140,15 @@ func ClosestNotes(paths []string, want string, n int) []string {
 		if p == want {
 			continue
 		}
-		name := headingKey(NoteName(p))
-		s := Distance(wantName, name) * 10
+		name := note.HeadingKey(note.NoteName(p))
+		s := note.Distance(wantName, name) * 10
 		switch {
 		case name == wantName:
 			s = 0
 		case strings.Contains(name, wantName) || strings.Contains(wantName, name):
 			s = min(s, 15+abs(len(name)-len(wantName)))
 		}
-		if FolderOf(p) == wantDir {
+		if note.FolderOf(p) == wantDir {
 			s -= 5
 		}
 		// Far-off names are no help.

@@ -7,6 +7,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // moveKey serialises moves (and deletes that take sub-notes along) across
@@ -134,7 +136,7 @@ func (v *Vault) move(from, to string, o WriteOpts, exact bool) (*MoveResult, err
 		return nil, err
 	}
 	if !src.folder && strings.TrimSpace(o.ExpectedVersion) == "" {
-		return nil, &Error{Op: op, Path: src.path, Kind: ErrInvalid,
+		return nil, &note.Error{Op: op, Path: src.path, Kind: note.ErrInvalid,
 			Msg: "moving a note needs the version you read: read the note first and pass its version"}
 	}
 	dest, err := v.moveDest(op, src, to, exact)
@@ -172,7 +174,7 @@ func (r *MoveResult) notifyPaths() []string {
 // moveSource finds the note or folder a move takes.
 func (v *Vault) moveSource(op, from string) (moveSrc, error) {
 	raw := strings.TrimSpace(from)
-	c, err := CleanPath(strings.TrimRight(raw, "/"))
+	c, err := note.CleanPath(strings.TrimRight(raw, "/"))
 	if err != nil {
 		return moveSrc{}, withOp(err, op, "")
 	}
@@ -183,19 +185,19 @@ func (v *Vault) moveSource(op, from string) (moveSrc, error) {
 			}
 		}
 	}
-	n, err := NotePath(c)
+	n, err := note.NotePath(c)
 	if err != nil {
 		return moveSrc{}, withOp(err, op, "")
 	}
 	n, real, err := v.existing(op, n)
 	if err != nil {
-		if e, ok := AsError(err); ok && errors.Is(err, ErrNotFound) && !strings.Contains(e.Msg, "symbolic link") {
+		if e, ok := note.AsError(err); ok && errors.Is(err, note.ErrNotFound) && !strings.Contains(e.Msg, "symbolic link") {
 			e.Msg = strings.Replace(e.Msg, "no such note", "no such note or folder", 1)
 		}
 		return moveSrc{}, err
 	}
 	if real != n {
-		return moveSrc{}, &Error{Op: op, Path: n, Kind: ErrInvalid,
+		return moveSrc{}, &note.Error{Op: op, Path: n, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("is a symbolic link to %q; vaultd does not move links — move %q, or the link by hand", real, real)}
 	}
 	s := moveSrc{path: n}
@@ -211,13 +213,13 @@ func (v *Vault) moveSource(op, from string) (moveSrc, error) {
 func (v *Vault) moveDest(op string, s moveSrc, to string, exact bool) (string, error) {
 	raw := strings.TrimSpace(to)
 	if raw == "" {
-		return "", &Error{Op: op, Path: s.path, Kind: ErrInvalid,
+		return "", &note.Error{Op: op, Path: s.path, Kind: note.ErrInvalid,
 			Msg: "the new path (to) is empty: give the new path, e.g. 4_Archiv/Name.md, or a folder to move it into, e.g. 4_Archiv/"}
 	}
 	into := strings.HasSuffix(raw, "/") && !exact
-	c, err := CleanPath(strings.TrimRight(raw, "/"))
+	c, err := note.CleanPath(strings.TrimRight(raw, "/"))
 	if err != nil {
-		e, _ := AsError(withOp(err, op, ""))
+		e, _ := note.AsError(withOp(err, op, ""))
 		if e != nil && strings.Contains(e.Msg, "..") {
 			e.Msg = "the new path leads outside the vault: " + e.Msg
 		}
@@ -234,7 +236,7 @@ func (v *Vault) moveDest(op string, s moveSrc, to string, exact bool) (string, e
 	if s.folder {
 		return c, nil
 	}
-	n, err := NotePath(c)
+	n, err := note.NotePath(c)
 	if err != nil {
 		return "", withOp(err, op, "")
 	}
@@ -255,7 +257,7 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 		if !src.folder {
 			if n, err := v.read(from); err == nil {
 				r.Note, r.Before, r.After = n, n.Version, n.Version
-				if !SameVersion(o.ExpectedVersion, n.Version) {
+				if !note.SameVersion(o.ExpectedVersion, n.Version) {
 					return nil, nil, withOp(conflictError(o.ExpectedVersion, n.Version), op, from)
 				}
 			}
@@ -263,17 +265,17 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 		return nil, r, nil
 	}
 	p := &movePlan{src: src, to: dest, moved: map[string]string{}}
-	sameNote := !src.folder && headingKey(dest) == headingKey(from) // a rename that changes only case
+	sameNote := !src.folder && note.HeadingKey(dest) == note.HeadingKey(from) // a rename that changes only case
 
 	// Into itself.
 	if src.folder && strings.HasPrefix(dest+"/", from+"/") {
-		return nil, nil, &Error{Op: op, Path: from, Kind: ErrInvalid,
+		return nil, nil, &note.Error{Op: op, Path: from, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("a folder cannot move into itself: %q is inside %q; choose a place outside it", dest, from)}
 	}
 	if src.subDir != "" {
 		p.subTo = strings.TrimSuffix(dest, path.Ext(dest))
 		if strings.HasPrefix(p.subTo+"/", src.subDir+"/") && !sameNote {
-			return nil, nil, &Error{Op: op, Path: from, Kind: ErrInvalid,
+			return nil, nil, &note.Error{Op: op, Path: from, Kind: note.ErrInvalid,
 				Msg: fmt.Sprintf("the note's folder of sub-notes %q would have to move into itself (%q); choose a place outside it", src.subDir, p.subTo)}
 		}
 	}
@@ -286,7 +288,7 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 	} else {
 		if !sameNote {
 			if err := v.refuseExisting(op, dest); err != nil {
-				e, _ := AsError(err)
+				e, _ := note.AsError(err)
 				e.Path = from
 				e.Msg = fmt.Sprintf("cannot move to %s: %s", dest, e.Msg)
 				return nil, nil, e
@@ -298,7 +300,7 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 		}
 		if p.subTo != "" && !sameNote {
 			if err := v.refuseFolderAt(op, from, p.subTo); err != nil {
-				e, _ := AsError(err)
+				e, _ := note.AsError(err)
 				e.Msg = "the note's folder of sub-notes " + src.subDir + " cannot move along: " + e.Msg
 				return nil, nil, e
 			}
@@ -369,7 +371,7 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 	for _, m := range p.movedList { // moved files the snapshot missed
 		after = append(after, m.To)
 	}
-	p.rl = &relinker{before: s.resolver, after: NewResolver(uniqueSorted(after)), moved: p.moved}
+	p.rl = &relinker{before: s.resolver, after: note.NewResolver(uniqueSorted(after)), moved: p.moved}
 	pol := v.Policy()
 	for _, n := range s.notes {
 		p1 := p.rl.newPath(n.Path)
@@ -382,7 +384,7 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 		if _, moves := p.moved[n.Path]; !moves && pol != nil {
 			if err := pol.CheckWrite(WriteCheck{Op: "update_links", Path: n.Path, Content: next, Actor: o.Actor}); err != nil {
 				why := "the note is protected by the vault's rules"
-				if e, ok := AsError(err); ok && e.Rule != "" {
+				if e, ok := note.AsError(err); ok && e.Rule != "" {
 					why = fmt.Sprintf("the note is protected (rule %q)", e.Rule)
 				}
 				for _, e := range edits {
@@ -401,7 +403,7 @@ func (v *Vault) planMove(op string, src moveSrc, dest string, o WriteOpts) (*mov
 // one whose name differs only in case (on Windows and macOS the same).
 func (v *Vault) refuseFolderAt(op, from, dest string) error {
 	exists := func(what string) error {
-		return &Error{Op: op, Path: from, Kind: ErrExists,
+		return &note.Error{Op: op, Path: from, Kind: ErrExists,
 			Msg:          fmt.Sprintf("cannot move to %s: %s is already there", dest, what),
 			Alternatives: []string{v.freeFolder(dest)}, AltKind: "free paths"}
 	}
@@ -423,7 +425,7 @@ func (v *Vault) refuseFolderAt(op, from, dest string) error {
 // nothing takes.
 func (v *Vault) freeFolder(dir string) string {
 	stem, n := copyStem(path.Base(dir))
-	parent := FolderOf(dir)
+	parent := note.FolderOf(dir)
 	for ; ; n++ {
 		cand := path.Join(parent, fmt.Sprintf("%s %d", stem, n))
 		if _, err := v.root.Lstat(cand); errors.Is(err, fs.ErrNotExist) {
@@ -497,12 +499,12 @@ func (v *Vault) runMove(op string, p *movePlan, o WriteOpts) (*MoveResult, error
 			unlockNote()
 			return nil, err
 		}
-		if ver := Version(cur); !SameVersion(o.ExpectedVersion, ver) {
+		if ver := note.Version(cur); !note.SameVersion(o.ExpectedVersion, ver) {
 			unlockNote()
 			return nil, withOp(conflictError(o.ExpectedVersion, ver), op, src.path)
 		}
 		before = cur
-		res.Before = Version(cur)
+		res.Before = note.Version(cur)
 	}
 	unlockOnce := func() {
 		if unlockNote != nil {
@@ -535,7 +537,7 @@ func (v *Vault) runMove(op string, p *movePlan, o WriteOpts) (*MoveResult, error
 			if err != nil {
 				continue
 			}
-			ver := Version(b)
+			ver := note.Version(b)
 			recs = append(recs, Change{Op: op, Path: np, OldPath: old, Summary: o.Summary, Actor: o.Actor,
 				Before: ver, After: ver, Group: p.id})
 		}
@@ -579,7 +581,7 @@ func (v *Vault) runMove(op string, p *movePlan, o WriteOpts) (*MoveResult, error
 			return nil, ioErr(op, p.to, "the note was moved but could not be read back", err)
 		}
 		recs = append(recs, Change{Op: op, Path: p.to, OldPath: src.path, Summary: o.Summary, Actor: o.Actor,
-			Before: Version(before), After: Version(moved), Group: p.id})
+			Before: note.Version(before), After: note.Version(moved), Group: p.id})
 	}
 	res.Moved = p.movedList
 	if _, err := v.recordBatch(recs); err != nil {
@@ -657,7 +659,7 @@ func (v *Vault) rollbackSub(p *movePlan, err error) error {
 		return err
 	}
 	if rerr := v.renameNoReplace(p.subTo, p.src.subDir); rerr != nil {
-		if e, ok := AsError(err); ok {
+		if e, ok := note.AsError(err); ok {
 			cp := *e
 			cp.Msg += fmt.Sprintf("; its folder of sub-notes was already moved to %s and could not be moved back", p.subTo)
 			return &cp
@@ -668,7 +670,7 @@ func (v *Vault) rollbackSub(p *movePlan, err error) error {
 
 // mkdirFor creates the folders a new path needs.
 func (v *Vault) mkdirFor(op, from, p string) error {
-	if dir := FolderOf(p); dir != "" {
+	if dir := note.FolderOf(p); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return ioErr(op, from, "could not create the folder "+dir, err)
 		}
@@ -752,6 +754,6 @@ func moveDetail(r *MoveResult) string {
 }
 
 func groupRecordErr(op, c string, err error) error {
-	return &Error{Op: op, Path: c, Err: err,
+	return &note.Error{Op: op, Path: c, Err: err,
 		Msg: "the files were moved but the history record could not be saved: " + errText(err)}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // mTargets resolves every link of the vault: note path → the target of
@@ -24,10 +26,10 @@ func mTargets(t *testing.T, v *Vault) (map[string][]string, int) {
 		for _, l := range n.Doc.Links {
 			res := r.Resolve(n.Path, l)
 			switch res.Status {
-			case Unresolved:
+			case note.Unresolved:
 				unresolved++
 				out[n.Path] = append(out[n.Path], "")
-			case Ambiguous:
+			case note.Ambiguous:
 				out[n.Path] = append(out[n.Path], "?")
 			default:
 				out[n.Path] = append(out[n.Path], res.Target)

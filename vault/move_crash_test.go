@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 const moveCrashEnv = "VAULTD_TEST_MOVE_CRASH_HELPER"
@@ -61,7 +63,7 @@ func TestMoveCrashHelper(t *testing.T) {
 		os.Exit(2)
 	}
 	fmt.Println("ready")
-	if _, err := v.Move(crashFrom, crashTo, WriteOpts{Summary: "archiviert", ExpectedVersion: Version(b)}); err != nil {
+	if _, err := v.Move(crashFrom, crashTo, WriteOpts{Summary: "archiviert", ExpectedVersion: note.Version(b)}); err != nil {
 		fmt.Println("move:", err)
 		os.Exit(2)
 	}
@@ -101,7 +103,7 @@ func TestMove_CrashKilledMover(t *testing.T) {
 		origUnresolved[strings.SplitN(u, ": ", 2)[0]]++
 	}
 	start := time.Now()
-	res, err := rv.Move(crashFrom, crashTo, WriteOpts{Summary: "archiviert", ExpectedVersion: Version([]byte(orig[crashFrom]))})
+	res, err := rv.Move(crashFrom, crashTo, WriteOpts{Summary: "archiviert", ExpectedVersion: note.Version([]byte(orig[crashFrom]))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // A change that touches several files — a move that takes sub-notes along
@@ -121,7 +123,7 @@ func (v *Vault) GroupByID(id string) (*Group, error) {
 	if g, ok := gs[id]; ok && g.Op != "" {
 		return g, nil
 	}
-	return nil, &Error{Op: "history", Kind: ErrNotFound, Msg: fmt.Sprintf("no multi-file change %s is recorded", id)}
+	return nil, &note.Error{Op: "history", Kind: note.ErrNotFound, Msg: fmt.Sprintf("no multi-file change %s is recorded", id)}
 }
 
 // Interrupted is a multi-file change that a crash cut short, as Recover
@@ -228,7 +230,7 @@ func (v *Vault) recoverGroups() ([]Interrupted, error) {
 						continue
 					}
 					ch := Change{Op: op, Path: np, OldPath: old, Actor: g.Actor, Group: g.ID,
-						Summary: g.Summary + " (recorded at recovery: the process was interrupted)", Before: Version(b), After: Version(b)}
+						Summary: g.Summary + " (recorded at recovery: the process was interrupted)", Before: note.Version(b), After: note.Version(b)}
 					if op == "delete" {
 						ch.Path, ch.OldPath, ch.After = old, "", ""
 					}
@@ -239,7 +241,7 @@ func (v *Vault) recoverGroups() ([]Interrupted, error) {
 					continue
 				}
 				b, err := v.root.ReadFile(st.To)
-				if err != nil || Version(b) == st.Before {
+				if err != nil || note.Version(b) == st.Before {
 					pending = append(pending, st.To)
 					continue
 				}
@@ -249,7 +251,7 @@ func (v *Vault) recoverGroups() ([]Interrupted, error) {
 					return out, err
 				}
 				late = append(late, Change{Op: "update_links", Path: st.To, Actor: g.Actor, Group: g.ID,
-					Summary: g.Summary + " (recorded at recovery: the process was interrupted)", Before: st.Before, After: Version(b)})
+					Summary: g.Summary + " (recorded at recovery: the process was interrupted)", Before: st.Before, After: note.Version(b)})
 			}
 		}
 		if _, err := v.recordBatch(late); err != nil {
@@ -296,7 +298,7 @@ func (v *Vault) finishMove(g *Group) ([]string, string) {
 			pending = append(pending, st.From) // something took its place
 			continue
 		}
-		if dir := FolderOf(st.To); dir != "" {
+		if dir := note.FolderOf(st.To); dir != "" {
 			if err := v.root.MkdirAll(dir, 0o755); err != nil {
 				pending = append(pending, st.From)
 				continue
@@ -315,7 +317,7 @@ func (v *Vault) finishMove(g *Group) ([]string, string) {
 			np := st.To + strings.TrimPrefix(old, st.From)
 			if b, err := v.root.ReadFile(np); err == nil {
 				recs = append(recs, Change{Op: "move", Path: np, OldPath: old, Actor: g.Actor, Group: g.ID,
-					Summary: o.Summary, Before: Version(b), After: Version(b)})
+					Summary: o.Summary, Before: note.Version(b), After: note.Version(b)})
 			}
 		}
 	}
@@ -357,7 +359,7 @@ func (v *Vault) finishMove(g *Group) ([]string, string) {
 			before = append(before, p)
 		}
 	}
-	rl := &relinker{before: NewResolver(uniqueSorted(before)), after: NewResolver(uniqueSorted(paths)), moved: moved}
+	rl := &relinker{before: note.NewResolver(uniqueSorted(before)), after: note.NewResolver(uniqueSorted(paths)), moved: moved}
 	p := &movePlan{id: g.ID, rl: rl, src: moveSrc{path: g.From}}
 	links := 0
 	for _, st := range g.Steps {

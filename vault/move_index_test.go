@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -61,7 +62,7 @@ func TestMove_DescendantsFollowInIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := v.Move(from, to, vault.WriteOpts{Summary: "umgeräumt", ExpectedVersion: vault.Version(b)})
+		res, err := v.Move(from, to, vault.WriteOpts{Summary: "umgeräumt", ExpectedVersion: note.Version(b)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func TestMove_DescendantsFollowInIndex(t *testing.T) {
 
 	// A folder into its own sub-folder: refused, nothing changed.
 	_, err = v.Move("E", "E/B/", vault.WriteOpts{Summary: "falsch"})
-	if !errors.Is(err, vault.ErrInvalid) || !strings.Contains(err.Error(), "cannot move into itself") {
+	if !errors.Is(err, note.ErrInvalid) || !strings.Contains(err.Error(), "cannot move into itself") {
 		t.Errorf("folder into its own sub-folder: got %v", err)
 	}
 	check("E/B/C.md", "E", []string{"E/B.md", "E/B/C.md"})

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // LinkIssue is a link a move left as it was written, and why.
@@ -35,7 +37,7 @@ type LinkIssue struct {
 // touched. A link that matched several files before the move is reported,
 // not guessed.
 type relinker struct {
-	before, after *Resolver
+	before, after *note.Resolver
 	moved         map[string]string // old path → new path, every moved note and attachment
 }
 
@@ -65,12 +67,12 @@ func (rl *relinker) rewrite(src []byte, from0, from1 string) (out []byte, n int,
 
 // rewriteEdits is rewrite, returning the edits made.
 func (rl *relinker) rewriteEdits(src []byte, from0, from1 string) (out []byte, edits []linkEdit, issues []LinkIssue) {
-	return rl.rewriteDoc(Parse(src), from0, from1)
+	return rl.rewriteDoc(note.Parse(src), from0, from1)
 }
 
 // rewriteDoc is rewriteEdits on a parsed note (planning a move reuses the
 // parsed notes of the vault's snapshot instead of parsing them again).
-func (rl *relinker) rewriteDoc(d *Doc, from0, from1 string) (out []byte, edits []linkEdit, issues []LinkIssue) {
+func (rl *relinker) rewriteDoc(d *note.Doc, from0, from1 string) (out []byte, edits []linkEdit, issues []LinkIssue) {
 	src := d.Src
 	links := append(frontmatterLinks(d), d.Links...)
 	sort.SliceStable(links, func(i, j int) bool { return links[i].Start < links[j].Start })
@@ -108,12 +110,12 @@ func (rl *relinker) rewriteDoc(d *Doc, from0, from1 string) (out []byte, edits [
 
 // fix decides one link: "" and nil when it needs no change, the new link
 // text, or an issue when it needed a change that cannot be made safely.
-func (rl *relinker) fix(l Link, raw, from0, from1 string) (string, *LinkIssue) {
+func (rl *relinker) fix(l note.Link, raw, from0, from1 string) (string, *LinkIssue) {
 	res0 := rl.before.Resolve(from0, l)
 	switch res0.Status {
-	case Unresolved:
+	case note.Unresolved:
 		return "", nil // dangling before: nothing to keep
-	case Ambiguous:
+	case note.Ambiguous:
 		involved := false
 		var cands []string
 		for _, c := range res0.Candidates {
@@ -131,7 +133,7 @@ func (rl *relinker) fix(l Link, raw, from0, from1 string) (string, *LinkIssue) {
 	}
 	t0 := res0.Target
 	t1 := rl.newPath(t0)
-	if res1 := rl.after.Resolve(from1, l); res1.Status == Resolved && res1.Target == t1 {
+	if res1 := rl.after.Resolve(from1, l); res1.Status == note.Resolved && res1.Target == t1 {
 		return "", nil
 	}
 	target := rl.spell(l, from0, from1, t0, t1)
@@ -150,15 +152,15 @@ func (rl *relinker) fix(l Link, raw, from0, from1 string) (string, *LinkIssue) {
 // spell finds the target text for a link to t1 from from1 in the style the
 // link was written in, checked against the resolver after the move. "" if
 // none leads to t1.
-func (rl *relinker) spell(l Link, from0, from1, t0, t1 string) string {
+func (rl *relinker) spell(l note.Link, from0, from1, t0, t1 string) string {
 	t := strings.TrimSpace(l.Target)
 	if !l.Markdown {
-		t, _ = unescapeTablePipe(t, "")
+		t, _ = note.UnescapeTablePipe(t, "")
 	}
-	key := linkKey(t)
+	key := note.LinkKey(t)
 	isNote := IsNote(t1)
 	keepExt := !isNote || strings.HasSuffix(key, ".md")
-	dir0, dir1 := FolderOf(from0), FolderOf(from1)
+	dir0, dir1 := note.FolderOf(from0), note.FolderOf(from1)
 
 	var cands []string
 	switch {
@@ -180,7 +182,7 @@ func (rl *relinker) spell(l Link, from0, from1, t0, t1 string) string {
 		if rl.exactBefore(key, t0) {
 			cands = append(cands, t1) // a full path stays a full path
 		} else if dir0 != "" {
-			if p, ok := joinInside(linkKey(dir0), key); ok && (p == linkKey(t0) || p+".md" == linkKey(t0)) {
+			if p, ok := note.JoinInside(note.LinkKey(dir0), key); ok && (p == note.LinkKey(t0) || p+".md" == note.LinkKey(t0)) {
 				// Written relative to the note's folder ("Sub/Note"):
 				// stay relative.
 				cands = append(cands, relPath(dir1, t1))
@@ -198,8 +200,8 @@ func (rl *relinker) spell(l Link, from0, from1, t0, t1 string) string {
 			continue
 		}
 		seen[c] = true
-		r := rl.after.Resolve(from1, Link{Target: c, Markdown: l.Markdown})
-		if r.Status == Resolved && r.Target == t1 {
+		r := rl.after.Resolve(from1, note.Link{Target: c, Markdown: l.Markdown})
+		if r.Status == note.Resolved && r.Target == t1 {
 			return c
 		}
 	}
@@ -209,7 +211,7 @@ func (rl *relinker) spell(l Link, from0, from1, t0, t1 string) string {
 // exactBefore reports whether the link target key named t0 by its full
 // vault path (rule 3), rather than relative to the note's folder.
 func (rl *relinker) exactBefore(key, t0 string) bool {
-	k := linkKey(t0)
+	k := note.LinkKey(t0)
 	return key == k || key+".md" == k
 }
 
@@ -245,7 +247,7 @@ func relPath(dir, p string) string {
 // replaceLinkTarget puts target in place of the link's target in its raw
 // text, keeping everything else byte for byte. ok is false for links whose
 // target is not written in the link itself (reference-style markdown).
-func replaceLinkTarget(raw string, l Link, target string) (string, bool) {
+func replaceLinkTarget(raw string, l note.Link, target string) (string, bool) {
 	if !l.Markdown {
 		i := strings.Index(raw, "[[")
 		end := strings.LastIndex(raw, "]]")
@@ -264,7 +266,7 @@ func replaceLinkTarget(raw string, l Link, target string) (string, bool) {
 		tail := rawT[len(strings.TrimRight(rawT, " \t\\")):]
 		return raw[:i+2] + lead + target + tail + inner[cut:] + raw[end:], true
 	}
-	labelEnd, _ := mdLinkEnd([]byte(raw), 0)
+	labelEnd, _ := note.MarkdownLinkEnd([]byte(raw), 0)
 	if labelEnd <= 0 || labelEnd+1 >= len(raw) || raw[labelEnd+1] != '(' {
 		return "", false
 	}
@@ -354,18 +356,18 @@ var frontmatterWikilink = regexp.MustCompile(`!?\[\[[^\[\]\n]+\]\]`)
 // frontmatterLinks returns the wikilinks in a note's frontmatter, which
 // Parse does not read (it masks the frontmatter), as Links with offsets
 // into the note.
-func frontmatterLinks(d *Doc) []Link {
+func frontmatterLinks(d *note.Doc) []note.Link {
 	if !d.HasFrontmatter {
 		return nil
 	}
 	start, end := d.FrontmatterStart, d.BodyStart
-	var out []Link
+	var out []note.Link
 	for _, m := range frontmatterWikilink.FindAllIndex(d.Src[start:end], -1) {
 		s, e := start+m[0], start+m[1]
 		raw := string(d.Src[s:e])
 		embed := strings.HasPrefix(raw, "!")
 		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(raw, "!"), "[["), "]]")
-		l := Link{Embed: embed, Start: s, End: e, Line: bytes.Count(d.Src[:s], []byte("\n")) + 1}
+		l := note.Link{Embed: embed, Start: s, End: e, Line: bytes.Count(d.Src[:s], []byte("\n")) + 1}
 		target, label, hasLabel := strings.Cut(inner, "|")
 		if hasLabel {
 			l.Label = strings.TrimSpace(label)

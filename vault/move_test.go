@@ -7,13 +7,15 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // mMove moves and fails the test on an error.
 func mMove(t *testing.T, v *Vault, dir, from, to string) *MoveResult {
 	t.Helper()
 	o := WriteOpts{Summary: "reorganise"}
-	if p, err := NotePath(from); err == nil {
+	if p, err := note.NotePath(from); err == nil {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
 			o.ExpectedVersion = wVersion(t, dir, p)
 		}
@@ -39,7 +41,7 @@ func mUnresolved(t *testing.T, v *Vault) []string {
 	var out []string
 	for _, n := range notes {
 		for _, l := range n.Doc.Links {
-			if r.Resolve(n.Path, l).Status != Resolved {
+			if r.Resolve(n.Path, l).Status != note.Resolved {
 				out = append(out, n.Path+": "+string(n.Doc.Src[l.Start:l.End]))
 			}
 		}
@@ -238,17 +240,17 @@ func TestMove_Refused(t *testing.T) {
 		kind           error
 		msg            string
 	}{
-		{"folder into its own sub-folder", "A", "A/B", "", ErrInvalid, "a folder cannot move into itself"},
-		{"folder into itself", "A", "A/", "", ErrInvalid, "a folder cannot move into itself"},
-		{"note into its own sub-notes folder", "Projekt.md", "Projekt/Projekt.md", ver("Projekt.md"), ErrInvalid, "would have to move into itself"},
+		{"folder into its own sub-folder", "A", "A/B", "", note.ErrInvalid, "a folder cannot move into itself"},
+		{"folder into itself", "A", "A/", "", note.ErrInvalid, "a folder cannot move into itself"},
+		{"note into its own sub-notes folder", "Projekt.md", "Projekt/Projekt.md", ver("Projekt.md"), note.ErrInvalid, "would have to move into itself"},
 		{"target exists", "A/Note.md", "Taken.md", ver("A/Note.md"), ErrExists, "cannot move to Taken.md"},
 		{"sub-notes folder target exists", "Projekt.md", "Ziel/", ver("Projekt.md"), ErrExists, "cannot move along"},
-		{"out of the vault", "A/Note.md", "../draußen.md", ver("A/Note.md"), ErrInvalidPath, "outside the vault"},
-		{"absolute", "A/Note.md", "/tmp/x.md", ver("A/Note.md"), ErrInvalidPath, "absolute paths are not allowed"},
-		{"hidden", "A/Note.md", ".trash/x.md", ver("A/Note.md"), ErrInvalidPath, "hidden"},
-		{"missing", "A/Nope.md", "B.md", "000000000000", ErrNotFound, "no such note or folder"},
-		{"no version", "A/Note.md", "B.md", "", ErrInvalid, "needs the version you read"},
-		{"stale version", "A/Note.md", "B.md", "000000000000", ErrConflict, "changed since version"},
+		{"out of the vault", "A/Note.md", "../draußen.md", ver("A/Note.md"), note.ErrInvalidPath, "outside the vault"},
+		{"absolute", "A/Note.md", "/tmp/x.md", ver("A/Note.md"), note.ErrInvalidPath, "absolute paths are not allowed"},
+		{"hidden", "A/Note.md", ".trash/x.md", ver("A/Note.md"), note.ErrInvalidPath, "hidden"},
+		{"missing", "A/Nope.md", "B.md", "000000000000", note.ErrNotFound, "no such note or folder"},
+		{"no version", "A/Note.md", "B.md", "", note.ErrInvalid, "needs the version you read"},
+		{"stale version", "A/Note.md", "B.md", "000000000000", note.ErrConflict, "changed since version"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -278,7 +280,7 @@ func TestMove_RecoverFinishesInterrupted(t *testing.T) {
 	plan := groupRecord{Event: "plan", ID: "20261129T120000.000000Z-abcdef", Op: "move", Actor: "mcp:x", Summary: "verschoben",
 		From: "Alt/A.md", To: "B/A.md", Steps: []groupStep{
 			{Op: "rename", From: "Alt/A.md", To: "B/A.md"},
-			{Op: "update_links", From: "Ref.md", To: "Ref.md", Before: Version([]byte("[[Alt/A]]\n"))},
+			{Op: "update_links", From: "Ref.md", To: "Ref.md", Before: note.Version([]byte("[[Alt/A]]\n"))},
 		}}
 	if err := v.writeGroup(plan); err != nil {
 		t.Fatal(err)

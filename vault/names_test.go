@@ -12,161 +12,9 @@ import (
 	"time"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultd/vaultd/note"
 )
-
-// hostileNames are vault paths that must be refused by CleanPath (and so by
-// NotePath and every read and write): they leave the vault, name something
-// that is not a note of the vault, or cannot travel to Windows or macOS.
-// Entries with "{evil}" get the host path of a sibling folder "vault-evil"
-// (a look-alike of the vault's own folder) at test time.
-var hostileNames = []string{
-	// traversal
-	"..", "../", "../x.md", "../../etc/passwd", "a/../../x.md", "a/b/../../../x.md", "./../x.md",
-	"..//x.md", "x/..", "x/../..", "a/./../../b.md", "1_Projekte/../../x.md", "a/b/c/../../../../x",
-	// Windows separators and UNC
-	`..\x.md`, `a\..\..\x.md`, `\\server\share\x.md`, `\x.md`, `a\b.md`, `\\?\C:\x.md`, `\\.\PhysicalDrive0`,
-	// absolute, drive letters, home folder, URLs
-	"/etc/passwd", "/", "//", "///x.md", "/tmp/x.md", "/x/../y.md", "C:\\x.md", "C:/x.md", "c:x.md", "Z:",
-	"~", "~/x.md", "~/.ssh/id_rsa", "file:///etc/passwd", "file:x.md", "FILE:x.md", "http://evil.example/x.md",
-	"{evil}", "{evil}/secret.md", "{evil}/../vault/x.md",
-	// the look-alike sibling "vault-evil/"
-	"../vault-evil/secret.md", "../vault-evil", "..//vault-evil/secret.md", "./../vault-evil/secret.md",
-	"a/../../vault-evil/secret.md", "../vault-evil/../vault/x.md", "../vault/../vault-evil/secret.md",
-	// NUL, control characters, invalid UTF-8
-	"a\x00.md", "\x00", "a.md\x00.txt", "\x00/x.md", "x\n.md", "x\r.md", "x\t.md", "\x1b[31mred.md", "x\x7f.md",
-	"x\u0085.md", "x\u009b.md", "\xff.md", "a/\xc3.md", "\xed\xa0\x80.md", "\xc0\xae\xc0\xae/x.md",
-	// look-alikes of dots: read as ".." or hidden names
-	"\u2025", "\u2025/x.md", "\uff0e\uff0e/x.md", "\u2024\u2024", "\u2026/x.md", "\ufe52git/config", "\uff0egit/config", "a/\u2025/x.md",
-	// invisible formatting characters (look-alike names)
-	"\u202egpj.md", "x\u200b.md", "\ufeffx.md", "x\u00ad.md", "x\u2066.md", "x\u200e.md", "a\u2060b.md",
-	// hidden files and folders, the state dir, the trash
-	".obsidian/app.json", ".git/config", ".git/hooks/pre-commit", ".vaultd/history.jsonl", ".vaultd/../x.md",
-	".trash/x.md", ".env", "a/.hidden.md", ".md", "...", "....", ".../x.md", ". ./x.md",
-	// names Windows reserves
-	"CON", "con.md", "CON.md", "nul.md", "NUL", "aux.txt.md", "PRN.md", "COM1.md", "com9.md", "LPT1.md",
-	"lpt9.md", "COM0.md", "LPT0.md", "COM¹.md", "LPT³.md", "CONIN$.md", "conout$.md", "a/CON/b.md", "con .md",
-	"Nul.tar.md",
-	// characters Windows or macOS cannot store
-	"a<b.md", "a>b.md", "a:b.md", `a"b.md`, "a|b.md", "a?b.md", "a*b.md", "Ordner:/x.md",
-	// trailing dots and spaces, leading spaces
-	"note.", "note ", "folder./x.md", "folder /x.md", " lead.md", "a/ b.md",
-	// empty
-	"", " ", "\t", ".", "./", "./.", "././",
-	// too long
-	strings.Repeat("a", 256) + ".md", strings.Repeat("ä", 130) + ".md", strings.Repeat("abcdefgh/", 120) + "x.md",
-}
-
-// notePathOnly are accepted as files by CleanPath but are not notes.
-var notePathOnly = []string{"x.txt", "bild.png", "tool.exe", "archive.tar.gz", "a/b.pdf", "x.MD.bak"}
-
-func expandEvil(name, evil string) string { return strings.ReplaceAll(name, "{evil}", evil) }
-
-func TestNames_Hostile(t *testing.T) {
-	if n := len(hostileNames); n < 100 {
-		t.Fatalf("only %d hostile names; the issue asks for at least 100", n)
-	}
-	t.Logf("%d hostile names, %d more that are files but not notes", len(hostileNames), len(notePathOnly))
-	root := t.TempDir()
-	evil := filepath.Join(root, "vault-evil")
-	for _, raw := range hostileNames {
-		p := expandEvil(raw, evil)
-		for _, f := range []struct {
-			name string
-			fn   func(string) (string, error)
-		}{{"CleanPath", CleanPath}, {"NotePath", NotePath}} {
-			got, err := f.fn(p)
-			if err == nil {
-				t.Errorf("%s(%q): got %q, want ErrInvalidPath", f.name, p, got)
-				continue
-			}
-			if !errors.Is(err, ErrInvalidPath) {
-				t.Errorf("%s(%q): got %v, want ErrInvalidPath", f.name, p, err)
-			}
-			checkPathError(t, p, err, root)
-		}
-	}
-	for _, p := range notePathOnly {
-		if _, err := CleanPath(p); err != nil {
-			t.Errorf("CleanPath(%q): got %v, want it accepted (an attachment)", p, err)
-		}
-		got, err := NotePath(p)
-		if !errors.Is(err, ErrInvalidPath) {
-			t.Errorf("NotePath(%q): got %q, %v; want ErrInvalidPath", p, got, err)
-			continue
-		}
-		if !strings.Contains(err.Error(), ".md") {
-			t.Errorf("NotePath(%q): %q does not say notes are .md files", p, err)
-		}
-	}
-}
-
-// checkPathError: a clear one-line message, no host path, nothing an agent
-// must not see.
-func checkPathError(t *testing.T, input string, err error, hostDirs ...string) {
-	t.Helper()
-	msg := err.Error()
-	e, ok := AsError(err)
-	if !ok {
-		t.Errorf("input %q: error %T %q is not a *vault.Error", input, err, msg)
-		return
-	}
-	if e.Msg == "" || strings.ContainsAny(msg, "\n\r") || !utf8Valid(msg) {
-		t.Errorf("input %q: unclear message %q", input, msg)
-	}
-	hostDirs = append(hostDirs, os.TempDir()+string(filepath.Separator))
-	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
-		hostDirs = append(hostDirs, home)
-	}
-	for _, h := range hostDirs {
-		if strings.Contains(msg, h) {
-			t.Errorf("input %q: message %q shows the host path %q", input, msg, h)
-		}
-	}
-	checkAgentText(t, msg)
-}
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\ufffd") == s }
-
-func TestNames_Accepted(t *testing.T) {
-	for _, c := range []struct{ in, clean, note string }{
-		{"1_Projekte/Alpha.md", "1_Projekte/Alpha.md", "1_Projekte/Alpha.md"},
-		{"1_Projekte/Alpha", "1_Projekte/Alpha", "1_Projekte/Alpha.md"},
-		{"./a//b.md", "a/b.md", "a/b.md"},
-		{"a/./b/", "a/b", "a/b.md"},
-		{"U\u0308bersicht.md", "Übersicht.md", "Übersicht.md"}, // NFD in, NFC out
-		{"Version 2.0 Planung", "Version 2.0 Planung", "Version 2.0 Planung.md"},
-		{"Notes/2024.01", "Notes/2024.01", "Notes/2024.01.md"},
-		{"Notiz.MD", "Notiz.MD", "Notiz.MD"},
-		{"🚀 Launch/👩‍💻 Team.md", "🚀 Launch/👩‍💻 Team.md", "🚀 Launch/👩‍💻 Team.md"}, // ZWJ kept
-		{"~Entwurf.md", "~Entwurf.md", "~Entwurf.md"},
-		{"a/~/b.md", "a/~/b.md", "a/~/b.md"},
-		{"%2e%2e/x.md", "%2e%2e/x.md", "%2e%2e/x.md"}, // literal folder name, inside the vault
-		{"CONSOLE.md", "CONSOLE.md", "CONSOLE.md"},
-		{"COM10.md", "COM10.md", "COM10.md"},
-		{"a..b.md", "a..b.md", "a..b.md"},
-	} {
-		got, err := CleanPath(c.in)
-		if err != nil || got != c.clean {
-			t.Errorf("CleanPath(%q): got %q, %v; want %q", c.in, got, err, c.clean)
-		}
-		got, err = NotePath(c.in)
-		if err != nil || got != c.note {
-			t.Errorf("NotePath(%q): got %q, %v; want %q", c.in, got, err, c.note)
-		}
-	}
-}
-
-// TestNames_AbsoluteNotEchoed: an absolute path is not repeated in the
-// error, so that no host path reaches an agent through it.
-func TestNames_AbsoluteNotEchoed(t *testing.T) {
-	dir := t.TempDir()
-	for _, p := range []string{filepath.Join(dir, "x.md"), "C:/Users/anna/Vault/x.md", "file://" + dir} {
-		_, err := NotePath(p)
-		if e, ok := AsError(err); !ok || e.Path != "" || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "anna") {
-			t.Errorf("NotePath(%q): got %v, want an error without the path", p, err)
-		}
-	}
-}
 
 // symlinkVault builds root/vault and root/vault-evil (a look-alike sibling
 // holding a secret) and plants symlinks inside the vault that point out of
@@ -226,61 +74,6 @@ func symlinkVault(t *testing.T) (v *Vault, root, evil string, secret []byte) {
 	}
 	t.Cleanup(func() { v.Close() })
 	return v, root, evil, secret
-}
-
-// snapshot records every file and folder under dir (not following
-// symlinks) with its mode, size, mtime and a hash of its content.
-func treeSnapshot(t *testing.T, dir string, skip ...string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		for _, s := range skip {
-			if p == s {
-				return filepath.SkipDir
-			}
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		rec := fi.Mode().String() + " " + fi.ModTime().Format(time.RFC3339Nano)
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rec += " " + Version(b)
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(p)
-			rec += " -> " + target
-		}
-		out[p] = rec
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameTree(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	for p, b := range before {
-		if a, ok := after[p]; !ok {
-			t.Errorf("%s: %s disappeared", what, p)
-		} else if a != b {
-			t.Errorf("%s: %s changed: %s → %s", what, p, b, a)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s: %s appeared", what, p)
-		}
-	}
 }
 
 // TestNames_SymlinksLeavingTheVault: reads through symlinks that leave the
@@ -378,15 +171,6 @@ func TestNames_SymlinksLeavingTheVault(t *testing.T) {
 	}
 }
 
-func nmRead(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestNames_WritesStayInside: every write with a hostile name is refused
 // with ErrInvalidPath, writes through symlinks that leave the vault are
 // refused, and nothing outside the vault (nor anything in it) changes.
@@ -394,15 +178,15 @@ func TestNames_WritesStayInside(t *testing.T) {
 	v, root, evil, secret := symlinkVault(t)
 	before := treeSnapshot(t, root, filepath.Join(v.Dir(), StateDirName))
 	o := WriteOpts{Summary: "hostile write test"}
-	ov := WriteOpts{Summary: "hostile write test", ExpectedVersion: Version(secret)}
+	ov := WriteOpts{Summary: "hostile write test", ExpectedVersion: note.Version(secret)}
 	for _, raw := range hostileNames {
 		p := expandEvil(raw, evil)
-		if _, err := v.Create(p, []byte("pwned\n"), o); !errors.Is(err, ErrInvalidPath) {
+		if _, err := v.Create(p, []byte("pwned\n"), o); !errors.Is(err, note.ErrInvalidPath) {
 			t.Errorf("Create(%q): got %v, want ErrInvalidPath", p, err)
 		} else {
 			checkPathError(t, p, err, root)
 		}
-		if _, err := v.Replace(p, []byte("pwned\n"), ov); !errors.Is(err, ErrInvalidPath) {
+		if _, err := v.Replace(p, []byte("pwned\n"), ov); !errors.Is(err, note.ErrInvalidPath) {
 			t.Errorf("Replace(%q): got %v, want ErrInvalidPath", p, err)
 		} else {
 			checkPathError(t, p, err, root)
@@ -517,7 +301,7 @@ func TestNames_FIFO(t *testing.T) {
 	go func() { _, err := v.Read("pipe.md"); done <- err }()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrInvalidPath) {
+		if !errors.Is(err, note.ErrInvalidPath) {
 			t.Errorf("Read of a FIFO: got %v, want ErrInvalidPath", err)
 		}
 	case <-time.After(3 * time.Second):
@@ -545,13 +329,13 @@ func TestNames_FIFOWritesDoNotHang(t *testing.T) {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	v := wOpenDir(t, dir, Options{NoSync: true})
-	if _, err := v.Delete("B.md", WriteOpts{Summary: "weg", ExpectedVersion: Version([]byte("# B\n"))}); err != nil {
+	if _, err := v.Delete("B.md", WriteOpts{Summary: "weg", ExpectedVersion: note.Version([]byte("# B\n"))}); err != nil {
 		t.Fatal(err)
 	}
 	calls := map[string]func() error{
 		"create onto it": func() error { _, err := v.Create("pipe.md", []byte("x"), wOpts("neu")); return err },
 		"move to it": func() error {
-			_, err := v.Move("A.md", "pipe.md", WriteOpts{Summary: "um", ExpectedVersion: Version([]byte("# A\n"))})
+			_, err := v.Move("A.md", "pipe.md", WriteOpts{Summary: "um", ExpectedVersion: note.Version([]byte("# A\n"))})
 			return err
 		},
 		"restore to it": func() error { _, err := v.Restore(".trash/B.md", "pipe.md", wOpts("zurück")); return err },
@@ -605,7 +389,7 @@ func TestNames_DecomposedFolderGetsNoTwin(t *testing.T) {
 	if res.Note.Path != "Ärger/Neu.md" {
 		t.Errorf("reported path %q, want it in NFC", res.Note.Path)
 	}
-	if _, err := v.Delete("Trash.md", WriteOpts{Summary: "weg", ExpectedVersion: Version([]byte("# T\n"))}); err != nil {
+	if _, err := v.Delete("Trash.md", WriteOpts{Summary: "weg", ExpectedVersion: note.Version([]byte("# T\n"))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.Restore(".trash/Trash.md", "Ärger/Zurück.md", wOpts("zurück")); err != nil {
@@ -641,4 +425,181 @@ func TestNames_DecomposedFolderGetsNoTwin(t *testing.T) {
 	if !errors.Is(err, ErrExists) || strings.Contains(err.Error(), "case") {
 		t.Errorf("create over a decomposed twin: got %v, want ErrExists without a word of case", err)
 	}
+}
+
+// hostileNames are vault paths that must be refused by CleanPath (and so by
+// NotePath and every read and write): they leave the vault, name something
+// that is not a note of the vault, or cannot travel to Windows or macOS.
+// Entries with "{evil}" get the host path of a sibling folder "vault-evil"
+// (a look-alike of the vault's own folder) at test time.
+var hostileNames = []string{
+	// traversal
+	"..", "../", "../x.md", "../../etc/passwd", "a/../../x.md", "a/b/../../../x.md", "./../x.md",
+	"..//x.md", "x/..", "x/../..", "a/./../../b.md", "1_Projekte/../../x.md", "a/b/c/../../../../x",
+	// Windows separators and UNC
+	`..\x.md`, `a\..\..\x.md`, `\\server\share\x.md`, `\x.md`, `a\b.md`, `\\?\C:\x.md`, `\\.\PhysicalDrive0`,
+	// absolute, drive letters, home folder, URLs
+	"/etc/passwd", "/", "//", "///x.md", "/tmp/x.md", "/x/../y.md", "C:\\x.md", "C:/x.md", "c:x.md", "Z:",
+	"~", "~/x.md", "~/.ssh/id_rsa", "file:///etc/passwd", "file:x.md", "FILE:x.md", "http://evil.example/x.md",
+	"{evil}", "{evil}/secret.md", "{evil}/../vault/x.md",
+	// the look-alike sibling "vault-evil/"
+	"../vault-evil/secret.md", "../vault-evil", "..//vault-evil/secret.md", "./../vault-evil/secret.md",
+	"a/../../vault-evil/secret.md", "../vault-evil/../vault/x.md", "../vault/../vault-evil/secret.md",
+	// NUL, control characters, invalid UTF-8
+	"a\x00.md", "\x00", "a.md\x00.txt", "\x00/x.md", "x\n.md", "x\r.md", "x\t.md", "\x1b[31mred.md", "x\x7f.md",
+	"x\u0085.md", "x\u009b.md", "\xff.md", "a/\xc3.md", "\xed\xa0\x80.md", "\xc0\xae\xc0\xae/x.md",
+	// look-alikes of dots: read as ".." or hidden names
+	"\u2025", "\u2025/x.md", "\uff0e\uff0e/x.md", "\u2024\u2024", "\u2026/x.md", "\ufe52git/config", "\uff0egit/config", "a/\u2025/x.md",
+	// invisible formatting characters (look-alike names)
+	"\u202egpj.md", "x\u200b.md", "\ufeffx.md", "x\u00ad.md", "x\u2066.md", "x\u200e.md", "a\u2060b.md",
+	// hidden files and folders, the state dir, the trash
+	".obsidian/app.json", ".git/config", ".git/hooks/pre-commit", ".vaultd/history.jsonl", ".vaultd/../x.md",
+	".trash/x.md", ".env", "a/.hidden.md", ".md", "...", "....", ".../x.md", ". ./x.md",
+	// names Windows reserves
+	"CON", "con.md", "CON.md", "nul.md", "NUL", "aux.txt.md", "PRN.md", "COM1.md", "com9.md", "LPT1.md",
+	"lpt9.md", "COM0.md", "LPT0.md", "COM¹.md", "LPT³.md", "CONIN$.md", "conout$.md", "a/CON/b.md", "con .md",
+	"Nul.tar.md",
+	// characters Windows or macOS cannot store
+	"a<b.md", "a>b.md", "a:b.md", `a"b.md`, "a|b.md", "a?b.md", "a*b.md", "Ordner:/x.md",
+	// trailing dots and spaces, leading spaces
+	"note.", "note ", "folder./x.md", "folder /x.md", " lead.md", "a/ b.md",
+	// empty
+	"", " ", "\t", ".", "./", "./.", "././",
+	// too long
+	strings.Repeat("a", 256) + ".md", strings.Repeat("ä", 130) + ".md", strings.Repeat("abcdefgh/", 120) + "x.md",
+}
+
+// notePathOnly are accepted as files by CleanPath but are not notes.
+var notePathOnly = []string{"x.txt", "bild.png", "tool.exe", "archive.tar.gz", "a/b.pdf", "x.MD.bak"}
+
+func expandEvil(name, evil string) string { return strings.ReplaceAll(name, "{evil}", evil) }
+
+func TestNames_Hostile(t *testing.T) {
+	if n := len(hostileNames); n < 100 {
+		t.Fatalf("only %d hostile names; the issue asks for at least 100", n)
+	}
+	t.Logf("%d hostile names, %d more that are files but not notes", len(hostileNames), len(notePathOnly))
+	root := t.TempDir()
+	evil := filepath.Join(root, "vault-evil")
+	for _, raw := range hostileNames {
+		p := expandEvil(raw, evil)
+		for _, f := range []struct {
+			name string
+			fn   func(string) (string, error)
+		}{{"CleanPath", note.CleanPath}, {"NotePath", note.NotePath}} {
+			got, err := f.fn(p)
+			if err == nil {
+				t.Errorf("%s(%q): got %q, want ErrInvalidPath", f.name, p, got)
+				continue
+			}
+			if !errors.Is(err, note.ErrInvalidPath) {
+				t.Errorf("%s(%q): got %v, want ErrInvalidPath", f.name, p, err)
+			}
+			checkPathError(t, p, err, root)
+		}
+	}
+	for _, p := range notePathOnly {
+		if _, err := note.CleanPath(p); err != nil {
+			t.Errorf("CleanPath(%q): got %v, want it accepted (an attachment)", p, err)
+		}
+		got, err := note.NotePath(p)
+		if !errors.Is(err, note.ErrInvalidPath) {
+			t.Errorf("NotePath(%q): got %q, %v; want ErrInvalidPath", p, got, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), ".md") {
+			t.Errorf("NotePath(%q): %q does not say notes are .md files", p, err)
+		}
+	}
+}
+
+// checkPathError: a clear one-line message, no host path, nothing an agent
+// must not see.
+func checkPathError(t *testing.T, input string, err error, hostDirs ...string) {
+	t.Helper()
+	msg := err.Error()
+	e, ok := note.AsError(err)
+	if !ok {
+		t.Errorf("input %q: error %T %q is not a *vault.Error", input, err, msg)
+		return
+	}
+	if e.Msg == "" || strings.ContainsAny(msg, "\n\r") || !utf8Valid(msg) {
+		t.Errorf("input %q: unclear message %q", input, msg)
+	}
+	hostDirs = append(hostDirs, os.TempDir()+string(filepath.Separator))
+	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
+		hostDirs = append(hostDirs, home)
+	}
+	for _, h := range hostDirs {
+		if strings.Contains(msg, h) {
+			t.Errorf("input %q: message %q shows the host path %q", input, msg, h)
+		}
+	}
+	checkAgentText(t, msg)
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\ufffd") == s }
+
+// snapshot records every file and folder under dir (not following
+// symlinks) with its mode, size, mtime and a hash of its content.
+func treeSnapshot(t *testing.T, dir string, skip ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		for _, s := range skip {
+			if p == s {
+				return filepath.SkipDir
+			}
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		rec := fi.Mode().String() + " " + fi.ModTime().Format(time.RFC3339Nano)
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rec += " " + note.Version(b)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			rec += " -> " + target
+		}
+		out[p] = rec
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameTree(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for p, b := range before {
+		if a, ok := after[p]; !ok {
+			t.Errorf("%s: %s disappeared", what, p)
+		} else if a != b {
+			t.Errorf("%s: %s changed: %s → %s", what, p, b, a)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s: %s appeared", what, p)
+		}
+	}
+}
+
+func nmRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -2,8 +2,11 @@ package vault
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // The names of a note are how people and agents refer to it: its path, its
@@ -51,11 +54,11 @@ type NameSource interface {
 type NameTable struct {
 	entries map[string]NameEntry // by path
 	paths   []string             // every note, sorted
-	exact   map[string][]string  // linkKey(path) → paths
-	folder  map[string][]string  // linkKey(folder) → its folder notes
-	name    map[string][]string  // linkKey(file name, stem or folder-note folder name) → paths
-	title   map[string][]string  // nameKey(title) → paths
-	alias   map[string][]string  // nameKey(alias) → paths
+	exact   map[string][]string  // LinkKey(path) → paths
+	folder  map[string][]string  // LinkKey(folder) → its folder notes
+	name    map[string][]string  // LinkKey(file name, stem or folder-note folder name) → paths
+	title   map[string][]string  // NameKey(title) → paths
+	alias   map[string][]string  // NameKey(alias) → paths
 }
 
 // NewNameTable indexes the names of the given notes.
@@ -84,20 +87,20 @@ func NewNameTable(entries []NameEntry) *NameTable {
 		}
 		t.entries[e.Path] = e
 		t.paths = append(t.paths, e.Path)
-		k := linkKey(e.Path)
+		k := note.LinkKey(e.Path)
 		add(t.exact, k, e.Path)
 		base := path.Base(k)
 		add(t.name, base, e.Path)
 		add(t.name, strings.TrimSuffix(base, ".md"), e.Path)
-		if f := FolderNoteFolder(e.Path); f != "" {
-			add(t.folder, linkKey(f), e.Path)
-			add(t.name, linkKey(path.Base(f)), e.Path)
+		if f := note.FolderNoteFolder(e.Path); f != "" {
+			add(t.folder, note.LinkKey(f), e.Path)
+			add(t.name, note.LinkKey(path.Base(f)), e.Path)
 		}
 		for _, s := range e.Titles {
-			add(t.title, nameKey(s), e.Path)
+			add(t.title, note.NameKey(s), e.Path)
 		}
 		for _, a := range e.Aliases {
-			add(t.alias, nameKey(a), e.Path)
+			add(t.alias, note.NameKey(a), e.Path)
 		}
 	}
 	return t
@@ -116,7 +119,7 @@ func (t *NameTable) Len() int { return len(t.paths) }
 // one, not a silent redirect. It may still be a title or an alias as a
 // whole: titles hold slashes ("… zum Kaufmann/zur Kauffrau …").
 func (t *NameTable) Lookup(target string, link bool) NameMatch {
-	k := linkKey(strings.TrimSpace(target))
+	k := note.LinkKey(strings.TrimSpace(target))
 	if c := path.Clean("/" + k); c != "/" {
 		k = c[1:] // "./a//b/" → "a/b"; ".." cannot climb above the root
 	}
@@ -144,16 +147,16 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		if withFolder && !link {
 			break
 		}
-		pk := linkKey(p)
-		f := linkKey(FolderNoteFolder(p))
-		if pathHasSuffix(pk, k) || pathHasSuffix(pk, k+".md") || (f != "" && pathHasSuffix(f, k)) {
+		pk := note.LinkKey(p)
+		f := note.LinkKey(note.FolderNoteFolder(p))
+		if note.PathHasSuffix(pk, k) || note.PathHasSuffix(pk, k+".md") || (f != "" && note.PathHasSuffix(f, k)) {
 			byName = append(byName, p)
 		}
 	}
 	if len(byName) > 0 {
 		return t.match(what, byName)
 	}
-	nk := nameKey(target)
+	nk := note.NameKey(target)
 	if l := t.title[nk]; len(l) > 0 {
 		return t.match("title", l)
 	}
@@ -199,7 +202,7 @@ func (t *NameTable) closest(target string, n int) []string {
 	if len(out) >= n {
 		return out
 	}
-	k := nameKey(NoteName(strings.TrimSuffix(target, "/")))
+	k := note.NameKey(note.NoteName(strings.TrimSuffix(target, "/")))
 	if k == "" {
 		return out
 	}
@@ -209,17 +212,17 @@ func (t *NameTable) closest(target string, n int) []string {
 	}
 	var more []scored
 	for _, p := range t.paths {
-		if contains(out, p) {
+		if slices.Contains(out, p) {
 			continue
 		}
 		e := t.entries[p]
 		best := -1
 		for _, name := range append(append([]string(nil), e.Titles...), e.Aliases...) {
-			nk := nameKey(name)
+			nk := note.NameKey(name)
 			if nk == "" {
 				continue
 			}
-			d := Distance(k, nk)
+			d := note.Distance(k, nk)
 			if strings.Contains(nk, k) || strings.Contains(k, nk) {
 				d = min(d, 1)
 			}
@@ -242,53 +245,6 @@ func (t *NameTable) closest(target string, n int) []string {
 			break
 		}
 		out = append(out, m.p)
-	}
-	return out
-}
-
-// FolderNoteFolder returns the folder whose note the note at p is — "x/Name"
-// for x/Name/index.md, x/Name/_index.md (Hugo), x/Name/README.md and
-// x/Name/Name.md (file names compared ignoring case) — or "" when p is no folder note. A note at the
-// vault root is no folder note: the vault has no folder name.
-func FolderNoteFolder(p string) string {
-	dir := FolderOf(p)
-	k := linkKey(path.Base(p))
-	if dir == "" || !strings.HasSuffix(k, ".md") {
-		return ""
-	}
-	switch strings.TrimSuffix(k, ".md") {
-	case "index", "_index", "readme", linkKey(path.Base(dir)):
-		return dir
-	}
-	return ""
-}
-
-// NoteName is the name a path gives its note: the folder's name for a
-// folder note, else the file name without ".md".
-func NoteName(p string) string {
-	if f := FolderNoteFolder(p); f != "" {
-		return path.Base(f)
-	}
-	return strings.TrimSuffix(path.Base(p), ".md")
-}
-
-// TitleNames returns the titles a note is known by: its frontmatter title
-// (any case of the key) and its first H1, each once.
-func TitleNames(d *Doc) []string {
-	var out []string
-	if d == nil {
-		return nil
-	}
-	if d.Title != "" {
-		out = append(out, d.Title)
-	}
-	for _, h := range d.Headings {
-		if h.Level == 1 {
-			if t := normSpace(h.Text); t != "" && nameKey(t) != nameKey(d.Title) {
-				out = append(out, t)
-			}
-			break
-		}
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package vault
 import (
 	"slices"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestNameTable_Lookup(t *testing.T) {
@@ -69,7 +71,7 @@ func TestNameTable_ClosestByFolderName(t *testing.T) {
 			t.Errorf("Lookup(%q): closest %q, want %q first", ref, m.Closest, want)
 		}
 	}
-	if got := NoteTitle("k/kschg/index.md", &Doc{}); got != "kschg" {
+	if got := note.NoteTitle("k/kschg/index.md", &note.Doc{}); got != "kschg" {
 		t.Errorf("NoteTitle of an untitled folder note = %q, want the folder's name", got)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Pins are Obsidian's bookmarks: .obsidian/bookmarks.json, which Obsidian
@@ -61,7 +63,7 @@ func (v *Vault) Pins() ([]Pin, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &Error{Op: "pins", Path: BookmarksPath, Msg: "could not read the bookmarks: " + errText(err), Err: err}
+		return nil, &note.Error{Op: "pins", Path: BookmarksPath, Msg: "could not read the bookmarks: " + errText(err), Err: err}
 	}
 	bm, err := parseBookmarks(b)
 	if err != nil {
@@ -84,7 +86,7 @@ func (v *Vault) Pins() ([]Pin, error) {
 // being changed by another program); ErrDenied.
 func (v *Vault) Pin(p string, o WriteOpts) (*PinResult, error) {
 	const op = "pin"
-	c, err := NotePath(p)
+	c, err := note.NotePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -114,7 +116,7 @@ func (v *Vault) Pin(p string, o WriteOpts) (*PinResult, error) {
 // it is bookmarked.
 func (v *Vault) Unpin(p string, o WriteOpts) (*PinResult, error) {
 	const op = "unpin"
-	c, err := NotePath(p)
+	c, err := note.NotePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -225,7 +227,7 @@ func (v *Vault) editPinsLocked(op, c string, n *Note, o WriteOpts, fn func(*book
 				return nil, err
 			}
 			if attempt+1 >= maxRecompute {
-				return nil, &Error{Op: op, Path: c, Kind: ErrConflict,
+				return nil, &note.Error{Op: op, Path: c, Kind: note.ErrConflict,
 					Msg: BookmarksPath + " keeps being changed by another program (Obsidian?) while vaultd writes it; try again later"}
 			}
 			continue
@@ -265,7 +267,7 @@ func (v *Vault) editPinsLocked(op, c string, n *Note, o WriteOpts, fn func(*book
 		ch, err = v.record(ch, text)
 		res.ChangeID = ch.ID
 		if err != nil {
-			return res, &Error{Op: op, Path: c, Err: err,
+			return res, &note.Error{Op: op, Path: c, Err: err,
 				Msg: "the bookmarks were written but the history record could not be saved: " + errText(err)}
 		}
 		return res, nil
@@ -281,7 +283,7 @@ func (v *Vault) readBookmarks(op, c string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err == nil && !fi.Mode().IsRegular() {
-		return nil, false, &Error{Op: op, Path: c, Kind: ErrInvalidPath,
+		return nil, false, &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath,
 			Msg: BookmarksPath + " is not a regular file (a link or folder); vaultd leaves it alone"}
 	}
 	b, err := v.root.ReadFile(BookmarksPath)
@@ -316,7 +318,7 @@ func parseBookmarks(b []byte) (*bookmarks, error) {
 		return bm, nil
 	}
 	invalid := func(why string) error {
-		return &Error{Kind: ErrInvalid, Msg: BookmarksPath + " " + why + "; vaultd leaves it as it is — fix or remove it in Obsidian (Settings → Core plugins → Bookmarks)"}
+		return &note.Error{Kind: note.ErrInvalid, Msg: BookmarksPath + " " + why + "; vaultd leaves it as it is — fix or remove it in Obsidian (Settings → Core plugins → Bookmarks)"}
 	}
 	top, err := parseJSONObject(b)
 	if err != nil {
@@ -396,7 +398,7 @@ func (bm *bookmarks) find(c string) []string {
 
 // samePinPath compares a bookmark's path with a note path as Obsidian's
 // lookups do: ignoring case and Unicode normalisation.
-func samePinPath(a, b string) bool { return linkKey(a) == linkKey(b) }
+func samePinPath(a, b string) bool { return note.LinkKey(a) == note.LinkKey(b) }
 
 // add appends a file item at the top level.
 func (bm *bookmarks) add(c string, ctime int64) {

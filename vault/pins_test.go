@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // pinVault is a vault with the bookmarks fixture (Obsidian's own format:
@@ -108,7 +110,7 @@ func TestPins_ProtocolAndHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := v.History(HistoryFilter{Path: "C.md"})
-	ver := Version([]byte("# C\n"))
+	ver := note.Version([]byte("# C\n"))
 	if len(h) != 1 || h[0].Op != "pin" || h[0].Summary != "wichtig" || h[0].Before != ver || h[0].After != ver || h[0].ID != res.ChangeID {
 		t.Errorf("history: %+v", h)
 	}
@@ -125,13 +127,13 @@ func TestPins_ProtocolAndHistory(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf(".obsidian holds %d files, want 1", len(entries))
 	}
-	if _, err := v.Pin("C", WriteOpts{}); !errors.Is(err, ErrInvalid) {
+	if _, err := v.Pin("C", WriteOpts{}); !errors.Is(err, note.ErrInvalid) {
 		t.Errorf("no summary: got %v", err)
 	}
-	if _, err := v.Pin("Nope", WriteOpts{Summary: "x"}); !errors.Is(err, ErrNotFound) {
+	if _, err := v.Pin("Nope", WriteOpts{Summary: "x"}); !errors.Is(err, note.ErrNotFound) {
 		t.Errorf("missing note: got %v", err)
 	}
-	if _, err := v.Unpin("Nope", WriteOpts{Summary: "x"}); !errors.Is(err, ErrNotFound) {
+	if _, err := v.Unpin("Nope", WriteOpts{Summary: "x"}); !errors.Is(err, note.ErrNotFound) {
 		t.Errorf("unpin of a missing note that is not pinned: got %v", err)
 	}
 	// A denied write leaves the file alone.
@@ -158,7 +160,7 @@ func TestPins_MissingAndInvalid(t *testing.T) {
 	}
 	for _, bad := range []string{`{"items": [`, `[1, 2]`, `{"items": {"a": 1}}`, `{"items": []} x`} {
 		wFiles(t, dir, map[string]string{".obsidian/bookmarks.json": bad})
-		if _, err := v.Pin("A", WriteOpts{Summary: "x"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "leaves it as it is") {
+		if _, err := v.Pin("A", WriteOpts{Summary: "x"}); !errors.Is(err, note.ErrInvalid) || !strings.Contains(err.Error(), "leaves it as it is") {
 			t.Errorf("%s: got %v", bad, err)
 		}
 		if got := bookmarksOf(t, dir); got != bad {
@@ -184,7 +186,7 @@ func TestPins_Symlink(t *testing.T) {
 	if err := os.Symlink("../other.json", filepath.Join(dir, ".obsidian", "bookmarks.json")); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	if _, err := v.Pin("A", WriteOpts{Summary: "x"}); !errors.Is(err, ErrInvalidPath) {
+	if _, err := v.Pin("A", WriteOpts{Summary: "x"}); !errors.Is(err, note.ErrInvalidPath) {
 		t.Errorf("symlinked bookmarks: got %v", err)
 	}
 }

@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // A write never builds on a text that another program is still writing.
@@ -69,7 +72,7 @@ func (s *seenTexts) get(real string) (seenText, bool) {
 }
 
 func (s *seenTexts) put(real string, b []byte, fi fs.FileInfo) {
-	s.put1(real, seenText{version: Version(b), size: len(b), file: fi})
+	s.put1(real, seenText{version: note.Version(b), size: len(b), file: fi})
 }
 
 func (s *seenTexts) put1(real string, t seenText) {
@@ -97,7 +100,7 @@ func (v *Vault) readSettled(op, c, real string) ([]byte, fs.FileInfo, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		ver := Version(b)
+		ver := note.Version(b)
 		if haveKnown && len(b) == known.size && ver == known.version {
 			return b, fi, nil
 		}
@@ -138,7 +141,7 @@ func (v *Vault) readSettled(op, c, real string) ([]byte, fs.FileInfo, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, nil, &Error{Op: op, Path: c, Kind: ErrBusy,
+			return nil, nil, &note.Error{Op: op, Path: c, Kind: ErrBusy,
 				Msg: "the note is being saved by another program right now (it kept changing for 3 seconds); nothing was changed. Retry in a few seconds"}
 		}
 		time.Sleep(settlePoll)
@@ -239,7 +242,7 @@ func (v *Vault) publishOver(dir *os.File, tmp, real string, cur []byte, curFi fs
 	if err := exchangeIn(dir, tb, rb); err != nil {
 		// Ours stays published; theirs is in the content store and at
 		// the temp name, which Recover leaves for a person to see.
-		return nil, fmt.Errorf("could not put back the text another program saved at the same moment (kept in the history as version %s): %w", ShortVersion(Version(d)), err)
+		return nil, fmt.Errorf("could not put back the text another program saved at the same moment (kept in the history as version %s): %w", note.ShortVersion(note.Version(d)), err)
 	}
 	if back, _, err := v.readFile(tmp); err == nil && !bytes.Equal(back, next) {
 		// Replaced again while ours was in place: that text is the
@@ -299,5 +302,10 @@ var errNoExchange = errors.New("atomic exchange not supported")
 // tempName returns a fresh name for a vaultd temp file next to p: dot-
 // prefixed and not .md, so Obsidian, git and the watcher ignore it.
 func tempName(p string) string {
-	return join(FolderOf(p), ".vaultd-"+randHex(8)+".tmp")
+	return join(note.FolderOf(p), ".vaultd-"+randHex(8)+".tmp")
+}
+
+// IsTempName reports whether a file name is one of vaultd's own temp files.
+func IsTempName(name string) bool {
+	return strings.HasPrefix(name, ".vaultd-") && strings.HasSuffix(name, ".tmp")
 }

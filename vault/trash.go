@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Deleted notes go to Obsidian's trash folder, .trash/ at the vault root,
@@ -82,7 +84,7 @@ func (v *Vault) recordTrash(r trashRecord) error {
 // Expected and Current set); ErrDenied.
 func (v *Vault) Delete(p string, o WriteOpts) (*Result, error) {
 	const op = "delete"
-	c, err := NotePath(p)
+	c, err := note.NotePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -90,7 +92,7 @@ func (v *Vault) Delete(p string, o WriteOpts) (*Result, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(o.ExpectedVersion) == "" {
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: "deleting a note needs the version you read: read the note first and pass its version"}
 	}
 	c, real, err := v.existing(op, c)
@@ -98,7 +100,7 @@ func (v *Vault) Delete(p string, o WriteOpts) (*Result, error) {
 		return nil, err
 	}
 	if real != c {
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: fmt.Sprintf("is a symbolic link to %q; vaultd does not move links to the trash — remove the link by hand, or delete %q", real, real)}
 	}
 	sub := strings.TrimSuffix(c, path.Ext(c))
@@ -134,8 +136,8 @@ func (v *Vault) deleteLocked(op, c string, o WriteOpts) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ver := Version(cur)
-	if !SameVersion(o.ExpectedVersion, ver) {
+	ver := note.Version(cur)
+	if !note.SameVersion(o.ExpectedVersion, ver) {
 		return nil, withOp(conflictError(o.ExpectedVersion, ver), op, c)
 	}
 	if pol := v.Policy(); pol != nil {
@@ -161,7 +163,7 @@ func (v *Vault) deleteLocked(op, c string, o WriteOpts) (*Result, error) {
 	// note after the version check, put its text back rather than trash
 	// an edit nobody has seen.
 	if moved, err := v.root.ReadFile(tp); err != nil || !bytes.Equal(moved, cur) {
-		now := Version(moved)
+		now := note.Version(moved)
 		if v.publishNew(tp, c) != nil {
 			e := conflictError(o.ExpectedVersion, now)
 			e.Op, e.Path = op, c
@@ -193,8 +195,8 @@ func (v *Vault) deleteWithSub(op, c, sub string, o WriteOpts) (*Result, []string
 	if err != nil {
 		return nil, nil, err
 	}
-	ver := Version(cur)
-	if !SameVersion(o.ExpectedVersion, ver) {
+	ver := note.Version(cur)
+	if !note.SameVersion(o.ExpectedVersion, ver) {
 		return nil, nil, withOp(conflictError(o.ExpectedVersion, ver), op, c)
 	}
 	var subs []Entry
@@ -264,7 +266,7 @@ func (v *Vault) deleteWithSub(op, c, sub string, o WriteOpts) (*Result, []string
 	}
 	if moved, err := v.root.ReadFile(tp); err != nil || !bytes.Equal(moved, cur) {
 		// Changed by another program after the check: put both back.
-		now := Version(moved)
+		now := note.Version(moved)
 		closeGroup("not deleted: the note changed meanwhile")
 		if v.publishNew(tp, c) != nil || v.renameNoReplace(td, sub) != nil {
 			e := conflictError(o.ExpectedVersion, now)
@@ -285,7 +287,7 @@ func (v *Vault) deleteWithSub(op, c, sub string, o WriteOpts) (*Result, []string
 	var recs []Change
 	for _, p := range subNotes {
 		if b, ok := texts[p]; ok {
-			recs = append(recs, Change{Op: op, Path: p, Summary: o.Summary, Actor: o.Actor, Before: Version(b), Group: id})
+			recs = append(recs, Change{Op: op, Path: p, Summary: o.Summary, Actor: o.Actor, Before: note.Version(b), Group: id})
 		}
 	}
 	recs = append(recs, Change{Op: op, Path: c, Summary: o.Summary, Actor: o.Actor, Before: ver, Group: id})
@@ -417,7 +419,7 @@ func (v *Vault) Trash() ([]TrashEntry, error) {
 			return nil
 		}
 		p = nfc(p)
-		e := TrashEntry{TrashPath: p, OriginalPath: strings.TrimPrefix(p, TrashDir+"/"), Version: Version(b)}
+		e := TrashEntry{TrashPath: p, OriginalPath: strings.TrimPrefix(p, TrashDir+"/"), Version: note.Version(b)}
 		// The record counts only for the file it describes: the trash may
 		// have been emptied and the name reused since.
 		if r, ok := last[p]; ok && r.Event == "delete" && r.Version == e.Version {
@@ -465,7 +467,7 @@ func (v *Vault) Restore(trashPath, to string, o WriteOpts) (*Result, error) {
 	if strings.TrimSpace(to) != "" {
 		dest = to
 	}
-	dest, err = NotePath(dest)
+	dest, err = note.NotePath(dest)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -495,7 +497,7 @@ func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteO
 	tp := entry.TrashPath
 	b, err := v.root.ReadFile(tp)
 	if err != nil {
-		return nil, nil, &Error{Op: op, Path: dest, Kind: ErrNotFound,
+		return nil, nil, &note.Error{Op: op, Path: dest, Kind: note.ErrNotFound,
 			Msg: fmt.Sprintf("%s is no longer in the trash (restored or emptied meanwhile)", tp)}
 	}
 	if err := v.refuseExisting(op, dest); err != nil {
@@ -506,7 +508,7 @@ func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteO
 			return nil, nil, withOp(err, op, dest)
 		}
 	}
-	if dir := FolderOf(dest); dir != "" {
+	if dir := note.FolderOf(dest); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return nil, nil, ioErr(op, dest, "could not create the folder "+dir, err)
 		}
@@ -630,7 +632,7 @@ func (v *Vault) restoreSubNotes(op string, sub *trashedSub, dest, destSub string
 			continue
 		}
 		paths = append(paths, np)
-		recs = append(recs, Change{Op: op, Path: np, OldPath: tp, Summary: o.Summary, Actor: o.Actor, After: Version(b), Group: o.group})
+		recs = append(recs, Change{Op: op, Path: np, OldPath: tp, Summary: o.Summary, Actor: o.Actor, After: note.Version(b), Group: o.group})
 	}
 	out, _ := v.recordBatch(recs)
 	for _, ch := range out {
@@ -653,21 +655,21 @@ func (v *Vault) findTrash(op, name string) (TrashEntry, error) {
 	var want, shown string
 	byTrashPath := strings.HasPrefix(name, TrashDir+"/")
 	if byTrashPath {
-		c, err := NotePath(strings.TrimPrefix(name, TrashDir+"/"))
+		c, err := note.NotePath(strings.TrimPrefix(name, TrashDir+"/"))
 		if err != nil {
 			return TrashEntry{}, withOp(err, op, "")
 		}
 		want, shown = TrashDir+"/"+c, TrashDir+"/"+c
 	} else {
-		c, err := NotePath(name)
+		c, err := note.NotePath(name)
 		if err != nil {
 			return TrashEntry{}, withOp(err, op, "")
 		}
 		want, shown = c, c
 	}
 	for _, e := range entries { // newest first
-		if byTrashPath && headingKey(e.TrashPath) == headingKey(want) ||
-			!byTrashPath && headingKey(e.OriginalPath) == headingKey(want) {
+		if byTrashPath && note.HeadingKey(e.TrashPath) == note.HeadingKey(want) ||
+			!byTrashPath && note.HeadingKey(e.OriginalPath) == note.HeadingKey(want) {
 			return e, nil
 		}
 	}
@@ -679,7 +681,7 @@ func (v *Vault) findTrash(op, name string) (TrashEntry, error) {
 	if !byTrashPath {
 		target = TrashDir + "/" + want
 	}
-	e := &Error{Op: op, Path: shown, Kind: ErrNotFound, AltKind: "notes",
+	e := &note.Error{Op: op, Path: shown, Kind: note.ErrNotFound, AltKind: "notes",
 		Alternatives: ClosestNotes(paths, target, 5)}
 	if len(entries) == 0 {
 		e.Msg = "the trash is empty"

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestTrash_Delete(t *testing.T) {
@@ -53,18 +55,18 @@ func TestTrash_Delete(t *testing.T) {
 func TestTrash_DeleteRefusals(t *testing.T) {
 	v, dir := wOpen(t, map[string]string{"N.md": "a\n", "real.md": "r\n"})
 	_, err := v.Delete("N.md", wOpts("s"))
-	wErr(t, err, ErrInvalid, "delete", "N.md")
-	_, err = v.Delete("N.md", WriteOpts{Summary: "s", ExpectedVersion: Version([]byte("b\n"))})
-	e := wErr(t, err, ErrConflict, "delete", "N.md")
-	if e.Current != ShortVersion(wVersion(t, dir, "N.md")) {
+	wErr(t, err, note.ErrInvalid, "delete", "N.md")
+	_, err = v.Delete("N.md", WriteOpts{Summary: "s", ExpectedVersion: note.Version([]byte("b\n"))})
+	e := wErr(t, err, note.ErrConflict, "delete", "N.md")
+	if e.Current != note.ShortVersion(wVersion(t, dir, "N.md")) {
 		t.Errorf("got Current %q", e.Current)
 	}
-	_, err = v.Delete("Nope.md", WriteOpts{Summary: "s", ExpectedVersion: Version(nil)})
-	wErr(t, err, ErrNotFound, "delete", "Nope.md")
+	_, err = v.Delete("Nope.md", WriteOpts{Summary: "s", ExpectedVersion: note.Version(nil)})
+	wErr(t, err, note.ErrNotFound, "delete", "Nope.md")
 	if runtime.GOOS != "windows" {
 		os.Symlink("real.md", filepath.Join(dir, "L.md"))
 		_, err = v.Delete("L.md", WriteOpts{Summary: "s", ExpectedVersion: wVersion(t, dir, "real.md")})
-		wErr(t, err, ErrInvalid, "delete", "L.md")
+		wErr(t, err, note.ErrInvalid, "delete", "L.md")
 	}
 	if got := wRead(t, dir, "N.md"); got != "a\n" {
 		t.Errorf("note changed: %q", got)
@@ -105,7 +107,7 @@ func TestTrash_Restore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wRead(t, dir, "A/Alt.md") != "old\n" || res.Note.Path != "A/Alt.md" || res.After != Version([]byte("old\n")) ||
+	if wRead(t, dir, "A/Alt.md") != "old\n" || res.Note.Path != "A/Alt.md" || res.After != note.Version([]byte("old\n")) ||
 		res.Detail != "restored from .trash/A/Alt.md" {
 		t.Errorf("got %+v", res)
 	}
@@ -143,14 +145,14 @@ func TestTrash_Restore(t *testing.T) {
 	}
 
 	_, err = v.Restore(".trash/A/Neu.md", "", wOpts("s"))
-	e = wErr(t, err, ErrNotFound, "restore", ".trash/A/Neu.md")
+	e = wErr(t, err, note.ErrNotFound, "restore", ".trash/A/Neu.md")
 	if strings.Join(e.Alternatives, ",") != ".trash/A/Alt.md" {
 		t.Errorf("got alternatives %q, want the trash's notes", e.Alternatives)
 	}
 	_, err = v.Restore("Z/Nie.md", "", wOpts("s"))
-	wErr(t, err, ErrNotFound, "restore", "Z/Nie.md")
+	wErr(t, err, note.ErrNotFound, "restore", "Z/Nie.md")
 	_, err = v.Restore(d.TrashPath, "", WriteOpts{})
-	if !errors.Is(err, ErrInvalid) {
+	if !errors.Is(err, note.ErrInvalid) {
 		t.Errorf("restore without summary: got %v", err)
 	}
 }

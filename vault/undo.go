@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // UndoResult reports what Undo did.
@@ -78,7 +80,7 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 		case "restore":
 			ch = lastInGroup(recs, g.ID, g.To)
 		default:
-			return nil, &Error{Op: op, Kind: ErrInvalid, Msg: fmt.Sprintf("change %s (%s) cannot be undone", g.ID, g.Op)}
+			return nil, &note.Error{Op: op, Kind: note.ErrInvalid, Msg: fmt.Sprintf("change %s (%s) cannot be undone", g.ID, g.Op)}
 		}
 	}
 
@@ -113,7 +115,7 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 				return res, nil
 			}
 		}
-		return nil, &Error{Op: op, Path: ch.Path, Kind: ErrNotFound,
+		return nil, &note.Error{Op: op, Path: ch.Path, Kind: note.ErrNotFound,
 			Msg: fmt.Sprintf("cannot undo change %s: the deleted note is no longer in the trash (restored or emptied since)", ch.ID)}
 	}
 
@@ -131,13 +133,13 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 		return res, nil
 	case "append", "update_section", "replace", "update_links", "external":
 		if ch.Before == "" {
-			return nil, &Error{Op: op, Path: ch.Path, Kind: ErrInvalid,
+			return nil, &note.Error{Op: op, Path: ch.Path, Kind: note.ErrInvalid,
 				Msg: fmt.Sprintf("cannot undo change %s: there is no earlier text to go back to", ch.ID)}
 		}
 		old, err := v.Content(ch.Before)
 		if err != nil {
-			return nil, &Error{Op: op, Path: ch.Path, Kind: ErrInvalid,
-				Msg: fmt.Sprintf("cannot undo change %s: the text before it (version %s) was not kept", ch.ID, ShortVersion(ch.Before))}
+			return nil, &note.Error{Op: op, Path: ch.Path, Kind: note.ErrInvalid,
+				Msg: fmt.Sprintf("cannot undo change %s: the text before it (version %s) was not kept", ch.ID, note.ShortVersion(ch.Before))}
 		}
 		r, err := v.Replace(ch.Path, old, o)
 		if err != nil {
@@ -146,7 +148,7 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 		res.Op, res.Result = "replace", r
 		return res, nil
 	}
-	return nil, &Error{Op: op, Path: ch.Path, Kind: ErrInvalid, Msg: fmt.Sprintf("change %s (%s) cannot be undone", ch.ID, ch.Op)}
+	return nil, &note.Error{Op: op, Path: ch.Path, Kind: note.ErrInvalid, Msg: fmt.Sprintf("change %s (%s) cannot be undone", ch.ID, ch.Op)}
 }
 
 // undoMove moves a moved note or folder back.
@@ -158,7 +160,7 @@ func (v *Vault) undoMove(op string, recs []Change, g *Group, o WriteOpts, res *U
 		}
 		o.ExpectedVersion = ch.After
 	} else if fi, err := v.root.Lstat(g.To); err != nil || !fi.IsDir() {
-		return nil, &Error{Op: op, Path: g.To, Kind: ErrNotFound,
+		return nil, &note.Error{Op: op, Path: g.To, Kind: note.ErrNotFound,
 			Msg: fmt.Sprintf("cannot undo change %s: the folder is no longer at %s", g.ID, g.To)}
 	}
 	// Exactly back: never into a folder that took the old name meanwhile.
@@ -199,25 +201,25 @@ func (v *Vault) unchangedSince(op string, recs []Change, ch Change) error {
 			since = append(since, fmt.Sprintf("%s %s by %s: %s %s — %s", r.ID, r.Time.UTC().Format("2006-01-02 15:04"), r.Actor, r.Op, r.Path, r.Summary))
 		}
 	}
-	e := &Error{Op: op, Path: ch.Path, Kind: ErrConflict, Expected: ShortVersion(ch.After), Current: ShortVersion(cur),
+	e := &note.Error{Op: op, Path: ch.Path, Kind: note.ErrConflict, Expected: note.ShortVersion(ch.After), Current: note.ShortVersion(cur),
 		Alternatives: since, AltKind: "changes"}
 	switch {
 	case cur == "":
-		e.Kind = ErrNotFound
+		e.Kind = note.ErrNotFound
 		e.Msg = fmt.Sprintf("cannot undo change %s: the note is no longer at %s (deleted or moved since)", ch.ID, ch.Path)
 	case len(since) == 0:
 		e.Msg = fmt.Sprintf("cannot undo change %s: the note was changed outside vaultd since (it is now at version %s, the change left %s)",
-			ch.ID, ShortVersion(cur), ShortVersion(ch.After))
+			ch.ID, note.ShortVersion(cur), note.ShortVersion(ch.After))
 	default:
 		e.Msg = fmt.Sprintf("cannot undo change %s: the note changed since (it is now at version %s, the change left %s); %s since",
-			ch.ID, ShortVersion(cur), ShortVersion(ch.After), plural(len(since), "change"))
+			ch.ID, note.ShortVersion(cur), note.ShortVersion(ch.After), plural(len(since), "change"))
 	}
 	return e
 }
 
 // undoErr names the change in the error of the write that undoes it.
 func undoErr(op string, entry ChangeEntry, err error) error {
-	e, ok := AsError(err)
+	e, ok := note.AsError(err)
 	if !ok {
 		return err
 	}
@@ -231,7 +233,7 @@ func undoErr(op string, entry ChangeEntry, err error) error {
 func findChange(recs []Change, groups map[string]*Group, id string) (Change, *Group, error) {
 	const op = "undo"
 	if id == "" {
-		return Change{}, nil, &Error{Op: op, Kind: ErrInvalid, Msg: "give the id of the change to undo (vaultd history lists them)"}
+		return Change{}, nil, &note.Error{Op: op, Kind: note.ErrInvalid, Msg: "give the id of the change to undo (vaultd history lists them)"}
 	}
 	if g := groups[id]; g != nil && g.Op != "" {
 		return Change{}, g, nil
@@ -273,13 +275,13 @@ func findChange(recs []Change, groups map[string]*Group, id string) (Change, *Gr
 			ids = append(ids, g.ID)
 		}
 		sort.Strings(ids)
-		return Change{}, nil, &Error{Op: op, Kind: ErrAmbiguous, Alternatives: ids, AltKind: "changes",
+		return Change{}, nil, &note.Error{Op: op, Kind: note.ErrAmbiguous, Alternatives: ids, AltKind: "changes",
 			Msg: fmt.Sprintf("%q is the start of %d change ids; give more of it", id, len(ids))}
 	}
 	var latest []string
 	for i := len(recs) - 1; i >= 0 && len(latest) < 5; i-- {
 		latest = append(latest, recs[i].ID+" "+recs[i].Op+" "+recs[i].Path)
 	}
-	return Change{}, nil, &Error{Op: op, Kind: ErrNotFound, Alternatives: latest, AltKind: "changes",
+	return Change{}, nil, &note.Error{Op: op, Kind: note.ErrNotFound, Alternatives: latest, AltKind: "changes",
 		Msg: fmt.Sprintf("no change %q is recorded", id)}
 }

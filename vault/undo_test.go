@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 func TestUndo_EditCreateDelete(t *testing.T) {
@@ -51,20 +53,20 @@ func TestUndo_RefusedWhenChangedSince(t *testing.T) {
 	r1, _ := v.Append("A.md", "", []byte("eins"), wOpts("eins"))
 	r2, _ := v.Append("A.md", "", []byte("zwei"), WriteOpts{Summary: "zwei", Actor: "mcp:cursor"})
 	_, err := v.Undo(r1.ChangeID, WriteOpts{})
-	e := wErr(t, err, ErrConflict, "undo", "A.md")
+	e := wErr(t, err, note.ErrConflict, "undo", "A.md")
 	if len(e.Alternatives) != 1 || !strings.HasPrefix(e.Alternatives[0], r2.ChangeID) || !strings.Contains(e.Alternatives[0], "by mcp:cursor: append A.md — zwei") {
 		t.Errorf("changes since: %q", e.Alternatives)
 	}
-	if e.Expected != ShortVersion(r1.After) || e.Current != ShortVersion(r2.After) {
+	if e.Expected != note.ShortVersion(r1.After) || e.Current != note.ShortVersion(r2.After) {
 		t.Errorf("versions: %+v", e)
 	}
 	// Changed outside vaultd: said so.
 	os.WriteFile(filepath.Join(dir, "A.md"), []byte("von Hand\n"), 0o644)
 	_, err = v.Undo(r2.ChangeID, WriteOpts{})
-	if e := wErr(t, err, ErrConflict, "undo", "A.md"); !strings.Contains(e.Msg, "changed outside vaultd since") {
+	if e := wErr(t, err, note.ErrConflict, "undo", "A.md"); !strings.Contains(e.Msg, "changed outside vaultd since") {
 		t.Errorf("got %v", err)
 	}
-	if _, err := v.Undo("20990101T", WriteOpts{}); !errors.Is(err, ErrNotFound) {
+	if _, err := v.Undo("20990101T", WriteOpts{}); !errors.Is(err, note.ErrNotFound) {
 		t.Errorf("unknown id: %v", err)
 	}
 }

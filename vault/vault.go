@@ -1,8 +1,6 @@
 package vault
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // Options configure a Vault.
@@ -216,31 +216,6 @@ func (v *Vault) Policy() Policy {
 	return v.policy
 }
 
-// Version returns the version of a note's bytes: hex SHA-256 of the raw
-// bytes, the same on every machine.
-func Version(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-// ShortVersionLen is how many hex characters of a version are shown.
-const ShortVersionLen = 12
-
-// ShortVersion returns the shown prefix of a version.
-func ShortVersion(v string) string {
-	if len(v) > ShortVersionLen {
-		return v[:ShortVersionLen]
-	}
-	return v
-}
-
-// SameVersion reports whether a version given by a caller (full, or a
-// prefix of at least ShortVersionLen hex characters) names full.
-func SameVersion(given, full string) bool {
-	given = strings.ToLower(strings.TrimSpace(given))
-	return len(given) >= ShortVersionLen && strings.HasPrefix(full, given)
-}
-
 // skipDir reports whether a folder is not part of the vault's notes.
 func skipName(name string) bool {
 	return strings.HasPrefix(name, ".")
@@ -271,7 +246,7 @@ func (v *Vault) Walk(fn func(Entry) error) error {
 func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
 	start := "."
 	if dir != "" {
-		c, err := CleanPath(dir)
+		c, err := note.CleanPath(dir)
 		if err != nil {
 			return err
 		}
@@ -282,7 +257,7 @@ func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
 		if err != nil {
 			if p == start {
 				if errors.Is(err, fs.ErrNotExist) {
-					return &Error{Op: "list", Path: dir, Kind: ErrNotFound, Msg: "no such folder"}
+					return &note.Error{Op: "list", Path: dir, Kind: note.ErrNotFound, Msg: "no such folder"}
 				}
 				return err
 			}
@@ -319,7 +294,7 @@ func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
 
 // ReadFile reads a file of the vault through the Root.
 func (v *Vault) ReadFile(p string) ([]byte, error) {
-	c, err := CleanPath(p)
+	c, err := note.CleanPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +305,7 @@ func (v *Vault) ReadFile(p string) ([]byte, error) {
 // Errors: ErrInvalidPath, ErrNotFound (with the closest notes as
 // alternatives).
 func (v *Vault) Read(p string) (*Note, error) {
-	c, err := NotePath(p)
+	c, err := note.NotePath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -347,11 +322,11 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 	// Stat before Open: opening a FIFO for reading blocks until a writer
 	// appears, so a FIFO named like a note would hang the read.
 	if fi, err := v.root.Stat(c); err == nil && !fi.Mode().IsRegular() {
-		return nil, &Error{Op: "read", Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file"}
+		return nil, &note.Error{Op: "read", Path: c, Kind: note.ErrInvalidPath, Msg: "is not a regular file"}
 	}
 	f, err := v.root.Open(c)
 	if err != nil {
-		if e, ok := AsError(err); ok {
+		if e, ok := note.AsError(err); ok {
 			return nil, withOp(e, "read", c)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
@@ -360,7 +335,7 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 			}
 			return nil, v.notFound("read", c)
 		}
-		return nil, &Error{Op: "read", Path: c, Kind: ErrInvalidPath, Msg: "cannot be read inside the vault", Err: err}
+		return nil, &note.Error{Op: "read", Path: c, Kind: note.ErrInvalidPath, Msg: "cannot be read inside the vault", Err: err}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -368,7 +343,7 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{Op: "read", Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file"}
+		return nil, &note.Error{Op: "read", Path: c, Kind: note.ErrInvalidPath, Msg: "is not a regular file"}
 	}
 	b := make([]byte, 0, fi.Size()+1)
 	for {
@@ -387,16 +362,16 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 }
 
 // NewNote builds a Note from its path and bytes. Bytes parsed before are
-// not parsed again (parsecache.go): the Note's Doc may be shared with other
+// not parsed again (note.ParseCachedVersion): the Note's Doc may be shared with other
 // Notes of the same content, so it must not be modified, nor b after the
 // call.
 func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
-	ver := Version(b)
-	d := docs.parse(ver, b)
+	ver := note.Version(b)
+	d := note.ParseCachedVersion(b, ver)
 	return &Note{
 		Path:    p,
-		Title:   NoteTitle(p, d),
-		Space:   SpaceOf(p),
+		Title:   note.NoteTitle(p, d),
+		Space:   note.SpaceOf(p),
 		Version: ver,
 		Aliases: d.Aliases,
 		Tags:    d.Tags,

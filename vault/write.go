@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // writeState is the write side's part of a Vault. Its zero value is ready.
@@ -96,7 +98,7 @@ func (v *Vault) Create(p string, content []byte, o WriteOpts) (*Result, error) {
 // back a deleted note's text (the rules judge it as a restore, not as a
 // new note).
 func (v *Vault) createAs(op, p string, content []byte, o WriteOpts) (*Result, error) {
-	c, err := NotePath(p)
+	c, err := note.NotePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -104,9 +106,9 @@ func (v *Vault) createAs(op, p string, content []byte, o WriteOpts) (*Result, er
 		return nil, err
 	}
 	pol := v.Policy()
-	if pol != nil && FolderOf(c) == "" {
+	if pol != nil && note.FolderOf(c) == "" {
 		if placed := pol.PlaceNew(c); placed != c {
-			if c, err = NotePath(placed); err != nil {
+			if c, err = note.NotePath(placed); err != nil {
 				return nil, withOp(err, op, "")
 			}
 		}
@@ -146,7 +148,7 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 	if err := checkMarkers(op, nil, content); err != nil {
 		return nil, withOp(err, op, c)
 	}
-	if dir := FolderOf(c); dir != "" {
+	if dir := note.FolderOf(c); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return nil, ioErr(op, c, "could not create the folder "+dir, err)
 		}
@@ -195,7 +197,7 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 // candidate path); ErrDenied from the Policy.
 func (v *Vault) Append(p, heading string, text []byte, o WriteOpts) (*Result, error) {
 	return v.edit("append", p, o, func(cur []byte) ([]byte, string, error) {
-		return appendText(cur, heading, text)
+		return note.AppendText(cur, heading, text)
 	})
 }
 
@@ -234,47 +236,47 @@ func (v *Vault) UpdateSection(p, heading string, body []byte, o WriteOpts) (*Res
 		haveBase bool
 	)
 	return v.edit(op, p, o, func(cur []byte) ([]byte, string, error) {
-		curV := Version(cur)
+		curV := note.Version(cur)
 		rebased := false
 		if !haveBase {
 			haveBase = true
-			if o.ExpectedVersion == "" || SameVersion(o.ExpectedVersion, curV) {
+			if o.ExpectedVersion == "" || note.SameVersion(o.ExpectedVersion, curV) {
 				base = cur
 			} else {
 				base, baseErr = v.Content(o.ExpectedVersion)
 			}
 		}
-		d := Parse(cur)
+		d := note.Parse(cur)
 		h, err := d.Section(heading)
 		if err != nil {
-			if e, ok := AsError(err); ok && !bytes.Equal(base, cur) && o.ExpectedVersion != "" {
-				e.Expected, e.Current = strings.TrimSpace(o.ExpectedVersion), ShortVersion(curV)
-				e.Msg += fmt.Sprintf(" (the note changed since version %s)", ShortVersion(e.Expected))
+			if e, ok := note.AsError(err); ok && !bytes.Equal(base, cur) && o.ExpectedVersion != "" {
+				e.Expected, e.Current = strings.TrimSpace(o.ExpectedVersion), note.ShortVersion(curV)
+				e.Msg += fmt.Sprintf(" (the note changed since version %s)", note.ShortVersion(e.Expected))
 			}
 			return nil, "", err
 		}
 		if !bytes.Equal(base, cur) {
 			given := strings.TrimSpace(o.ExpectedVersion)
 			if given == "" {
-				given = ShortVersion(Version(base))
+				given = note.ShortVersion(note.Version(base))
 			}
-			conflict := &Error{Kind: ErrConflict, Expected: given, Current: ShortVersion(curV),
+			conflict := &note.Error{Kind: note.ErrConflict, Expected: given, Current: note.ShortVersion(curV),
 				CurrentSection: string(d.SectionText(h))}
 			if baseErr != nil {
 				conflict.Msg = fmt.Sprintf("the note changed since version %s, and the text of that version is not known, so it cannot be told whether section %q changed; it is now at version %s",
-					ShortVersion(given), h.PathString(), conflict.Current)
+					note.ShortVersion(given), h.PathString(), conflict.Current)
 				return nil, "", conflict
 			}
-			old := Parse(base)
+			old := note.Parse(base)
 			oh, err := old.Section(heading)
 			if err != nil || !bytes.Equal(trimSection(old.SectionText(oh)), trimSection(d.SectionText(h))) {
 				conflict.Msg = fmt.Sprintf("section %q changed since version %s; it is now at version %s",
-					h.PathString(), ShortVersion(given), conflict.Current)
+					h.PathString(), note.ShortVersion(given), conflict.Current)
 				return nil, "", conflict
 			}
 			rebased = true
 		}
-		next, err := replaceBody(cur, h, body)
+		next, err := note.ReplaceBody(cur, h, body)
 		if err != nil {
 			return nil, "", err
 		}
@@ -283,7 +285,7 @@ func (v *Vault) UpdateSection(p, heading string, body []byte, o WriteOpts) (*Res
 			detail = fmt.Sprintf("section %q already had this text", h.PathString())
 		} else if rebased {
 			detail += fmt.Sprintf("; other parts of the note had changed since version %s and were kept",
-				ShortVersion(strings.TrimSpace(orDefault(o.ExpectedVersion, Version(base)))))
+				note.ShortVersion(strings.TrimSpace(orDefault(o.ExpectedVersion, note.Version(base)))))
 		}
 		return next, detail, nil
 	})
@@ -291,7 +293,7 @@ func (v *Vault) UpdateSection(p, heading string, body []byte, o WriteOpts) (*Res
 
 // trimSection drops the blank lines at the end of a section's text: they
 // separate it from the next section and change when the section moves.
-func trimSection(b []byte) []byte { return b[:trimBlankTail(b, 0)] }
+func trimSection(b []byte) []byte { return b[:note.TrimBlankTail(b, 0)] }
 
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {
@@ -311,12 +313,12 @@ func orDefault(s, def string) string {
 func (v *Vault) Replace(p string, content []byte, o WriteOpts) (*Result, error) {
 	const op = "replace"
 	if strings.TrimSpace(o.ExpectedVersion) == "" {
-		c, _ := NotePath(p)
-		return nil, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		c, _ := note.NotePath(p)
+		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: "replacing a note needs the version you read: read the note first and pass its version"}
 	}
 	return v.edit(op, p, o, func(cur []byte) ([]byte, string, error) {
-		if curV := Version(cur); !SameVersion(o.ExpectedVersion, curV) {
+		if curV := note.Version(cur); !note.SameVersion(o.ExpectedVersion, curV) {
 			return nil, "", conflictError(o.ExpectedVersion, curV)
 		}
 		if bytes.Equal(cur, content) {
@@ -326,9 +328,9 @@ func (v *Vault) Replace(p string, content []byte, o WriteOpts) (*Result, error) 
 	})
 }
 
-func conflictError(expected, current string) *Error {
-	e := &Error{Kind: ErrConflict, Expected: strings.TrimSpace(expected), Current: ShortVersion(current)}
-	e.Msg = fmt.Sprintf("the note changed since version %s was read; it is now at version %s", ShortVersion(e.Expected), e.Current)
+func conflictError(expected, current string) *note.Error {
+	e := &note.Error{Kind: note.ErrConflict, Expected: strings.TrimSpace(expected), Current: note.ShortVersion(current)}
+	e.Msg = fmt.Sprintf("the note changed since version %s was read; it is now at version %s", note.ShortVersion(e.Expected), e.Current)
 	return e
 }
 
@@ -340,7 +342,7 @@ type editFunc func(cur []byte) (next []byte, detail string, err error)
 // note: validate, lock, read, compute, temp file, re-check (recompute if the
 // note changed), publish, fsync, re-read, record, notify.
 func (v *Vault) edit(op, p string, o WriteOpts, fn editFunc) (*Result, error) {
-	c, err := NotePath(p)
+	c, err := note.NotePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -368,7 +370,7 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 			if attempt+1 < maxRecompute {
 				return nil
 			}
-			e := conflictError(Version(now), Version(now))
+			e := conflictError(note.Version(now), note.Version(now))
 			e.Op, e.Path, e.Kind = op, c, ErrBusy
 			e.Msg = "the note keeps being changed by another program while vaultd writes it; nothing was changed. Retry in a few seconds"
 			return e
@@ -382,7 +384,7 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 			return nil, withOp(err, op, c)
 		}
 		if bytes.Equal(next, cur) {
-			ver := Version(cur)
+			ver := note.Version(cur)
 			return &Result{Note: NewNote(c, cur, fi.ModTime(), fi.Size()), Before: ver, After: ver,
 				Detail: "nothing changed: " + detail}, nil
 		}
@@ -454,10 +456,10 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 		if kept != nil {
 			// No atomic exchange here: another program's save was
 			// displaced at the last moment. Its text is kept; say so.
-			if _, err := v.record(Change{Op: "external", Path: c, Actor: "external", Before: Version(cur), After: Version(kept),
+			if _, err := v.record(Change{Op: "external", Path: c, Actor: "external", Before: note.Version(cur), After: note.Version(kept),
 				Summary: "saved by another program at the moment of a vaultd write, which replaced it; its text is kept here"}, kept); err == nil {
 				cur = kept
-				detail += fmt.Sprintf("; another program saved the note at the same moment: its text is kept in the history as version %s", ShortVersion(Version(kept)))
+				detail += fmt.Sprintf("; another program saved the note at the same moment: its text is kept in the history as version %s", note.ShortVersion(note.Version(kept)))
 			}
 		}
 		return v.finish(op, c, real, cur, next, detail, o, "", intent)
@@ -476,11 +478,11 @@ func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o
 		// (A text another program wrote right after is not known complete.)
 		v.w.seen.put(real, after, fi)
 	}
-	ch := Change{ID: intent, Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: Version(next), Group: o.group}
+	ch := Change{ID: intent, Op: op, Path: c, OldPath: oldPath, Summary: o.Summary, Actor: o.Actor, After: note.Version(next), Group: o.group}
 	if before != nil {
-		ch.Before = Version(before)
+		ch.Before = note.Version(before)
 	}
-	res := &Result{Note: NewNote(nfc(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: Version(after), Detail: detail}
+	res := &Result{Note: NewNote(nfc(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: note.Version(after), Detail: detail}
 	ch, err = v.record(ch, before, next)
 	res.ChangeID = ch.ID
 	res.Detail += gitDetail(ch.Git)
@@ -501,30 +503,30 @@ func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o
 }
 
 func recordErr(op, c, ver string, err error) error {
-	return &Error{Op: op, Path: c, Err: err,
-		Msg: fmt.Sprintf("the note was written (version %s) but its history record could not be saved: %s", ShortVersion(ver), errText(err))}
+	return &note.Error{Op: op, Path: c, Err: err,
+		Msg: fmt.Sprintf("the note was written (version %s) but its history record could not be saved: %s", note.ShortVersion(ver), errText(err))}
 }
 
 // writeOpts checks the options every write needs and fills in defaults.
 func (v *Vault) writeOpts(op, c string, o WriteOpts) (WriteOpts, error) {
 	o.Summary = strings.Join(strings.Fields(o.Summary), " ")
 	if o.Summary == "" {
-		return o, &Error{Op: op, Path: c, Kind: ErrInvalid,
+		return o, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
 			Msg: "change_summary is required: say in one line what you changed and why"}
 	}
 	if o.Actor = strings.TrimSpace(o.Actor); o.Actor == "" {
 		o.Actor = v.opts.Actor
 	}
 	if given := strings.TrimSpace(o.ExpectedVersion); given != "" && !isVersionLike(given) {
-		return o, &Error{Op: op, Path: c, Kind: ErrInvalid,
-			Msg: fmt.Sprintf("%q is not a version: give the version (%d or more hex characters) you got when you read the note", given, ShortVersionLen)}
+		return o, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
+			Msg: fmt.Sprintf("%q is not a version: give the version (%d or more hex characters) you got when you read the note", given, note.ShortVersionLen)}
 	}
 	return o, nil
 }
 
 // isVersionLike reports whether s can name a version: 12 to 64 hex digits.
 func isVersionLike(s string) bool {
-	if len(s) < ShortVersionLen || len(s) > 64 {
+	if len(s) < note.ShortVersionLen || len(s) > 64 {
 		return false
 	}
 	for _, r := range strings.ToLower(s) {
@@ -552,7 +554,7 @@ func (v *Vault) existing(op, c string) (string, string, error) {
 	}
 	if fi == nil {
 		if real != c {
-			return "", "", &Error{Op: op, Path: c, Kind: ErrNotFound,
+			return "", "", &note.Error{Op: op, Path: c, Kind: note.ErrNotFound,
 				Msg: fmt.Sprintf("is a symbolic link to %q, which does not exist", real)}
 		}
 		return "", "", v.notFound(op, c)
@@ -576,15 +578,15 @@ func (v *Vault) resolveLink(op, c string) (string, fs.FileInfo, error) {
 		return real, nil, nil
 	}
 	if err != nil {
-		return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
+		return "", nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath, Msg: "cannot be reached inside the vault", Err: err}
 	}
 	switch m := fi.Mode(); {
 	case m.IsRegular():
 		return real, fi, nil
 	case m.IsDir():
-		return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is a folder, not a note"}
+		return "", nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath, Msg: "is a folder, not a note"}
 	}
-	return "", nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file (a pipe, socket or device); vaultd only writes regular files"}
+	return "", nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath, Msg: "is not a regular file (a pipe, socket or device); vaultd only writes regular files"}
 }
 
 // readNote reads the real file of note c and its info. A missing file is
@@ -603,7 +605,7 @@ func (v *Vault) readNote(op, c, real string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, ioErr(op, c, "could not read the note", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, &Error{Op: op, Path: c, Kind: ErrInvalidPath, Msg: "is not a regular file; vaultd only writes regular files"}
+		return nil, nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath, Msg: "is not a regular file; vaultd only writes regular files"}
 	}
 	b, err := io.ReadAll(f)
 	if err != nil {
@@ -718,7 +720,7 @@ func (v *Vault) syncDirIn(r dirOpener, dir string) error {
 // (as macOS leaves "Ü") is the same folder as its composed spelling, and a
 // write into it must not make a second, identical-looking twin.
 func (v *Vault) checkFolderCase(op, c string) (string, error) {
-	dir := FolderOf(c)
+	dir := note.FolderOf(c)
 	if dir == "" {
 		return c, nil
 	}
@@ -728,7 +730,7 @@ func (v *Vault) checkFolderCase(op, c string) (string, error) {
 		if _, err := v.root.Lstat(prefix); err == nil {
 			continue
 		}
-		parent := FolderOf(prefix)
+		parent := note.FolderOf(prefix)
 		if parent == "" {
 			parent = "."
 		}
@@ -736,7 +738,7 @@ func (v *Vault) checkFolderCase(op, c string) (string, error) {
 		if err != nil {
 			break
 		}
-		want := headingKey(parts[i])
+		want := note.HeadingKey(parts[i])
 		found := false
 		for _, e := range entries {
 			if e.IsDir() && nfc(e.Name()) == nfc(parts[i]) {
@@ -748,10 +750,10 @@ func (v *Vault) checkFolderCase(op, c string) (string, error) {
 			continue
 		}
 		for _, e := range entries {
-			if e.IsDir() && headingKey(e.Name()) == want {
+			if e.IsDir() && note.HeadingKey(e.Name()) == want {
 				existing := nfc(path.Join(path.Dir(prefix), e.Name()))
 				fixed := existing + strings.TrimPrefix(c, prefix)
-				return "", &Error{Op: op, Path: c, Kind: ErrInvalidPath,
+				return "", &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath,
 					Msg:          fmt.Sprintf("folder %q differs only in case from the existing folder %q; Windows and macOS cannot keep both", nfc(prefix), existing),
 					Alternatives: []string{fixed}, AltKind: "notes"}
 			}
@@ -781,11 +783,11 @@ func (v *Vault) refuseExisting(op, c string) error {
 
 // existsError is ErrExists for c, where the note at existing is in the way:
 // it carries that note's version and a free name nearby.
-func (v *Vault) existsError(op, c, existing string) *Error {
-	e := &Error{Op: op, Path: c, Kind: ErrExists, Msg: "a note already exists at this path",
+func (v *Vault) existsError(op, c, existing string) *note.Error {
+	e := &note.Error{Op: op, Path: c, Kind: ErrExists, Msg: "a note already exists at this path",
 		Alternatives: []string{v.freeName(c)}, AltKind: "free paths"}
 	if b, err := v.root.ReadFile(existing); err == nil {
-		e.Current = ShortVersion(Version(b))
+		e.Current = note.ShortVersion(note.Version(b))
 		e.Msg = fmt.Sprintf("a note already exists at this path (version %s)", e.Current)
 	}
 	return e
@@ -812,7 +814,7 @@ func (v *Vault) freeName(p string) string {
 
 // withOp sets Op (and Path, when given) on a domain error from a helper.
 func withOp(err error, op, c string) error {
-	e, ok := AsError(err)
+	e, ok := note.AsError(err)
 	if !ok {
 		return err
 	}
@@ -827,14 +829,14 @@ func withOp(err error, op, c string) error {
 // ioErr wraps a file-system failure. The message names the note by its
 // vault path and the cause without host paths.
 func ioErr(op, c, what string, err error) error {
-	if e, ok := AsError(err); ok {
+	if e, ok := note.AsError(err); ok {
 		return withOp(e, op, c)
 	}
 	if escapes(err) {
-		return &Error{Op: op, Path: c, Kind: ErrInvalidPath, Err: err,
+		return &note.Error{Op: op, Path: c, Kind: note.ErrInvalidPath, Err: err,
 			Msg: "leads outside the vault through a symbolic link; vaultd does not write outside the vault"}
 	}
-	return &Error{Op: op, Path: c, Msg: what + ": " + errText(err), Err: err}
+	return &note.Error{Op: op, Path: c, Msg: what + ": " + errText(err), Err: err}
 }
 
 // escapes reports whether os.Root refused a path because it leaves the
@@ -880,4 +882,12 @@ func copyStem(stem string) (string, int) {
 		return stem, 2
 	}
 	return stem[:i], n + 1
+}
+
+// plural renders "1 line", "3 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

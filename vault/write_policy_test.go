@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/rules"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -68,7 +69,7 @@ func TestWrite_Policy(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrDenied", name, err)
 			continue
 		}
-		if e, _ := vault.AsError(err); e.Rule == "" || e.Op == "" || e.Path == "" {
+		if e, _ := note.AsError(err); e.Rule == "" || e.Op == "" || e.Path == "" {
 			t.Errorf("%s: got %+v, want Op, Path and Rule set", name, e)
 		}
 	}

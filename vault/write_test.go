@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vaultd/vaultd/note"
 )
 
 // wUpdating reports whether -update (declared in sections_test.go) asks
@@ -103,7 +106,7 @@ func wOpts(summary string) WriteOpts { return WriteOpts{Summary: summary} }
 
 func wVersion(t *testing.T, dir, p string) string {
 	t.Helper()
-	return Version([]byte(wRead(t, dir, p)))
+	return note.Version([]byte(wRead(t, dir, p)))
 }
 
 // wTemps lists vaultd temp files left anywhere in dir.
@@ -120,12 +123,12 @@ func wTemps(t *testing.T, dir string) []string {
 }
 
 // wErr checks that err is an *Error of kind with op and path.
-func wErr(t *testing.T, err error, kind error, op, path string) *Error {
+func wErr(t *testing.T, err error, kind error, op, path string) *note.Error {
 	t.Helper()
 	if !errors.Is(err, kind) {
 		t.Fatalf("got error %v, want kind %q", err, kind)
 	}
-	e, ok := AsError(err)
+	e, ok := note.AsError(err)
 	if !ok {
 		t.Fatalf("got %T, want *vault.Error", err)
 	}
@@ -147,7 +150,7 @@ func TestWrite_CreateNew(t *testing.T) {
 	if got := wRead(t, dir, "1_Projekte/Neu/Plan.md"); got != content {
 		t.Errorf("content: got %q, want %q", got, content)
 	}
-	if res.Note.Path != "1_Projekte/Neu/Plan.md" || res.Before != "" || res.After != Version([]byte(content)) ||
+	if res.Note.Path != "1_Projekte/Neu/Plan.md" || res.Before != "" || res.After != note.Version([]byte(content)) ||
 		res.Detail != "note created" || res.ChangeID == "" || res.Note.Title != "Plan" {
 		t.Errorf("result: got %+v", res)
 	}
@@ -167,7 +170,7 @@ func TestWrite_CreateExists(t *testing.T) {
 	v, dir := wOpen(t, map[string]string{"A/Plan.md": "old\n", "A/Plan 2.md": "x"})
 	_, err := v.Create("A/Plan.md", []byte("new"), wOpts("s"))
 	e := wErr(t, err, ErrExists, "create", "A/Plan.md")
-	if e.Current != ShortVersion(Version([]byte("old\n"))) || strings.Join(e.Alternatives, ",") != "A/Plan 3.md" {
+	if e.Current != note.ShortVersion(note.Version([]byte("old\n"))) || strings.Join(e.Alternatives, ",") != "A/Plan 3.md" {
 		t.Errorf("got Current %q Alternatives %q, want the existing version and A/Plan 3.md", e.Current, e.Alternatives)
 	}
 	if got := wRead(t, dir, "A/Plan.md"); got != "old\n" {
@@ -183,7 +186,7 @@ func TestWrite_CreateCaseTwins(t *testing.T) {
 		t.Errorf("got Alternatives %q, want the existing note", e.Alternatives)
 	}
 	_, err = v.Create("1_projekte/Neu/Idee.md", []byte("y"), wOpts("s"))
-	e = wErr(t, err, ErrInvalidPath, "create", "1_projekte/Neu/Idee.md")
+	e = wErr(t, err, note.ErrInvalidPath, "create", "1_projekte/Neu/Idee.md")
 	if strings.Join(e.Alternatives, ",") != "1_Projekte/Neu/Idee.md" {
 		t.Errorf("got Alternatives %q, want the path in the existing folder", e.Alternatives)
 	}
@@ -192,9 +195,9 @@ func TestWrite_CreateCaseTwins(t *testing.T) {
 func TestWrite_CreateInvalidNames(t *testing.T) {
 	v, _ := wOpen(t, nil)
 	for _, p := range []string{"", "../x", "/etc/x", "a/.hidden/x", "a:b", "CON", "x.png", "Notiz "} {
-		if _, err := v.Create(p, []byte("x"), wOpts("s")); !errors.Is(err, ErrInvalidPath) {
+		if _, err := v.Create(p, []byte("x"), wOpts("s")); !errors.Is(err, note.ErrInvalidPath) {
 			t.Errorf("Create(%q): got %v, want ErrInvalidPath", p, err)
-		} else if e, _ := AsError(err); e.Op != "create" {
+		} else if e, _ := note.AsError(err); e.Op != "create" {
 			t.Errorf("Create(%q): got Op %q, want create", p, e.Op)
 		}
 	}
@@ -272,7 +275,7 @@ func TestWrite_SummaryRequired(t *testing.T) {
 	}
 	for op, call := range calls {
 		err := call()
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "change_summary is required") {
+		if !errors.Is(err, note.ErrInvalid) || !strings.Contains(err.Error(), "change_summary is required") {
 			t.Errorf("%s without summary: got %v, want ErrInvalid asking for change_summary", op, err)
 		}
 	}
@@ -292,7 +295,7 @@ func TestWrite_Append(t *testing.T) {
 	if got := wRead(t, dir, "P.md"); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if res.Detail != `2 lines appended to section "Plan > Ziele"` || res.Before != Version([]byte(src)) || res.After != Version([]byte(want)) {
+	if res.Detail != `2 lines appended to section "Plan > Ziele"` || res.Before != note.Version([]byte(src)) || res.After != note.Version([]byte(want)) {
 		t.Errorf("result: got %+v", res)
 	}
 	if _, err := v.Append("P.md", "", []byte("end"), wOpts("s")); err != nil {
@@ -309,22 +312,22 @@ func TestWrite_AppendErrors(t *testing.T) {
 		"1_Projekte/Plan 2.md": "x",
 	})
 	_, err := v.Append("1_Projekte/Plan.md", "Zeile", []byte("x"), wOpts("s"))
-	e := wErr(t, err, ErrNotFound, "append", "1_Projekte/Plan.md")
+	e := wErr(t, err, note.ErrNotFound, "append", "1_Projekte/Plan.md")
 	if e.AltKind != "headings" || len(e.Alternatives) == 0 {
 		t.Errorf("got alternatives %q (%s), want the note's headings", e.Alternatives, e.AltKind)
 	}
 	_, err = v.Append("1_Projekte/Plan.md", "Ziele", []byte("x"), wOpts("s"))
-	e = wErr(t, err, ErrAmbiguous, "append", "1_Projekte/Plan.md")
+	e = wErr(t, err, note.ErrAmbiguous, "append", "1_Projekte/Plan.md")
 	if strings.Join(e.Alternatives, "|") != "P > Ziele|Q > Ziele" {
 		t.Errorf("got alternatives %q, want every candidate path", e.Alternatives)
 	}
 	_, err = v.Append("1_Projekte/Plam.md", "", []byte("x"), wOpts("s"))
-	e = wErr(t, err, ErrNotFound, "append", "1_Projekte/Plam.md")
+	e = wErr(t, err, note.ErrNotFound, "append", "1_Projekte/Plam.md")
 	if len(e.Alternatives) == 0 || e.Alternatives[0] != "1_Projekte/Plan.md" {
 		t.Errorf("got alternatives %q, want the closest notes", e.Alternatives)
 	}
 	_, err = v.Append("1_Projekte/Plan.md", "", []byte("x"), WriteOpts{Summary: "s", ExpectedVersion: "abc"})
-	wErr(t, err, ErrInvalid, "append", "1_Projekte/Plan.md")
+	wErr(t, err, note.ErrInvalid, "append", "1_Projekte/Plan.md")
 }
 
 // A write to a note addressed with different case reaches the note, as a
@@ -366,9 +369,9 @@ func TestWrite_UpdateSection(t *testing.T) {
 		t.Errorf("history: got %d records, want 1", len(h))
 	}
 	_, err = v.UpdateSection("T.md", "Ziel", []byte("x"), wOpts("s"))
-	wErr(t, err, ErrNotFound, "update_section", "T.md")
+	wErr(t, err, note.ErrNotFound, "update_section", "T.md")
 	_, err = v.UpdateSection("T.md", "Ziele", []byte("x\n## Neu\n"), wOpts("s"))
-	wErr(t, err, ErrInvalid, "update_section", "T.md")
+	wErr(t, err, note.ErrInvalid, "update_section", "T.md")
 }
 
 func TestWrite_Replace(t *testing.T) {
@@ -377,14 +380,14 @@ func TestWrite_Replace(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := v.Replace("R.md", []byte("new\n"), wOpts("s"))
-	e := wErr(t, err, ErrInvalid, "replace", "R.md")
+	e := wErr(t, err, note.ErrInvalid, "replace", "R.md")
 	if !strings.Contains(e.Msg, "read the note first") {
 		t.Errorf("got %q, want advice to read the note first", e.Msg)
 	}
-	stale := Version([]byte("older\n"))
+	stale := note.Version([]byte("older\n"))
 	_, err = v.Replace("R.md", []byte("new\n"), WriteOpts{Summary: "s", ExpectedVersion: stale[:12]})
-	e = wErr(t, err, ErrConflict, "replace", "R.md")
-	if e.Expected != stale[:12] || e.Current != ShortVersion(Version([]byte("old\n"))) {
+	e = wErr(t, err, note.ErrConflict, "replace", "R.md")
+	if e.Expected != stale[:12] || e.Current != note.ShortVersion(note.Version([]byte("old\n"))) {
 		t.Errorf("conflict: got Expected %q Current %q", e.Expected, e.Current)
 	}
 	cur := wVersion(t, dir, "R.md")
@@ -432,7 +435,7 @@ func TestWrite_Symlinks(t *testing.T) {
 	}
 	for _, p := range []string{"Abs.md", "Rel.md", "Dir.md", "Pipe.md"} {
 		_, err := v.Append(p, "", []byte("x"), wOpts("s"))
-		if !errors.Is(err, ErrInvalidPath) {
+		if !errors.Is(err, note.ErrInvalidPath) {
 			t.Errorf("Append(%q): got %v, want ErrInvalidPath", p, err)
 		} else if strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), outside) {
 			t.Errorf("Append(%q): error shows a host path: %v", p, err)
@@ -469,7 +472,7 @@ func TestWrite_ChangedBeforePublish(t *testing.T) {
 	once()
 	cur := wVersion(t, dir, "N.md")
 	_, err := v.Replace("N.md", []byte("replaced\n"), WriteOpts{Summary: "s", ExpectedVersion: cur})
-	wErr(t, err, ErrConflict, "replace", "N.md")
+	wErr(t, err, note.ErrConflict, "replace", "N.md")
 	if got := wRead(t, dir, "N.md"); got != external {
 		t.Errorf("replace: got %q, want the external edit kept", got)
 	}
@@ -576,7 +579,7 @@ func TestWrite_Messages(t *testing.T) {
 	show := func(name string, res *Result, err error) {
 		fmt.Fprintf(&b, "## %s\n", name)
 		if err != nil {
-			e, _ := AsError(err)
+			e, _ := note.AsError(err)
 			fmt.Fprintf(&b, "error: %s\n", err)
 			if e != nil {
 				fmt.Fprintf(&b, "kind: %v\n", e.Kind)
@@ -600,7 +603,7 @@ func TestWrite_Messages(t *testing.T) {
 	}
 	o := wOpts("golden")
 	planV := wVersion(t, dir, "1_Projekte/Plan.md")
-	stale := Version([]byte("stale"))
+	stale := note.Version([]byte("stale"))
 
 	res, err := v.Create("1_Projekte/Neu.md", []byte("# Neu\n"), o)
 	show("create", res, err)
@@ -637,7 +640,7 @@ func TestWrite_Messages(t *testing.T) {
 	res, err = v.UpdateSection("1_Projekte/Plan.md", "Archiv > Ziele", []byte("- neu"), o)
 	show("update_section: no change", res, err)
 	wFiles(t, dir, map[string]string{"2_Bereiche/Team/Rita.md": "## Rolle\n\nLead\n"})
-	res, err = v.UpdateSection("2_Bereiche/Team/Rita.md", "Rolle", []byte("x"), WriteOpts{Summary: "s", ExpectedVersion: Version([]byte("Rita\n"))})
+	res, err = v.UpdateSection("2_Bereiche/Team/Rita.md", "Rolle", []byte("x"), WriteOpts{Summary: "s", ExpectedVersion: note.Version([]byte("Rita\n"))})
 	show("update_section: version unknown", res, err)
 	res, err = v.Replace("1_Projekte/Budget.md", []byte("x"), o)
 	show("replace: no version", res, err)
@@ -661,7 +664,7 @@ func TestWrite_Messages(t *testing.T) {
 	if strings.Contains(out, dir) {
 		t.Errorf("messages show the host path %s", dir)
 	}
-	for _, bad := range []string{"%!", "<nil>", `""`, "{{", "*vault."} {
+	for _, bad := range []string{"%!", "<nil>", `""`, "{{", "*vault.", "*note."} {
 		if strings.Contains(out, bad) {
 			t.Errorf("messages contain %q", bad)
 		}
@@ -683,10 +686,10 @@ func TestWrite_RebaseTable(t *testing.T) {
 	}{
 		{"nothing", v0, nil, nil},
 		{"other sections edited", strings.Replace(v0, "- p\n", "- p\n- q\n", 1), nil, nil},
-		{"target section edited", strings.Replace(v0, "- a\n", "- a\n- b\n", 1), nil, ErrConflict},
-		{"heading renamed", strings.Replace(v0, "## Ziele", "## Vorhaben", 1), ErrNotFound, ErrNotFound},
-		{"heading deleted", strings.Replace(v0, "## Ziele\n\n- a\n\n", "", 1), ErrNotFound, ErrNotFound},
-		{"heading now ambiguous", v0 + "\n# Archiv\n\n## Ziele\n\n- alt\n", ErrAmbiguous, ErrAmbiguous},
+		{"target section edited", strings.Replace(v0, "- a\n", "- a\n- b\n", 1), nil, note.ErrConflict},
+		{"heading renamed", strings.Replace(v0, "## Ziele", "## Vorhaben", 1), note.ErrNotFound, note.ErrNotFound},
+		{"heading deleted", strings.Replace(v0, "## Ziele\n\n- a\n\n", "", 1), note.ErrNotFound, note.ErrNotFound},
+		{"heading now ambiguous", v0 + "\n# Archiv\n\n## Ziele\n\n- alt\n", note.ErrAmbiguous, note.ErrAmbiguous},
 		{"heading moved, section bytes identical", strings.Replace(v0, "## Ziele\n\n- a\n\n", "", 1) + "\n## Ziele\n\n- a\n", nil, nil},
 		{"frontmatter changed", strings.Replace(v0, "status: draft", "status: done\nowner: rita", 1), nil, nil},
 	}
@@ -698,7 +701,7 @@ func TestWrite_RebaseTable(t *testing.T) {
 					t.Fatal(err)
 				}
 				wFiles(t, dir, map[string]string{"P.md": row.v1}) // the other program
-				o := WriteOpts{Summary: "edit goals", ExpectedVersion: Version([]byte(v0))}
+				o := WriteOpts{Summary: "edit goals", ExpectedVersion: note.Version([]byte(v0))}
 				var (
 					err  error
 					want []byte
@@ -706,12 +709,12 @@ func TestWrite_RebaseTable(t *testing.T) {
 				wantErr := row.append
 				if op == "append" {
 					_, err = v.Append("P.md", "Ziele", []byte("- neu"), o)
-					want, _, _ = appendText([]byte(row.v1), "Ziele", []byte("- neu"))
+					want, _, _ = note.AppendText([]byte(row.v1), "Ziele", []byte("- neu"))
 				} else {
 					wantErr = row.update
 					_, err = v.UpdateSection("P.md", "Ziele", []byte("- neu"), o)
-					if h, herr := Parse([]byte(row.v1)).Section("Ziele"); herr == nil {
-						want, _ = replaceBody([]byte(row.v1), h, []byte("- neu"))
+					if h, herr := note.Parse([]byte(row.v1)).Section("Ziele"); herr == nil {
+						want, _ = note.ReplaceBody([]byte(row.v1), h, []byte("- neu"))
 					}
 				}
 				got := wRead(t, dir, "P.md")
@@ -730,14 +733,14 @@ func TestWrite_RebaseTable(t *testing.T) {
 				if got != row.v1 {
 					t.Errorf("%s after %q changed the note on error: %q", op, row.name, got)
 				}
-				e, _ := AsError(err)
-				if op == "update_section" && (e.Expected == "" || e.Current != ShortVersion(Version([]byte(row.v1)))) {
+				e, _ := note.AsError(err)
+				if op == "update_section" && (e.Expected == "" || e.Current != note.ShortVersion(note.Version([]byte(row.v1)))) {
 					t.Errorf("got Expected %q Current %q, want both versions", e.Expected, e.Current)
 				}
-				if errors.Is(err, ErrConflict) && e.CurrentSection != "## Ziele\n\n- a\n- b\n\n" {
+				if errors.Is(err, note.ErrConflict) && e.CurrentSection != "## Ziele\n\n- a\n- b\n\n" {
 					t.Errorf("got CurrentSection %q, want the section as it is now", e.CurrentSection)
 				}
-				if errors.Is(err, ErrAmbiguous) && len(e.Alternatives) != 2 {
+				if errors.Is(err, note.ErrAmbiguous) && len(e.Alternatives) != 2 {
 					t.Errorf("got alternatives %q, want both candidates", e.Alternatives)
 				}
 			})
@@ -752,9 +755,9 @@ func TestWrite_RebaseUnknownVersion(t *testing.T) {
 	const v0 = "## A\n\na\n\n## B\n\nb\n"
 	v1 := v0 + "c\n"
 	v, dir := wOpen(t, map[string]string{"N.md": v1})
-	o := WriteOpts{Summary: "s", ExpectedVersion: Version([]byte(v0))}
+	o := WriteOpts{Summary: "s", ExpectedVersion: note.Version([]byte(v0))}
 	_, err := v.UpdateSection("N.md", "A", []byte("x"), o)
-	e := wErr(t, err, ErrConflict, "update_section", "N.md")
+	e := wErr(t, err, note.ErrConflict, "update_section", "N.md")
 	if e.CurrentSection != "## A\n\na\n\n" {
 		t.Errorf("got CurrentSection %q", e.CurrentSection)
 	}
@@ -765,3 +768,15 @@ func TestWrite_RebaseUnknownVersion(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// checkAgentText fails on text an agent must never see (AGENT-CONTRACT 10).
+func checkAgentText(t testing.TB, s string) {
+	t.Helper()
+	for _, bad := range []string{"%!", "%s", "%q", "{{", "<nil>", `""`, "map[", "interface {}", "[]uint8", "*vault.", "*note."} {
+		if strings.Contains(s, bad) {
+			t.Errorf("agent-facing text contains %q: %s", bad, s)
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files (testdata/**) from the current output")

@@ -11,8 +11,8 @@ import (
 
 	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
-	"github.com/vaultd/vaultd/vault"
 )
 
 // flash is a message shown once on the next page: the outcome of an
@@ -135,7 +135,7 @@ func (s *Server) diff(before, after string) (string, string) {
 			return "", ""
 		}
 	}
-	d := vault.LineDiff(b, a, diffLines)
+	d := note.LineDiff(b, a, diffLines)
 	if d.Text == "" {
 		return "", ""
 	}
@@ -209,7 +209,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	res := s.core.RestoreNote(r.Context(), caller(), tools.RestoreArgs{TrashPath: tp, To: to, ChangeSummary: "restored from the trash on the owner's page"})
 	if res.IsError() {
 		f := flash{Title: l.T("restore.refused"), Text: firstLine(res.Text), Detail: res.Text}
-		if ve, ok := vault.AsError(res.Err); ok && ve.AltKind != "notes" {
+		if ve, ok := note.AsError(res.Err); ok && ve.AltKind != "notes" {
 			for _, alt := range ve.Alternatives[:min(len(ve.Alternatives), 3)] {
 				f.Also = append(f.Also, action{Path: "/trash/restore", Label: l.T("restore.as", alt), Fields: map[string]string{"trash_path": tp, "to": alt}})
 			}
@@ -308,13 +308,13 @@ func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/note?path="+url.QueryEscape(p))
 		return
 	}
-	summary := "restored version " + vault.ShortVersion(ver) + " on the owner's page"
+	summary := "restored version " + note.ShortVersion(ver) + " on the owner's page"
 	res := s.core.ReplaceNote(r.Context(), caller(), tools.ReplaceArgs{Path: p, Content: string(b), ChangeSummary: summary, ExpectedVersion: cur})
 	if res.IsError() {
 		s.setFlash(r, flash{Title: l.T("note.refused"), Text: firstLine(res.Text), Detail: res.Text})
 	} else {
 		d := res.Data.(tools.WriteData)
-		s.setFlash(r, flash{OK: true, Title: l.T("note.restored", vault.ShortVersion(ver), d.Note.Path), Text: d.Detail})
+		s.setFlash(r, flash{OK: true, Title: l.T("note.restored", note.ShortVersion(ver), d.Note.Path), Text: d.Detail})
 	}
 	back(w, r, "/note?path="+url.QueryEscape(p))
 }
@@ -446,7 +446,7 @@ func (s *Server) setRights(w http.ResponseWriter, r *http.Request) {
 
 // funcs are the templates' helpers.
 var funcs = map[string]any{
-	"short": vault.ShortVersion,
+	"short": note.ShortVersion,
 	"date":  func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
 	"q":     url.QueryEscape,
 	"diffClass": func(line string) string {

@@ -19,6 +19,9 @@
 // not looked at. Every POST carries the session's CSRF token and, when the
 // browser sends Origin, an Origin of this very page. Host checks against
 // DNS rebinding are the MCP server's, which hands the page its requests.
+//
+// web imports tools, mcpserver, keys, vault and note; only cmd/vaultd
+// imports web.
 package web
 
 import (

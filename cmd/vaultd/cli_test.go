@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/rules"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
@@ -93,7 +94,7 @@ func TestShellQuote(t *testing.T) {
 func TestDomainFailure_Frame(t *testing.T) {
 	res := &tools.Result{
 		Text: "error: read \"1_Projekte/Plan.md\": no such note\nclosest notes:\n- 1_Projekte/Website-Relaunch/Projektplan.md\nnext: vaultd read 1_Projekte/Website-Relaunch/Projektplan.md",
-		Err:  &vault.Error{Op: "read", Path: "1_Projekte/Plan.md", Kind: vault.ErrNotFound},
+		Err:  &note.Error{Op: "read", Path: "1_Projekte/Plan.md", Kind: note.ErrNotFound},
 	}
 	f := domainFailure(res, []string{"--vault", "my vault"})
 	if f.code != exitNotFound {
@@ -120,16 +121,16 @@ func TestCodeOf(t *testing.T) {
 		kind error
 		want int
 	}{
-		{vault.ErrNotFound, exitNotFound},
+		{note.ErrNotFound, exitNotFound},
 		{vault.ErrExists, exitConflict},
-		{vault.ErrConflict, exitConflict},
-		{vault.ErrAmbiguous, exitConflict},
+		{note.ErrConflict, exitConflict},
+		{note.ErrAmbiguous, exitConflict},
 		{vault.ErrDenied, exitDenied},
-		{vault.ErrInvalidPath, exitInvalid},
-		{vault.ErrInvalid, exitInvalid},
+		{note.ErrInvalidPath, exitInvalid},
+		{note.ErrInvalid, exitInvalid},
 		{errors.New("disk on fire"), exitError},
 	} {
-		err := error(&vault.Error{Op: "read", Kind: tc.kind})
+		err := error(&note.Error{Op: "read", Kind: tc.kind})
 		if got := codeOf(err); got != tc.want {
 			t.Errorf("codeOf(%v): got %d, want %d", tc.kind, got, tc.want)
 		}

@@ -97,7 +97,7 @@ func saveEmbedderConfig(stateDir string, c embed.Config) error {
 // few seconds otherwise; when verbose from the start, else after a second.
 // It returns the last status seen.
 func waitForMeaning(ctx context.Context, idx interface{ Status() index.Status }, w io.Writer, verbose bool, limit time.Duration) index.MeaningStatus {
-	tty := isTerminalWriter(w)
+	tty := isTTY(w)
 	start := time.Now()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()

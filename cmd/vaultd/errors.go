@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -75,13 +76,13 @@ func codeOf(err error) int {
 		return exitOK
 	case errors.As(err, &f):
 		return f.code
-	case errors.Is(err, vault.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, note.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, vault.ErrConflict), errors.Is(err, vault.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict):
+	case errors.Is(err, note.ErrConflict), errors.Is(err, note.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict):
 		return exitConflict
 	case errors.Is(err, vault.ErrDenied), errors.Is(err, fs.ErrPermission):
 		return exitDenied
-	case errors.Is(err, vault.ErrInvalidPath), errors.Is(err, vault.ErrInvalid):
+	case errors.Is(err, note.ErrInvalidPath), errors.Is(err, note.ErrInvalid):
 		return exitInvalid
 	}
 	return exitError
@@ -153,7 +154,7 @@ type jsonErrorBody struct {
 
 func printJSONFailure(w io.Writer, f *failure) {
 	body := jsonErrorBody{ExitCode: f.code, Kind: kindOf(f.code), Message: strings.TrimRight(f.msg, "\n"), Try: f.try}
-	if e, ok := vault.AsError(f.err); ok {
+	if e, ok := note.AsError(f.err); ok {
 		body.Op, body.Path = e.Op, e.Path
 		body.Alternatives, body.AltKind = e.Alternatives, e.AltKind
 		body.Expected, body.Current, body.CurrentSection = e.Expected, e.Current, e.CurrentSection

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -184,12 +185,12 @@ markers, in the sections both sides changed differently.`,
 			if err != nil {
 				return err
 			}
-			o := vault.MergeOptions{OursLabel: "HEAD", TheirsLabel: theirsLabel()}
+			o := note.MergeOptions{OursLabel: "HEAD", TheirsLabel: theirsLabel()}
 			path := args[len(args)-1]
 			if len(args) == 5 {
 				fmt.Sscan(args[3], &o.MarkerSize)
 			}
-			res := vault.Merge(base, ours, theirs, o)
+			res := note.Merge(base, ours, theirs, o)
 			if err := os.WriteFile(args[1], res.Text, 0o644); err != nil {
 				return err
 			}

@@ -87,12 +87,22 @@ func (c *contentFlags) read(cmd *cobra.Command, in io.Reader) (string, error) {
 // such as /dev/null: nothing to read content from. A pipe, a regular file
 // or an in-memory reader is read.
 func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+	yes, err := charDevice(r)
+	return err != nil || yes
+}
+
+// charDevice reports whether f is an *os.File on a character device (a
+// terminal, /dev/null), and the error when its mode cannot be read.
+func charDevice(f any) (bool, error) {
+	file, ok := f.(*os.File)
 	if !ok {
-		return false
+		return false, nil
 	}
-	fi, err := f.Stat()
-	return err != nil || fi.Mode()&os.ModeCharDevice != 0
+	fi, err := file.Stat()
+	if err != nil {
+		return false, err
+	}
+	return fi.Mode()&os.ModeCharDevice != 0, nil
 }
 
 // unwrapPath drops the "open F:" prefix of a *fs.PathError; the message

@@ -5,6 +5,11 @@
 // tools) the MCP server uses and prints the text an agent would read;
 // --json prints the structured data instead. See `vaultd --help` for the
 // commands and the exit codes.
+//
+// It is the top of the house and the only importer of cobra: it wires the
+// doors (mcpserver, web, trial) to the core (tools) over index, rules,
+// keys, embed, vault and note. Nothing imports it; its files hold flags,
+// wiring and printing, never tool logic.
 package main
 
 import (

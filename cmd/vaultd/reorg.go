@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -193,7 +191,7 @@ func (a *app) confirmEmpty(cmd *cobra.Command, e tools.EmptyTrashArgs, plan []va
 		again += " --older-than " + shellQuote(e.OlderThan)
 	}
 	again += " --yes"
-	if !isTerminalReader(a.in) || !isTerminalWriter(a.err) {
+	if !isTTY(a.in) || !isTTY(a.err) {
 		return false, usagef(again, "trash empty would delete %d %s for good (vaultd trash lists them); confirm with --yes", len(plan), what)
 	}
 	fmt.Fprintf(a.err, "This deletes %d %s in the trash for good:\n", len(plan), what)
@@ -210,16 +208,6 @@ func (a *app) confirmEmpty(cmd *cobra.Command, e tools.EmptyTrashArgs, plan []va
 	}
 	fmt.Fprintln(a.out, "nothing deleted: the trash is as it was")
 	return false, nil
-}
-
-// isTerminalReader reports whether r is a terminal.
-func isTerminalReader(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // addTrashEmpty hangs `empty` under the trash command.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaultd/vaultd/vault"
+	"github.com/vaultd/vaultd/note"
 )
 
 // rVault writes files into a fresh vault folder and returns it with the
@@ -89,7 +89,7 @@ func TestUndo_CLI(t *testing.T) {
 	}
 }
 
-func sha12(b []byte) string { return vault.ShortVersion(vault.Version(b)) }
+func sha12(b []byte) string { return note.ShortVersion(note.Version(b)) }
 
 // `vaultd serve --git-commit` wires the vault's git commits: a write made
 // by an MCP client becomes a commit by that client.

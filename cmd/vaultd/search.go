@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/vault"
 )
 
 func (a *app) searchCmd() *cobra.Command {
@@ -83,20 +83,11 @@ and tokenizer.json) in process; openai:URL#MODEL asks an OpenAI-compatible
 			}
 			defer v.Close()
 			start := time.Now()
-			// A running vaultd on this vault keeps the index; then this
-			// waits for it instead of opening the index a second time.
-			o := index.Options{Logger: a.quietLogger()}
-			if err := a.embedderOptions(cmd, v.StateDir(), &o, true); err != nil {
-				return err
-			}
-			idx, err := index.OpenShared(v, o)
+			idx, o, err := a.openIndex(cmd, v, true)
 			if err != nil {
 				return err
 			}
 			defer idx.Close()
-			if err := waitWithProgress(cmd.Context(), idx, a.err, true); err != nil {
-				return err
-			}
 			st := idx.Status()
 			took := time.Since(start).Round(time.Millisecond)
 			if o.Embedder != nil && st.Meaning.Model != o.Embedder.ID() {
@@ -145,18 +136,11 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*tools.Core, tools.Cal
 		return err
 	}
 	defer v.Close()
-	o := index.Options{Logger: a.quietLogger()}
-	if err := a.embedderOptions(cmd, v.StateDir(), &o, false); err != nil {
-		return err
-	}
-	idx, err := index.OpenShared(v, o)
+	idx, _, err := a.openIndex(cmd, v, false)
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
-	if err := waitWithProgress(cmd.Context(), idx, a.err, false); err != nil {
-		return err
-	}
 	// A search waits a while for search by meaning to catch up; what is
 	// missing after that the answer says (vaultd index shows it through).
 	if a.meaningWait > 0 {
@@ -169,6 +153,29 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*tools.Core, tools.Cal
 	return a.print(cmd, tool(c, a.caller()))
 }
 
+// openIndex opens the search index of v and waits until it has caught up
+// with the files. The index is shared: when a running vaultd on this vault
+// keeps it, this waits for that one instead of opening it a second time.
+// indexCmd is set for vaultd index, which refuses a bad --embedder
+// (embedderOptions' strict) and always shows its progress
+// (waitWithProgress' verbose). It returns the options the index was
+// opened with; the caller closes the index.
+func (a *app) openIndex(cmd *cobra.Command, v *vault.Vault, indexCmd bool) (*index.Shared, index.Options, error) {
+	o := index.Options{Logger: a.quietLogger()}
+	if err := a.embedderOptions(cmd, v.StateDir(), &o, indexCmd); err != nil {
+		return nil, o, err
+	}
+	idx, err := index.OpenShared(v, o)
+	if err != nil {
+		return nil, o, err
+	}
+	if err := waitWithProgress(cmd.Context(), idx, a.err, indexCmd); err != nil {
+		idx.Close()
+		return nil, o, err
+	}
+	return idx, o, nil
+}
+
 // waitWithProgress waits until the index has caught up with the files. It
 // shows progress on w after a second (always when verbose): a bar on a
 // terminal, a line every few seconds otherwise.
@@ -178,7 +185,7 @@ func waitWithProgress(ctx context.Context, idx interface {
 }, w io.Writer, verbose bool) error {
 	done := make(chan error, 1)
 	go func() { done <- idx.WaitReady(ctx) }()
-	tty := isTerminalWriter(w)
+	tty := isTTY(w)
 	start := time.Now()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -215,14 +222,11 @@ func progressBar(done, total, width int) string {
 	return fmt.Sprintf("indexing [%s%s] %d/%d notes", strings.Repeat("█", n), strings.Repeat("·", width-n), done, total)
 }
 
-// isTerminalWriter reports whether w is a terminal.
-func isTerminalWriter(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+// isTTY reports whether f, a reader or writer, is a terminal (false when
+// that cannot be told).
+func isTTY(f any) bool {
+	yes, err := charDevice(f)
+	return err == nil && yes
 }
 
 // quietLogger logs only warnings and errors, to stderr: the CLI shows

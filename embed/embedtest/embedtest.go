@@ -2,6 +2,9 @@
 // downloading a model: a tiny model2vec model written to a folder (loaded
 // through the real loader), and an OpenAI-compatible embeddings server
 // that computes its vectors with any Embedder, with faults to inject.
+//
+// embedtest imports embed only; tests and bench import it, the product
+// does not.
 package embedtest
 
 import (

@@ -1,4 +1,4 @@
-package vault
+package note
 
 // Distance is the Levenshtein distance between a and b in runes; it ranks
 // "closest" alternatives in error messages.

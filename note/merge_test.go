@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -152,6 +152,7 @@ func FuzzMerge(f *testing.F) {
 			want                []byte
 			checkBytes, noError bool
 		}{
+			{"merge(base, base, base)", b, b, b, b, true, true},
 			{"merge(base, a, a)", b, a, a, a, true, true},
 			{"merge(base, base, a)", b, b, a, a, true, true},
 			{"merge(base, a, base)", b, a, b, a, true, true},
@@ -172,8 +173,8 @@ func FuzzMerge(f *testing.F) {
 			return d.HeadingPaths()[i%len(d.Headings)]
 		}
 		lo, lt := "- ours "+word+" 1", "- theirs "+word+" 2"
-		ours, _, err1 := appendText(b, heading(hOurs), []byte(lo))
-		theirs, _, err2 := appendText(b, heading(hTheirs), []byte(lt))
+		ours, _, err1 := AppendText(b, heading(hOurs), []byte(lo))
+		theirs, _, err2 := AppendText(b, heading(hTheirs), []byte(lt))
 		if err1 != nil || err2 != nil {
 			return
 		}

@@ -1,7 +1,8 @@
-package vault
+package note
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -479,4 +480,85 @@ func TestSections_TrapCombinations(t *testing.T) {
 		check([]byte(trapFragments[next()] + trapFragments[next()] + trapFragments[next()]))
 	}
 	t.Logf("%d notes, %d sections replaced twice each", docs, headings)
+}
+
+// FuzzReplaceBody drives the edit behind update_section (ReplaceBody) with
+// any note, any of its sections and any new body: when it succeeds, every
+// byte before the section's body and after the section is what it was
+// (the heading line gains a line ending only when it ended the file), the
+// other headings are still there at their shifted offsets, the section
+// keeps its heading, and writing the same body again changes nothing.
+func FuzzReplaceBody(f *testing.F) {
+	for i, s := range fuzzSeeds {
+		f.Add([]byte(s), uint(i), []byte("new text\nwith #tag and [[Link]]\n"))
+	}
+	f.Add([]byte("# A\n## B\nb\n# C\n"), uint(1), []byte("## B\nnew\n"))
+	f.Add([]byte("# A\r\nold\r\n# B\r\n"), uint(0), []byte("\n\nx\ny  \n\n"))
+	f.Add([]byte("# A"), uint(0), []byte("```\nopen"))
+	f.Fuzz(func(t *testing.T, src []byte, pick uint, body []byte) {
+		d := Parse(src)
+		if len(d.Headings) == 0 {
+			return
+		}
+		i := int(pick % uint(len(d.Headings)))
+		h := d.Headings[i]
+		orig := bytes.Clone(src)
+		out, err := ReplaceBody(src, h, body)
+		if !bytes.Equal(src, orig) {
+			t.Fatalf("ReplaceBody modified its input %q", orig)
+		}
+		if err != nil {
+			// Refusals are the caller's to fix: an *Error of kind ErrInvalid
+			// with a message. (The message quotes the body's headings, which
+			// may hold anything, so checkAgentText is for the unit tests.)
+			e, ok := AsError(err)
+			if !ok || !errors.Is(err, ErrInvalid) || e.Msg == "" {
+				t.Fatalf("input %q, section %q, body %q: got error %v, want an *Error of kind ErrInvalid", src, h.Text, body, err)
+			}
+			return
+		}
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("input %q, section %d %q, body %q → %q: %s", src, i, h.Text, body, out, fmt.Sprintf(format, args...))
+		}
+		if !bytes.HasPrefix(out, src[:h.BodyStart]) {
+			fail("bytes before the section's body changed")
+		}
+		if !bytes.HasSuffix(out, src[h.End:]) {
+			fail("bytes after the section changed")
+		}
+		delta := len(out) - len(src)
+		nd := Parse(out)
+		checkDoc(t, out, nd)
+		at := map[[2]int]string{}
+		for _, g := range nd.Headings {
+			at[[2]int{g.Start, g.Level}] = g.Text
+		}
+		for j, g := range d.Headings {
+			start := g.Start
+			switch {
+			case j == i || g.Start < h.Start:
+			case g.Start >= h.End:
+				start += delta
+			default:
+				continue // a sub-section of the replaced one
+			}
+			if txt, ok := at[[2]int{start, g.Level}]; !ok || txt != g.Text {
+				fail("heading %d %q is no longer at offset %d", j, g.Text, start)
+			}
+		}
+		var nh *Heading
+		for k := range nd.Headings {
+			if nd.Headings[k].Start == h.Start {
+				nh = &nd.Headings[k]
+			}
+		}
+		again, err := ReplaceBody(out, *nh, body)
+		if err != nil {
+			fail("writing the same body again fails: %v", err)
+		}
+		if !bytes.Equal(again, out) {
+			fail("writing the same body again gives %q", again)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -40,12 +40,12 @@ func TestWriteText_Append(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := appendText([]byte(tt.src), tt.heading, []byte(tt.text))
+			got, _, err := AppendText([]byte(tt.src), tt.heading, []byte(tt.text))
 			if err != nil {
-				t.Fatalf("appendText(%q, %q, %q): %v", tt.src, tt.heading, tt.text, err)
+				t.Fatalf("AppendText(%q, %q, %q): %v", tt.src, tt.heading, tt.text, err)
 			}
 			if string(got) != tt.want {
-				t.Errorf("appendText(%q, %q, %q)\n got %q\nwant %q", tt.src, tt.heading, tt.text, got, tt.want)
+				t.Errorf("AppendText(%q, %q, %q)\n got %q\nwant %q", tt.src, tt.heading, tt.text, got, tt.want)
 			}
 		})
 	}
@@ -64,9 +64,9 @@ func TestWriteText_AppendErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := appendText([]byte(tt.src), tt.heading, []byte(tt.text))
+			_, _, err := AppendText([]byte(tt.src), tt.heading, []byte(tt.text))
 			if !errors.Is(err, tt.kind) {
-				t.Fatalf("appendText(%q, %q, %q): got error %v, want kind %v", tt.src, tt.heading, tt.text, err, tt.kind)
+				t.Fatalf("AppendText(%q, %q, %q): got error %v, want kind %v", tt.src, tt.heading, tt.text, err, tt.kind)
 			}
 			e, _ := AsError(err)
 			if tt.alts != nil && strings.Join(e.Alternatives, "|") != strings.Join(tt.alts, "|") {
@@ -99,12 +99,12 @@ func TestWriteText_ReplaceBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := replaceBody([]byte(tt.src), h, []byte(tt.body))
+			got, err := ReplaceBody([]byte(tt.src), h, []byte(tt.body))
 			if err != nil {
-				t.Fatalf("replaceBody(%q, %q, %q): %v", tt.src, tt.heading, tt.body, err)
+				t.Fatalf("ReplaceBody(%q, %q, %q): %v", tt.src, tt.heading, tt.body, err)
 			}
 			if string(got) != tt.want {
-				t.Errorf("replaceBody(%q, %q, %q)\n got %q\nwant %q", tt.src, tt.heading, tt.body, got, tt.want)
+				t.Errorf("ReplaceBody(%q, %q, %q)\n got %q\nwant %q", tt.src, tt.heading, tt.body, got, tt.want)
 			}
 		})
 	}
@@ -115,14 +115,17 @@ func TestWriteText_ReplaceBodyErrors(t *testing.T) {
 		{"sibling heading", "## A\na\n## B\n", "A", "x\n## C\ny"},
 		{"higher heading", "## A\na\n## B\n", "A", "# Top"},
 		{"unclosed fence", "## A\na\n## B\n", "A", "```go\nx"},
+		{"empty heading", "## A\na\n## B\n", "A", "x\n\n##"},
+		{"setext heading after a rule", "B\n---\na\n# C\n", "B", "---\nNeu\n---"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := Parse([]byte(tt.src)).Section(tt.heading)
-			_, err := replaceBody([]byte(tt.src), h, []byte(tt.body))
+			_, err := ReplaceBody([]byte(tt.src), h, []byte(tt.body))
 			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("replaceBody(%q, %q, %q): got %v, want ErrInvalid", tt.src, tt.heading, tt.body, err)
+				t.Fatalf("ReplaceBody(%q, %q, %q): got %v, want ErrInvalid", tt.src, tt.heading, tt.body, err)
 			}
+			checkAgentText(t, err.Error())
 		})
 	}
 }
@@ -138,16 +141,16 @@ func TestWriteText_ReplaceBodyOtherBytesUnchanged(t *testing.T) {
 	for _, src := range notes {
 		d := Parse([]byte(src))
 		for _, h := range d.Headings {
-			got, err := replaceBody([]byte(src), h, []byte("new text"))
+			got, err := ReplaceBody([]byte(src), h, []byte("new text"))
 			if err != nil {
-				t.Errorf("replaceBody(%q, %q): %v", src, h.Text, err)
+				t.Errorf("ReplaceBody(%q, %q): %v", src, h.Text, err)
 				continue
 			}
 			if !bytes.HasPrefix(got, []byte(src[:h.BodyStart])) {
-				t.Errorf("replaceBody(%q, %q) changed bytes before the body: %q", src, h.Text, got)
+				t.Errorf("ReplaceBody(%q, %q) changed bytes before the body: %q", src, h.Text, got)
 			}
 			if !bytes.HasSuffix(got, []byte(src[h.End:])) {
-				t.Errorf("replaceBody(%q, %q) changed bytes after the section: %q", src, h.Text, got)
+				t.Errorf("ReplaceBody(%q, %q) changed bytes after the section: %q", src, h.Text, got)
 			}
 		}
 	}

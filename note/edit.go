@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -9,13 +9,13 @@ import (
 // This file holds the pure text operations behind the writes: they take a
 // note's bytes and return the new bytes, touch nothing on disk and change no
 // byte outside the place they edit (frontmatter, BOM and other sections stay
-// byte-for-byte). The writes in write.go run them again on the current text
+// byte-for-byte). The writes of package vault run them again on the current text
 // whenever the note changed under them.
 
-// eolOf returns the line ending a note uses: "\r\n" for notes written
+// EOL returns the line ending a note uses: "\r\n" for notes written
 // mostly with CRLF (Windows), "\n" otherwise. Inserted text follows it, so a
 // CRLF note never ends up with mixed line endings.
-func eolOf(d *Doc) string {
+func EOL(d *Doc) string {
 	if d.CRLF {
 		return "\r\n"
 	}
@@ -46,9 +46,9 @@ func normalizeBlock(text []byte, eol string) (block []byte, n int) {
 	return []byte(strings.ReplaceAll(s, "\n", eol) + eol), n
 }
 
-// trimBlankTail returns the length of b without the blank (white-space
+// TrimBlankTail returns the length of b without the blank (white-space
 // only) lines at its end; it never cuts below floor (the BOM).
-func trimBlankTail(b []byte, floor int) int {
+func TrimBlankTail(b []byte, floor int) int {
 	end := len(b)
 	for end > floor {
 		lineEnd := end
@@ -75,7 +75,7 @@ func insertBlock(src []byte, at int, block []byte, eol string) []byte {
 		floor = len(bom)
 	}
 	before, after := src[:at], src[at:]
-	cut := trimBlankTail(before, floor)
+	cut := TrimBlankTail(before, floor)
 	out := make([]byte, 0, len(src)+len(block)+2*len(eol))
 	out = append(out, before[:cut]...)
 	if cut > floor {
@@ -100,7 +100,7 @@ func ensureFinalEOL(src []byte, eol string) []byte {
 	return append(src, eol...)
 }
 
-// appendText appends text to a note: at its end when heading is "", else at
+// AppendText appends text to a note: at its end when heading is "", else at
 // the end of the section the heading opens — after its sub-sections, so that
 // the text lands where a reader scrolling down that section finishes (the
 // section ends at the next heading of the same or higher level). The note
@@ -111,11 +111,11 @@ func ensureFinalEOL(src []byte, eol string) []byte {
 // the text is empty or when it would swallow the headings that follow (an
 // unclosed code fence); the errors of Doc.Section for a missing or
 // ambiguous heading.
-func appendText(src []byte, heading string, text []byte) (next []byte, detail string, err error) {
+func AppendText(src []byte, heading string, text []byte) (next []byte, detail string, err error) {
 	// Cached parses: src is what the last write or read of the note parsed,
 	// mid is what the write's re-read and the index parse next.
 	d := ParseCached(src)
-	eol := eolOf(d)
+	eol := EOL(d)
 	block, n := normalizeBlock(text, eol)
 	if block == nil {
 		return nil, "", &Error{Kind: ErrInvalid, Msg: "the text to append is empty"}
@@ -138,7 +138,7 @@ func appendText(src []byte, heading string, text []byte) (next []byte, detail st
 	return next, fmt.Sprintf("%s appended %s", plural(n, "line"), where), nil
 }
 
-// replaceBody replaces the body of the section h (from after its heading
+// ReplaceBody replaces the body of the section h (from after its heading
 // line to its end, sub-sections included) with body, keeping the heading
 // line. The gap between heading and body stays as it was (none, or one
 // blank line); one blank line separates the body from the next heading.
@@ -149,22 +149,20 @@ func appendText(src []byte, heading string, text []byte) (next []byte, detail st
 // Errors: ErrInvalid when the body holds a heading of the section's level or
 // higher (it would end the section and start another) or would swallow the
 // headings that follow.
-func replaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
+func ReplaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 	d := Parse(src)
-	eol := eolOf(d)
+	eol := EOL(d)
 	block, _ := normalizeBlock(body, eol)
 	if block != nil {
 		bd := Parse(block)
 		if len(bd.Headings) > 0 && bd.Headings[0].Start == bd.BodyStart && bd.Headings[0].Level == h.Level &&
-			headingKey(bd.Headings[0].Text) == headingKey(h.Text) {
+			HeadingKey(bd.Headings[0].Text) == HeadingKey(h.Text) {
 			block, _ = normalizeBlock(block[bd.Headings[0].BodyStart:], eol)
 			bd = Parse(block)
 		}
 		for _, sub := range bd.Headings {
 			if sub.Level <= h.Level {
-				return nil, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
-					"the new body contains the heading %q of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
-					sub.Text, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
+				return nil, bodyHeadingError(sub, h)
 			}
 		}
 	}
@@ -179,7 +177,7 @@ func replaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 	if block != nil {
 		// Keep a blank line after the heading if the section had one (or
 		// had no text at all); keep none if its text started right away.
-		if trimBlankTail(old, 0) == 0 || startsWithBlankLine(old) {
+		if TrimBlankTail(old, 0) == 0 || startsWithBlankLine(old) {
 			out = append(out, eol...)
 		}
 		out = append(out, block...)
@@ -190,10 +188,33 @@ func replaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 		out = append(out, eol...)
 		out = append(out, after...)
 	}
-	if err := keepsStructure(d, Parse(out), h.BodyStart, h.End, len(out)-len(src)); err != nil {
+	nd := Parse(out)
+	if err := keepsStructure(d, nd, h.BodyStart, h.End, len(out)-len(src)); err != nil {
 		return nil, err
 	}
+	// The body parsed on its own (above) can hide a heading that the note
+	// shows: a body starting with "---" reads as frontmatter there, while
+	// in the note its "text" + "---" lines are a setext heading (found by
+	// FuzzReplaceBody). So look at the new body in place too.
+	bodyEnd := len(out) - len(after)
+	for _, g := range nd.Headings {
+		if g.Start > h.Start && g.Start < bodyEnd && g.Level <= h.Level {
+			return nil, bodyHeadingError(g, h)
+		}
+	}
 	return out, nil
+}
+
+// bodyHeadingError refuses a new body for section h that holds sub, a
+// heading of h's level or higher.
+func bodyHeadingError(sub, h Heading) error {
+	heading := fmt.Sprintf("the heading %q", sub.Text)
+	if sub.Text == "" {
+		heading = "an empty heading" // a lone "#": no empty quotes (AGENT-CONTRACT 10)
+	}
+	return &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
+		"the new body contains %s of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
+		heading, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
 }
 
 // startsWithBlankLine reports whether the first line of b holds only white space.

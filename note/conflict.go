@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -221,10 +221,10 @@ func (d *Doc) placeConflicts() {
 	}
 }
 
-// conflictSections lists the sections of cs once each, in order; a region
+// ConflictSections lists the sections of cs once each, in order; a region
 // before the first heading is "the frontmatter" or "the text before the
 // first heading".
-func conflictSections(cs []Conflict) []string {
+func ConflictSections(cs []Conflict) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range cs {

@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -257,7 +257,7 @@ func TestSections_AlternativesResolve(t *testing.T) {
 // checkAgentText fails on text an agent must never see (AGENT-CONTRACT 10).
 func checkAgentText(t testing.TB, s string) {
 	t.Helper()
-	for _, bad := range []string{"%!", "%s", "%q", "{{", "<nil>", `""`, "map[", "interface {}", "[]uint8", "*vault."} {
+	for _, bad := range []string{"%!", "%s", "%q", "{{", "<nil>", `""`, "map[", "interface {}", "[]uint8", "*vault.", "*note."} {
 		if strings.Contains(s, bad) {
 			t.Errorf("agent-facing text contains %q: %s", bad, s)
 		}

@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -274,4 +274,15 @@ func parseTree(t *testing.T, dir string) {
 	}
 	t.Logf("%d notes, %d bytes, %d headings, %d links; Parse %v (%.1f MB/s)", notes, size, headings, links, elapsed,
 		float64(size)/1e6/elapsed.Seconds())
+}
+
+// corpusDir locates a read-only test corpus. CI mounts ../shared next to
+// the repository; tests run in the package folder, hence ../../shared.
+func corpusDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", "corpora", name)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Skipf("corpus %s not found at %s (it lives in ../shared/corpora next to the repository): skipping", name, dir)
+	}
+	return dir
 }

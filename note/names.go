@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"fmt"
@@ -162,7 +162,7 @@ func NotePath(p string) (string, error) {
 	switch {
 	case strings.EqualFold(ext, ".md"):
 		return c, nil
-	case ext == "" || !isFileExt(ext):
+	case ext == "" || !IsFileExt(ext):
 		return c + ".md", nil
 	default:
 		return "", &Error{Op: "check path", Path: c, Kind: ErrInvalidPath,
@@ -170,9 +170,9 @@ func NotePath(p string) (string, error) {
 	}
 }
 
-// isFileExt tells a real file extension (".png") from a dot inside a
+// IsFileExt tells a real file extension (".png") from a dot inside a
 // note name ("Version 2.0 Planung").
-func isFileExt(ext string) bool {
+func IsFileExt(ext string) bool {
 	if len(ext) < 2 || len(ext) > 6 {
 		return false
 	}
@@ -215,7 +215,52 @@ func NoteTitle(p string, d *Doc) string {
 	return strings.TrimSuffix(path.Base(p), path.Ext(p))
 }
 
-// IsTempName reports whether a file name is one of vaultd's own temp files.
-func IsTempName(name string) bool {
-	return strings.HasPrefix(name, ".vaultd-") && strings.HasSuffix(name, ".tmp")
+// FolderNoteFolder returns the folder whose note the note at p is — "x/Name"
+// for x/Name/index.md, x/Name/_index.md (Hugo), x/Name/README.md and
+// x/Name/Name.md (file names compared ignoring case) — or "" when p is no folder note. A note at the
+// vault root is no folder note: the vault has no folder name.
+func FolderNoteFolder(p string) string {
+	dir := FolderOf(p)
+	k := LinkKey(path.Base(p))
+	if dir == "" || !strings.HasSuffix(k, ".md") {
+		return ""
+	}
+	switch strings.TrimSuffix(k, ".md") {
+	case "index", "_index", "readme", LinkKey(path.Base(dir)):
+		return dir
+	}
+	return ""
 }
+
+// NoteName is the name a path gives its note: the folder's name for a
+// folder note, else the file name without ".md".
+func NoteName(p string) string {
+	if f := FolderNoteFolder(p); f != "" {
+		return path.Base(f)
+	}
+	return strings.TrimSuffix(path.Base(p), ".md")
+}
+
+// TitleNames returns the titles a note is known by: its frontmatter title
+// (any case of the key) and its first H1, each once.
+func TitleNames(d *Doc) []string {
+	var out []string
+	if d == nil {
+		return nil
+	}
+	if d.Title != "" {
+		out = append(out, d.Title)
+	}
+	for _, h := range d.Headings {
+		if h.Level == 1 {
+			if t := NormSpace(h.Text); t != "" && NameKey(t) != NameKey(d.Title) {
+				out = append(out, t)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// NameKey compares titles and aliases: NFC, white space collapsed, lower case.
+func NameKey(s string) string { return strings.ToLower(NormSpace(s)) }

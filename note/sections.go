@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"fmt"
@@ -19,9 +19,9 @@ func JoinHeadingPath(p []string) string { return strings.Join(p, HeadingSep) }
 
 var fold = cases.Fold()
 
-// headingKey is how heading texts are compared when the exact text does
+// HeadingKey is how heading texts are compared when the exact text does
 // not match: white space collapsed, NFC, case folded.
-func headingKey(s string) string { return fold.String(normSpace(s)) }
+func HeadingKey(s string) string { return fold.String(NormSpace(s)) }
 
 // A heading query names a heading by its text ("Ziele"), by level and text
 // ("## Ziele") or by a path through its ancestors ("Projekte > Ziele",
@@ -76,7 +76,7 @@ func newHeadingQuery(q string) *headingQuery {
 	for a := 0; a < n; a++ {
 		hq.groups[a] = make([]queryGroup, n)
 		for b := a + 1; b < n; b++ {
-			g := queryGroup{text: normSpace(q[hq.seps[a]+1 : hq.seps[b]])}
+			g := queryGroup{text: NormSpace(q[hq.seps[a]+1 : hq.seps[b]])}
 			if lvl := levelMarker(g.text); lvl > 0 {
 				g.level, g.rest = lvl, strings.TrimSpace(g.text[lvl:])
 			}
@@ -179,7 +179,7 @@ func (hq *headingQuery) matchHeading(d *Doc, i int, mk *matchKeys, pass int) boo
 		}
 		h := &d.Headings[i]
 		if pass == passLoose {
-			return strings.HasSuffix(g.textKey, mk.keys[i]) && g.textKey == headingKey(d.plainPath(i))
+			return strings.HasSuffix(g.textKey, mk.keys[i]) && g.textKey == HeadingKey(d.plainPath(i))
 		}
 		return strings.HasSuffix(g.text, h.Text) && g.text == d.plainPath(i)
 	}
@@ -284,7 +284,7 @@ func (d *Doc) match(hq *headingQuery, only []int) []int {
 		case passLoose:
 			mk.keys = make([]string, len(d.Headings))
 			for i := range d.Headings {
-				mk.keys[i] = headingKey(d.Headings[i].Text)
+				mk.keys[i] = HeadingKey(d.Headings[i].Text)
 			}
 		case passPrefix:
 			mk.toks = d.headingTokens()
@@ -435,7 +435,7 @@ func (d *Doc) addresser() *addresser {
 		if h.Text == "" || strings.ContainsRune(h.Text, '>') || h.Text[0] == '#' || hasLineSuffix(h.Text) {
 			a.simple = false
 		}
-		k := headingKey(h.Text)
+		k := HeadingKey(h.Text)
 		a.byKey[k] = append(a.byKey[k], i)
 		for len(stack) > 0 && d.Headings[stack[len(stack)-1]].Level >= h.Level {
 			stack = stack[:len(stack)-1]
@@ -464,7 +464,7 @@ func (a *addresser) address(i int) string {
 	if a.simple {
 		// No text holds a separator or a level marker, so the last part
 		// of a path can only name a heading with the same text.
-		only = a.byKey[headingKey(h.Text)]
+		only = a.byKey[HeadingKey(h.Text)]
 		if len(only) == 1 {
 			return h.PathString()
 		}
@@ -568,7 +568,7 @@ func (d *Doc) closestHeadings(query string) []string {
 	}
 	list := make([]scored, len(paths))
 	for i, p := range paths {
-		sc := scored{i: i, p: p, numDist: math.MaxInt, edited: Distance(want, headingKey(d.Headings[i].Text))}
+		sc := scored{i: i, p: p, numDist: math.MaxInt, edited: Distance(want, HeadingKey(d.Headings[i].Text))}
 		for sc.prefix < len(qt) && sc.prefix < len(toks[i]) && qt[sc.prefix] == toks[i][sc.prefix] {
 			sc.prefix++
 		}
@@ -721,10 +721,10 @@ func (d *Doc) NearHeading(query string) bool {
 		q = q[i+1:]
 	}
 	q = strings.TrimSpace(strings.TrimLeft(q, "# "))
-	want := headingKey(q)
+	want := HeadingKey(q)
 	qt := nameTokens(q)
 	for i, ht := range d.headingTokens() {
-		if d := Distance(want, headingKey(d.Headings[i].Text)); d <= max(2, len([]rune(want))/4) {
+		if d := Distance(want, HeadingKey(d.Headings[i].Text)); d <= max(2, len([]rune(want))/4) {
 			return true
 		}
 		for _, a := range qt {
@@ -739,4 +739,11 @@ func (d *Doc) NearHeading(query string) bool {
 		}
 	}
 	return false
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

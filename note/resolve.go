@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"path"
@@ -91,9 +91,9 @@ type Resolution struct {
 // "aliases: [AI]" stays unresolved); ResolveAlias adds that as a
 // separate, vaultd-only lookup for backlinks.
 type Resolver struct {
-	exact   map[string]string   // linkKey(path) → path
-	byName  map[string][]string // linkKey(file name) → paths; notes also under the name without ".md"
-	aliases map[string][]string // linkKey(alias) → note paths (WithAliases)
+	exact   map[string]string   // LinkKey(path) → path
+	byName  map[string][]string // LinkKey(file name) → paths; notes also under the name without ".md"
+	aliases map[string][]string // LinkKey(alias) → note paths (WithAliases)
 }
 
 // NewResolver indexes the vault-relative paths of all notes and
@@ -105,7 +105,7 @@ func NewResolver(paths []string) *Resolver {
 		byName: make(map[string][]string, len(paths)),
 	}
 	for _, p := range paths {
-		k := linkKey(p)
+		k := LinkKey(p)
 		if _, dup := r.exact[k]; dup {
 			// Two paths differing only in case or normalisation: keep the
 			// first for exact lookups; both stay candidates by name.
@@ -138,7 +138,7 @@ func (r *Resolver) WithAliases(aliases map[string][]string) *Resolver {
 	sort.Strings(notes)
 	for _, p := range notes {
 		for _, a := range aliases[p] {
-			k := linkKey(strings.TrimSpace(a))
+			k := LinkKey(strings.TrimSpace(a))
 			if k == "" {
 				continue
 			}
@@ -150,9 +150,9 @@ func (r *Resolver) WithAliases(aliases map[string][]string) *Resolver {
 	return &c
 }
 
-// linkKey is how link targets and paths compare: NFC, lower case (what
+// LinkKey is how link targets and paths compare: NFC, lower case (what
 // Obsidian does with String.prototype.toLowerCase).
-func linkKey(s string) string { return strings.ToLower(norm.NFC.String(s)) }
+func LinkKey(s string) string { return strings.ToLower(norm.NFC.String(s)) }
 
 // Resolve returns the file a link of the note at from points to, by
 // Obsidian's rules (see Resolver). from is the linking note's vault path;
@@ -161,19 +161,19 @@ func linkKey(s string) string { return strings.ToLower(norm.NFC.String(s)) }
 func (r *Resolver) Resolve(from string, l Link) Resolution {
 	target, frag := l.Target, l.Fragment
 	if !l.Markdown {
-		target, frag = unescapeTablePipe(target, frag)
+		target, frag = UnescapeTablePipe(target, frag)
 	}
 	res := r.resolve(from, target)
 	res.Heading = frag
 	return res
 }
 
-// unescapeTablePipe drops the backslash of an escaped "\|" that separated
+// UnescapeTablePipe drops the backslash of an escaped "\|" that separated
 // target (or fragment) and label: inside a table Obsidian writes
 // [[Note\|Label]] and [[Note#Heading\|Label]], and a parser that splits at
 // the "|" leaves the backslash behind. No vault name ends in "\" (CleanPath
 // refuses backslashes), so dropping it never changes a real target.
-func unescapeTablePipe(target, frag string) (string, string) {
+func UnescapeTablePipe(target, frag string) (string, string) {
 	if frag != "" {
 		return target, strings.TrimSpace(strings.TrimSuffix(frag, `\`))
 	}
@@ -200,7 +200,7 @@ func (r *Resolver) ResolveAlias(from string, l Link) Resolution {
 	if res.Status != Unresolved || l.Markdown || l.Target == "" {
 		return res
 	}
-	notes := r.aliases[linkKey(strings.TrimSpace(l.Target))]
+	notes := r.aliases[LinkKey(strings.TrimSpace(l.Target))]
 	switch len(notes) {
 	case 0:
 		return res
@@ -223,7 +223,7 @@ func SplitLinkText(s string) (target, fragment string) {
 	}
 	s, _, _ = strings.Cut(s, "|")
 	target, fragment, _ = strings.Cut(s, "#")
-	return unescapeTablePipe(strings.TrimSpace(target), strings.TrimSpace(fragment))
+	return UnescapeTablePipe(strings.TrimSpace(target), strings.TrimSpace(fragment))
 }
 
 func (r *Resolver) resolve(from, target string) Resolution {
@@ -234,25 +234,25 @@ func (r *Resolver) resolve(from, target string) Resolution {
 		}
 		return Resolution{Target: from, Status: Resolved}
 	}
-	k := linkKey(target)
-	dir := linkKey(FolderOf(from))
+	k := LinkKey(target)
+	dir := LinkKey(FolderOf(from))
 
 	switch {
 	case strings.HasPrefix(k, "./") || strings.HasPrefix(k, "../") || k == "." || k == "..":
-		p, ok := joinInside(dir, k)
+		p, ok := JoinInside(dir, k)
 		if !ok {
 			return Resolution{Status: Unresolved}
 		}
 		return r.exactOnly(p)
 	case strings.HasPrefix(k, "/"):
-		p, ok := joinInside("", strings.TrimLeft(k, "/"))
+		p, ok := JoinInside("", strings.TrimLeft(k, "/"))
 		if !ok {
 			return Resolution{Status: Unresolved}
 		}
 		return r.exactOnly(p)
 	}
 	if strings.Contains(k, "/.") { // "a/./b", "a/../b"
-		p, ok := joinInside("", k)
+		p, ok := JoinInside("", k)
 		if !ok {
 			return Resolution{Status: Unresolved}
 		}
@@ -307,8 +307,8 @@ func (r *Resolver) lookupExact(k string) (string, bool) {
 func (r *Resolver) suffixMatches(k string) []string {
 	var out []string
 	for _, p := range r.byName[path.Base(k)] {
-		pk := linkKey(p)
-		if pathHasSuffix(pk, k) || (!strings.HasSuffix(k, ".md") && strings.HasSuffix(pk, ".md") && pathHasSuffix(pk, k+".md")) {
+		pk := LinkKey(p)
+		if PathHasSuffix(pk, k) || (!strings.HasSuffix(k, ".md") && strings.HasSuffix(pk, ".md") && PathHasSuffix(pk, k+".md")) {
 			if len(out) == 0 || !contains(out, p) {
 				out = append(out, p)
 			}
@@ -317,7 +317,7 @@ func (r *Resolver) suffixMatches(k string) []string {
 	return out
 }
 
-func pathHasSuffix(p, suffix string) bool {
+func PathHasSuffix(p, suffix string) bool {
 	return p == suffix || strings.HasSuffix(p, "/"+suffix)
 }
 
@@ -335,10 +335,10 @@ func contains(list []string, s string) bool {
 func pick(cands []string, from string) Resolution {
 	sortCandidates(cands)
 	if from != "" {
-		dir := linkKey(FolderOf(from))
+		dir := LinkKey(FolderOf(from))
 		var own []string
 		for _, c := range cands {
-			if linkKey(FolderOf(c)) == dir {
+			if LinkKey(FolderOf(c)) == dir {
 				own = append(own, c)
 			}
 		}
@@ -389,9 +389,9 @@ func jsLen(s string) int {
 	return n
 }
 
-// joinInside joins a folder key and a relative path and cleans the
+// JoinInside joins a folder key and a relative path and cleans the
 // result; ok is false when it leaves the vault or names nothing.
-func joinInside(dir, rel string) (string, bool) {
+func JoinInside(dir, rel string) (string, bool) {
 	p := path.Clean(path.Join("/", dir, rel))
 	p = strings.TrimPrefix(p, "/")
 	if p == "" || p == "." {

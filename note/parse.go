@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"bytes"
@@ -238,7 +238,7 @@ func (d *Doc) parseFrontmatter() {
 	}
 	d.Frontmatter = m
 	if t, ok := scalarString(m[anyCaseKey(m, "title")]); ok {
-		d.Title = normSpace(t)
+		d.Title = NormSpace(t)
 	}
 	for _, k := range []string{"aliases", "alias"} {
 		for _, a := range stringList(m[anyCaseKey(m, k)], false) {
@@ -534,18 +534,18 @@ func headingText(h *ast.Heading, src []byte) string {
 	lines := h.Lines()
 	if lines.Len() == 1 {
 		seg := lines.At(0)
-		return normSpace(string(seg.Value(src)))
+		return NormSpace(string(seg.Value(src)))
 	}
 	var parts []string
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		parts = append(parts, string(seg.Value(src)))
 	}
-	return normSpace(strings.Join(parts, " "))
+	return NormSpace(strings.Join(parts, " "))
 }
 
-// normSpace collapses runs of white space (CR included) and NFC-normalises.
-func normSpace(s string) string {
+// NormSpace collapses runs of white space (CR included) and NFC-normalises.
+func NormSpace(s string) string {
 	return norm.NFC.String(strings.Join(strings.Fields(s), " "))
 }
 
@@ -663,7 +663,7 @@ func mdLink(dest string, pos int, image bool, src []byte) (Link, bool) {
 		start--
 	}
 	l := Link{Target: target, Fragment: frag, Embed: image, Markdown: true, Start: start}
-	labelEnd, end := mdLinkEnd(src, start)
+	labelEnd, end := MarkdownLinkEnd(src, start)
 	l.End = end
 	if labelEnd > start {
 		l.Label = string(bytes.TrimLeft(src[start:labelEnd], "![")) // text between [ and ]
@@ -671,14 +671,14 @@ func mdLink(dest string, pos int, image bool, src []byte) (Link, bool) {
 	return l, true
 }
 
-// mdLinkEnd finds where a markdown link that starts at start ends. It
+// MarkdownLinkEnd finds where a markdown link that starts at start ends. It
 // returns the offset of the "]" closing the link text and the offset just
 // past the link: past the ")" of an inline link "[t](dest)", past the
 // second "]" of a reference link "[t][ref]" or "[t][]", past the "]" of a
 // shortcut "[t]". Brackets and parentheses nest, backslash escapes are
 // skipped, and a link never runs past a blank line. When the text cannot
 // be read it returns (start, start+1) so that End > Start always holds.
-func mdLinkEnd(src []byte, start int) (labelEnd, end int) {
+func MarkdownLinkEnd(src []byte, start int) (labelEnd, end int) {
 	i := start
 	if i < len(src) && src[i] == '!' {
 		i++

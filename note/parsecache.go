@@ -1,4 +1,4 @@
-package vault
+package note
 
 import (
 	"container/list"
@@ -15,7 +15,7 @@ import (
 // hot notes of a large vault parsed at a fraction of the index's memory.
 const parseCacheBytes = 64 << 20
 
-// docs is the process's parse cache, shared by every Vault: a parse
+// docs is the process's parse cache, shared by every vault.Vault: a parse
 // depends on the bytes only, and the key is their SHA-256.
 var docs = newParseCache(parseCacheBytes)
 
@@ -24,6 +24,10 @@ var docs = newParseCache(parseCacheBytes)
 // shared with every other caller that parses the same bytes: it must not be
 // modified, nor src after the call.
 func ParseCached(src []byte) *Doc { return docs.parse(Version(src), src) }
+
+// ParseCachedVersion is ParseCached for bytes whose Version the caller
+// has already computed: a note read from disk is hashed once.
+func ParseCachedVersion(src []byte, ver string) *Doc { return docs.parse(ver, src) }
 
 // parseCache maps a note's version (hex SHA-256 of its bytes) to its parsed
 // Doc, least recently used evicted first. Cached Docs are shared by every
