@@ -14,8 +14,11 @@
 // identity (a rename gives it a new inode), so a revoked key is refused on
 // its very next request.
 //
-// keys imports no other package of vaultd: the doors that check keys
-// (mcpserver, cmd/vaultd) import it.
+// keys also keeps the signed-in connections of package oauth (oauth.go:
+// clients, codes, grants and tokens, as hashes) and the owner's sign-in
+// links (owner.go), under the same lock. keys imports no other package of
+// vaultd: the doors that check keys (mcpserver, oauth, web, cmd/vaultd)
+// import it.
 package keys
 
 import (

@@ -14,6 +14,10 @@
 // the MCP TypeScript SDK (1.32) and mcp-go register when the server does
 // not advertise those, and serving them would mean fetching URLs a client
 // names from inside the server.
+//
+// oauth imports only keys of vaultd (the store); the doors that serve it
+// (web for the consent, cmd/vaultd for the routes) import it, and it
+// never imports tools, mcpserver or web.
 package oauth
 
 import (

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -78,7 +79,7 @@ func (c *Core) noteRefusal(actor, tool string, args map[string]any, r *Result) {
 		return
 	}
 	ref := Refusal{Time: c.now(), Actor: actor, Tool: tool, Reason: strings.TrimPrefix(firstLineOf(r.Text), "error: ")}
-	ve, isVault := vault.AsError(r.Err)
+	ve, isVault := note.AsError(r.Err)
 	switch {
 	case errors.Is(r.Err, errRateLimited):
 		ref.Kind = "rate_limit"

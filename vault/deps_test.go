@@ -121,7 +121,7 @@ func TestDeps_Layers(t *testing.T) {
 	rank := map[string]int{
 		"note":  0,
 		"vault": 1, "keys": 1, "embed": 1,
-		"rules": 2, "index": 2, "embed/embedtest": 2,
+		"rules": 2, "index": 2, "embed/embedtest": 2, "oauth": 2,
 		"tools":     3,
 		"mcpserver": 4,
 		"web":       5, "trial": 5,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -20,8 +21,8 @@ const activityPage = 50
 // — who, since, until, and space and folder applied to where the note was
 // when the change was made.
 func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.RecentChangesArgs, data map[string]any) {
-	note := strings.TrimSpace(r.URL.Query().Get("note"))
-	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: note, Actor: a.Actor, Limit: 1})
+	given := strings.TrimSpace(r.URL.Query().Get("note"))
+	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: given, Actor: a.Actor, Limit: 1})
 	if res.IsError() {
 		data["Error"] = res.Text
 		s.render(w, r, http.StatusOK, "activity", data)
@@ -64,7 +65,7 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 		for _, e := range h.Entries {
 			switch {
 			case !since.IsZero() && e.Time.Before(since), !until.IsZero() && !e.Time.Before(until):
-			case a.Space != "" && vault.SpaceOf(e.Path) != a.Space:
+			case a.Space != "" && note.SpaceOf(e.Path) != a.Space:
 			case folder != "" && e.Path != folder && !strings.HasPrefix(e.Path, folder+"/"):
 			default:
 				kept = append(kept, e)
@@ -78,8 +79,8 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 	for _, e := range page {
 		n := ref
 		it := tools.ChangeItem{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04 UTC"), Actor: e.Actor, Op: e.Op,
-			Note: &n, OldPath: e.OldPath, Summary: e.Summary, Before: vault.ShortVersion(e.Before),
-			After: vault.ShortVersion(e.After), External: e.External, Detail: e.Detail}
+			Note: &n, OldPath: e.OldPath, Summary: e.Summary, Before: note.ShortVersion(e.Before),
+			After: note.ShortVersion(e.After), External: e.External, Detail: e.Detail}
 		if e.Path != ref.Path {
 			it.PathThen = e.Path
 		}

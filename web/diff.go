@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -40,7 +41,7 @@ func (s *Server) versions(p, current string) []versionOpt {
 	var out []versionOpt
 	seen := map[string]bool{}
 	add := func(v, label string) {
-		v = vault.ShortVersion(v)
+		v = note.ShortVersion(v)
 		if v == "" || seen[v] {
 			return
 		}
@@ -185,7 +186,7 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 	if from == "" && len(vs) > 1 {
 		from = vs[1].Version
 	}
-	data["Note"], data["Versions"], data["From"], data["To"] = ref, vs, vault.ShortVersion(from), vault.ShortVersion(to)
+	data["Note"], data["Versions"], data["From"], data["To"] = ref, vs, note.ShortVersion(from), note.ShortVersion(to)
 	if from == "" || to == "" {
 		data["Problem"] = l.T("diff.one_version")
 		s.render(w, r, http.StatusOK, "diff", data)
@@ -195,13 +196,13 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 	for i, v := range []string{from, to} {
 		b, err := s.text(ref.Path, v)
 		if err != nil {
-			data["Problem"] = l.T("diff.not_kept", vault.ShortVersion(v))
+			data["Problem"] = l.T("diff.not_kept", note.ShortVersion(v))
 			s.render(w, r, http.StatusOK, "diff", data)
 			return
 		}
 		texts[i] = b
 	}
-	d := vault.LineDiff(texts[0], texts[1], compareLines)
+	d := note.LineDiff(texts[0], texts[1], compareLines)
 	lines, note := parseUnified(d.Text)
 	data["Added"], data["Removed"] = d.Added, d.Removed
 	data["Lines"] = lines

@@ -10,14 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
-	"github.com/vaultd/vaultd/vault"
 )
 
 func TestSideBySide_PairsRemovedWithAdded(t *testing.T) {
 	a := "eins\nzwei\ndrei\nvier\nfünf\n"
 	b := "eins\nZWEI\nDREI\nneu\nvier\nfünf\nsechs\n"
-	lines, note := parseUnified(vault.LineDiff([]byte(a), []byte(b), 0).Text)
+	lines, note := parseUnified(note.LineDiff([]byte(a), []byte(b), 0).Text)
 	if note != "" {
 		t.Fatalf("note %q", note)
 	}
@@ -55,14 +55,14 @@ func TestNoteDiff_AnyTwoVersions(t *testing.T) {
 	f.signIn()
 	ctx := context.Background()
 	const p = "0_Inbox/Buchtipps.md"
-	v0 := vault.ShortVersion(f.core.ReadNote(ctx, agent, tools.ReadNoteArgs{Path: p}).Data.(tools.ReadNoteData).Note.Version)
+	v0 := note.ShortVersion(f.core.ReadNote(ctx, agent, tools.ReadNoteArgs{Path: p}).Data.(tools.ReadNoteData).Note.Version)
 	var vs []string
 	for _, book := range []string{"Eins", "Zwei", "Drei"} {
 		r := f.core.AppendToNote(ctx, agent, tools.AppendArgs{Path: p, Content: "- " + book, ChangeSummary: "book " + book})
 		if r.IsError() {
 			t.Fatal(r.Text)
 		}
-		vs = append(vs, vault.ShortVersion(r.Data.(tools.WriteData).Note.Version))
+		vs = append(vs, note.ShortVersion(r.Data.(tools.WriteData).Note.Version))
 	}
 	// The note's page offers every version on both sides, newest first,
 	// and a link from each earlier one to the current.
@@ -129,7 +129,7 @@ func TestNoteDiff_HugeNoteBounded(t *testing.T) {
 			fmt.Fprintf(&b, "Zeile %d alt\n", i)
 		}
 	}
-	want := vault.LineDiff([]byte(a.String()), []byte(b.String()), 0)
+	want := note.LineDiff([]byte(a.String()), []byte(b.String()), 0)
 	if want.Total <= compareLines || want.Added != 500 {
 		t.Fatalf("the fixture's diff has %d lines, +%d; want more than %d, +500", want.Total, want.Added, compareLines)
 	}
