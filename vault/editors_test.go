@@ -105,7 +105,7 @@ func TestEditorHelper(t *testing.T) {
 		stop.Store(true)
 	}()
 	fmt.Println("ready")
-	saves, lost, last := 0, 0, 0
+	saves, lost, glimpses, last := 0, 0, 0, 0
 	for !stop.Load() {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -114,10 +114,23 @@ func TestEditorHelper(t *testing.T) {
 		}
 		text := string(b)
 		if got := editorLast(text); got != last {
-			// Not what this editor saved last: someone overwrote it.
-			lost++
-			if got < 0 {
-				text = editorNote() // the note lost its text: start over
+			// Not what this editor saved last. For the microseconds of a
+			// publish that finds a save of ours just landed, vaultd's text
+			// stands in its place before it is put back (settle.go,
+			// publishOver): a glimpse, not a loss. Lost is a save that is
+			// still gone a moment later.
+			time.Sleep(50 * time.Millisecond)
+			if b, err = os.ReadFile(file); err == nil && editorLast(string(b)) == last {
+				glimpses++
+				text = string(b)
+			} else {
+				lost++
+				if err == nil {
+					text = string(b)
+				}
+				if editorLast(text) < 0 {
+					text = editorNote() // the note lost its text: start over
+				}
 			}
 		}
 		next, _ := editorSave(text, saves+1)
@@ -164,7 +177,7 @@ func TestEditorHelper(t *testing.T) {
 	if b, err := os.ReadFile(file); err == nil && editorLast(string(b)) != last {
 		lost++
 	}
-	fmt.Printf("saves %d lost %d\n", saves, lost)
+	fmt.Printf("saves %d lost %d glimpses %d\n", saves, lost, glimpses)
 }
 
 // editorRace runs an editor process on a note while clients each try
@@ -199,7 +212,11 @@ func editorRace(t *testing.T, mode string, pause, gap time.Duration, clients, tr
 	for c := range clients {
 		v := wOpenDir(t, dir, Options{NoSync: true, Actor: fmt.Sprintf("agent-%d", c)})
 		wg.Go(func() {
-			for i := range tries {
+			// tries appends, and more (for up to 10 s) while none of any
+			// client got through: on a loaded machine an editor saving
+			// in place can keep every one of a few appends busy.
+			start := time.Now()
+			for i := 0; i < tries || done.Load() == 0 && time.Since(start) < 10*time.Second; i++ {
 				// At the end of the note (its last section, Log): an append on
 				// a truncated read would publish the note as just this line.
 				_, err := v.Append("Notiz.md", "", fmt.Appendf(nil, "- agent %d line %d", c, i), wOpts("log"))
@@ -221,8 +238,12 @@ func editorRace(t *testing.T, mode string, pause, gap time.Duration, clients, tr
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("editor: %v (%s)", err, line)
 	}
-	if _, err := fmt.Sscanf(line, "saves %d lost %d", &saves, &lost); err != nil {
+	var glimpses int
+	if _, err := fmt.Sscanf(line, "saves %d lost %d glimpses %d", &saves, &lost, &glimpses); err != nil {
 		t.Fatalf("editor said %q", line)
+	}
+	if glimpses > 0 {
+		t.Logf("the editor glimpsed vaultd's text in place of its own save %d times, each put back within 50 ms", glimpses)
 	}
 	final := wRead(t, dir, "Notiz.md")
 	if !strings.Contains(final, "Zeile 599 des langen Textes") || !strings.HasPrefix(final, "---\ntags: [editor]\n---\n# Notiz\n") {
