@@ -32,6 +32,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -75,6 +76,38 @@ type Options struct {
 // Server answers the metadata, registration and token endpoints.
 type Server struct {
 	o Options
+
+	mu     sync.Mutex
+	regs   float64   // registrations the bucket still allows
+	regsAt time.Time // when regs was last refilled
+}
+
+// Registrations are bounded server-wide: each one is a write of the
+// store, and a flood of them would push out the clients that registered
+// but have not yet been approved (the oldest unconnected go first). A
+// real client registers once per sign-in.
+const (
+	registerBurst    = 20
+	registerInterval = 3 * time.Second // one more registration per interval: 20 a minute
+)
+
+// allowRegister takes one registration from the bucket, or says how long
+// until the next one is allowed.
+func (s *Server) allowRegister(now time.Time) (bool, time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.regsAt.IsZero() {
+		s.regs, s.regsAt = registerBurst, now
+	}
+	if d := now.Sub(s.regsAt); d > 0 {
+		s.regs = min(registerBurst, s.regs+float64(d)/float64(registerInterval))
+		s.regsAt = now
+	}
+	if s.regs < 1 {
+		return false, time.Duration((1 - s.regs) * float64(registerInterval))
+	}
+	s.regs--
+	return true, 0
 }
 
 // New returns the authorization server.
@@ -231,6 +264,12 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	m, code, msg := checkRegistration(req.RedirectURIs, req.ClientName, req.AuthMethod, req.GrantTypes, req.ResponseTypes)
 	if msg != "" {
 		writeError(w, http.StatusBadRequest, code, msg)
+		return
+	}
+	if ok, wait := s.allowRegister(s.o.Now()); !ok {
+		secs := max(1, int(wait.Round(time.Second)/time.Second))
+		w.Header().Set("Retry-After", fmt.Sprint(secs))
+		writeError(w, http.StatusTooManyRequests, "temporarily_unavailable", fmt.Sprintf("too many clients registered in the last minute (at most %d, then one every %s); register again in %d s", registerBurst, registerInterval, secs))
 		return
 	}
 	c, secret, err := s.o.Store.RegisterClient(m, s.o.Now())

@@ -382,3 +382,30 @@ func TestPublicURL(t *testing.T) {
 		}
 	}
 }
+
+// Registrations are bounded server-wide: a burst of 20, then one every
+// 3 s; the refusal says when to come back, and time lets them in again.
+func TestRegister_Bounded(t *testing.T) {
+	f := newFixture(t)
+	body := `{"redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
+	for range registerBurst {
+		f.register(body)
+	}
+	st, hdr, out := f.send("POST", PathRegister, "application/json", body)
+	if st != http.StatusTooManyRequests || hdr.Get("Retry-After") != "3" || !strings.Contains(out, "register again in 3 s") {
+		t.Fatalf("registration %d: %d (Retry-After %q) %s, want 429 after 3 s", registerBurst+1, st, hdr.Get("Retry-After"), out)
+	}
+	// An invalid registration is refused for what it is, not counted.
+	if st, _, out := f.send("POST", PathRegister, "application/json", `{}`); st != http.StatusBadRequest {
+		t.Errorf("an invalid registration while the bucket is empty: %d %s, want 400", st, out)
+	}
+	f.now = f.now.Add(registerInterval)
+	f.register(body)
+	if st, _, _ := f.send("POST", PathRegister, "application/json", body); st != http.StatusTooManyRequests {
+		t.Errorf("a second registration within the interval: %d, want 429", st)
+	}
+	f.now = f.now.Add(time.Minute)
+	for range registerBurst {
+		f.register(body)
+	}
+}
