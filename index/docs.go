@@ -97,10 +97,6 @@ func (nt *noteTokens) run() {
 	// The analysis lower-cases in place; the body's fields are not stored,
 	// so their values may share the bytes.
 	nt.body = a.Analyze(nt.bodyBytes)
-	nt.heads = make([]analysis.TokenStream, len(d.Headings))
-	for i, h := range d.Headings {
-		nt.heads[i] = a.Analyze([]byte(h.Text))
-	}
 	nt.title = a.Analyze([]byte(d.Title))
 	aliases := searchAliases(d)
 	nt.aliases = make([]analysis.TokenStream, len(aliases))
@@ -121,9 +117,19 @@ func (nt *noteTokens) run() {
 		}
 		nt.secs[k] = append(nt.secs[k], t)
 	}
-	nt.words = make([]analysis.TokenStream, len(nt.heads))
-	nt.parts = make([]analysis.TokenStream, len(nt.heads))
-	for i, ts := range nt.heads {
+}
+
+// runHeadings analyzes the headings, before the documents are built: a
+// section's document has a field for its heading's part tokens only when
+// there are some.
+func (nt *noteTokens) runHeadings() {
+	d := nt.d
+	nt.heads = make([]analysis.TokenStream, len(d.Headings))
+	nt.words = make([]analysis.TokenStream, len(d.Headings))
+	nt.parts = make([]analysis.TokenStream, len(d.Headings))
+	for i, h := range d.Headings {
+		ts := queryAnalyzer.Analyze([]byte(h.Text))
+		nt.heads[i] = ts
 		nt.words[i] = wordsOnly(ts)
 		for _, t := range ts {
 			if isPartToken(t) {
@@ -189,6 +195,7 @@ const (
 func (d *Document) bleveDocs() []*document.Document {
 	body := []byte(d.Body)
 	nt := &noteTokens{d: d, bodyBytes: body}
+	nt.runHeadings()
 	var fields int32
 	field := func(doc *document.Document, name string, pos []uint64, value []byte, opts bindex.FieldIndexingOptions, pick func(*noteTokens) analysis.TokenStream) {
 		fields++
@@ -260,7 +267,9 @@ func (d *Document) bleveDocs() []*document.Document {
 		field(sd, fSecBody, nil, body[lo:max(lo, hi)], optRank, func(nt *noteTokens) analysis.TokenStream { return nt.secs[k] })
 		if k > 0 {
 			text(sd, fSecHead, nil, d.Headings[k-1].Text, optRank, func(nt *noteTokens) analysis.TokenStream { return nt.words[k-1] })
-			text(sd, fSecParts, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream { return nt.parts[k-1] })
+			if len(nt.parts[k-1]) > 0 {
+				text(sd, fSecParts, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream { return nt.parts[k-1] })
+			}
 		}
 		if anc := d.ancestors(k - 1); len(anc) > 0 {
 			text(sd, fSecCtx, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream {
