@@ -68,10 +68,16 @@ var gesetzeQuestions = []question{
 	{"Welcher Abstand gilt beim Überholen von Radfahrern?", "search, number with unit",
 		search("Überholen Radfahrer Seitenabstand innerorts 1,5 m"),
 		"s/stvo_2013/index.md", "§ 5 Überholen"},
+	{"Bekommt man an Feiertagen sein Entgelt?", "search, both words in one compound of the heading",
+		search("Zahlung des Entgelts an Feiertagen"),
+		"e/entgfg/index.md", "§ 2 Entgeltzahlung an Feiertagen"},
+	{"Ist die Fälschung einer Urkunde strafbar?", "search, both words in one compound of the heading",
+		search("Fälschung einer Urkunde"),
+		"s/stgb/index.md", "§ 267 Urkundenfälschung"},
 }
 
 // gesetzeLaws are the laws the questions need.
-var gesetzeLaws = []string{"b/bgb", "g/gg", "b/burlg", "a/arbzg", "k/kschg", "s/stvo_2013"}
+var gesetzeLaws = []string{"b/bgb", "g/gg", "b/burlg", "a/arbzg", "k/kschg", "s/stvo_2013", "e/entgfg", "s/stgb"}
 
 // gesetzeVault unpacks the corpus into a temp dir: all of it with
 // VAULTD_GESETZE=full, else the questions' laws and 230 others.

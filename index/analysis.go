@@ -3,6 +3,7 @@ package index
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -179,9 +180,13 @@ func (a *textAnalyzer) stem(lower []byte) stemmed {
 // stemCache remembers stemmed per word, for every analysis (index and
 // queries alike). When full it keeps what it has: the words met first
 // are mostly the frequent ones, and a start over would stem them again.
+// Full, it no longer changes, and is read without the lock (two
+// analyzing goroutines taking the read lock for every token of a build
+// cost more than the lookups).
 type stemCache struct {
-	mu sync.RWMutex
-	m  map[string]stemmed
+	mu   sync.RWMutex
+	m    map[string]stemmed
+	full atomic.Bool // set once m has maxStems words, after the last write
 }
 
 // maxStems bounds the remembered words (about 10 MB).
@@ -190,6 +195,10 @@ const maxStems = 1 << 17
 var stems = stemCache{m: make(map[string]stemmed)}
 
 func (c *stemCache) get(w []byte) (stemmed, bool) {
+	if c.full.Load() {
+		st, ok := c.m[string(w)]
+		return st, ok
+	}
 	c.mu.RLock()
 	st, ok := c.m[string(w)]
 	c.mu.RUnlock()
@@ -200,6 +209,9 @@ func (c *stemCache) put(w []byte, st stemmed) {
 	c.mu.Lock()
 	if len(c.m) < maxStems {
 		c.m[string(w)] = st
+		if len(c.m) == maxStems {
+			c.full.Store(true)
+		}
 	}
 	c.mu.Unlock()
 }

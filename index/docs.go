@@ -40,15 +40,18 @@ import (
 // document's ID; it never occurs in a vault path.
 const secSep = "\x1f"
 
-// Section document fields. They hold whole words only: no compound part
-// tokens (a compound's notes are found by the note documents), and no
-// filters (a section counts only if its note matches, which the note
-// documents decide).
+// Section document fields. They hold whole words (a compound's notes are
+// found by the note documents), but for the heading's compound part
+// tokens, in a field of their own (so that they count for nothing in the
+// heading's length): a heading naming the topic in a compound ("Haftung
+// des Tierhalters" for Tier) holds the word. No filters: a section counts
+// only if its note matches, which the note documents decide.
 const (
-	fSecBody = "sbody" // the section's own text
-	fSecHead = "shead" // its heading
-	fSecCtx  = "sctx"  // the headings of the sections it lies in
-	fSecNote = "snote" // the note's path
+	fSecBody  = "sbody"  // the section's own text
+	fSecHead  = "shead"  // its heading
+	fSecParts = "shpart" // its heading's compound part tokens
+	fSecCtx   = "sctx"   // the headings of the sections it lies in
+	fSecNote  = "snote"  // the note's path
 )
 
 // sectionID is the ID of section k of the note at p.
@@ -81,6 +84,7 @@ type noteTokens struct {
 	aliases   []analysis.TokenStream
 	secs      []analysis.TokenStream // each section's own words: body tokens without part tokens
 	words     []analysis.TokenStream // each heading's words (no part tokens)
+	parts     []analysis.TokenStream // each heading's part tokens
 	// left counts the fields still to be analyzed; at 0 the tokens are
 	// dropped, so that a batch does not keep every note's tokens until its
 	// segment is built.
@@ -93,10 +97,6 @@ func (nt *noteTokens) run() {
 	// The analysis lower-cases in place; the body's fields are not stored,
 	// so their values may share the bytes.
 	nt.body = a.Analyze(nt.bodyBytes)
-	nt.heads = make([]analysis.TokenStream, len(d.Headings))
-	for i, h := range d.Headings {
-		nt.heads[i] = a.Analyze([]byte(h.Text))
-	}
 	nt.title = a.Analyze([]byte(d.Title))
 	aliases := searchAliases(d)
 	nt.aliases = make([]analysis.TokenStream, len(aliases))
@@ -117,9 +117,25 @@ func (nt *noteTokens) run() {
 		}
 		nt.secs[k] = append(nt.secs[k], t)
 	}
-	nt.words = make([]analysis.TokenStream, len(nt.heads))
-	for i, ts := range nt.heads {
+}
+
+// runHeadings analyzes the headings, before the documents are built: a
+// section's document has a field for its heading's part tokens only when
+// there are some.
+func (nt *noteTokens) runHeadings() {
+	d := nt.d
+	nt.heads = make([]analysis.TokenStream, len(d.Headings))
+	nt.words = make([]analysis.TokenStream, len(d.Headings))
+	nt.parts = make([]analysis.TokenStream, len(d.Headings))
+	for i, h := range d.Headings {
+		ts := queryAnalyzer.Analyze([]byte(h.Text))
+		nt.heads[i] = ts
 		nt.words[i] = wordsOnly(ts)
+		for _, t := range ts {
+			if isPartToken(t) {
+				nt.parts[i] = append(nt.parts[i], t)
+			}
+		}
 	}
 }
 
@@ -161,7 +177,7 @@ func (r *replay) Analyze([]byte) analysis.TokenStream {
 	ts := r.pick(r.nt)
 	if r.nt.left.Add(-1) == 0 {
 		// Every field has its tokens; bleve keeps only their counts.
-		r.nt.body, r.nt.heads, r.nt.title, r.nt.aliases, r.nt.secs, r.nt.words = nil, nil, nil, nil, nil, nil
+		r.nt.body, r.nt.heads, r.nt.title, r.nt.aliases, r.nt.secs, r.nt.words, r.nt.parts = nil, nil, nil, nil, nil, nil, nil
 	}
 	return ts
 }
@@ -179,6 +195,7 @@ const (
 func (d *Document) bleveDocs() []*document.Document {
 	body := []byte(d.Body)
 	nt := &noteTokens{d: d, bodyBytes: body}
+	nt.runHeadings()
 	var fields int32
 	field := func(doc *document.Document, name string, pos []uint64, value []byte, opts bindex.FieldIndexingOptions, pick func(*noteTokens) analysis.TokenStream) {
 		fields++
@@ -250,6 +267,9 @@ func (d *Document) bleveDocs() []*document.Document {
 		field(sd, fSecBody, nil, body[lo:max(lo, hi)], optRank, func(nt *noteTokens) analysis.TokenStream { return nt.secs[k] })
 		if k > 0 {
 			text(sd, fSecHead, nil, d.Headings[k-1].Text, optRank, func(nt *noteTokens) analysis.TokenStream { return nt.words[k-1] })
+			if len(nt.parts[k-1]) > 0 {
+				text(sd, fSecParts, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream { return nt.parts[k-1] })
+			}
 		}
 		if anc := d.ancestors(k - 1); len(anc) > 0 {
 			text(sd, fSecCtx, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream {

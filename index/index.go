@@ -701,6 +701,9 @@ func (ix *Index) compact(ctx context.Context) {
 		// segments, and every term of a query is then looked up 16 times
 		// (searches measured 3× slower).
 		o := mergeplan.SingleSegmentMergePlanOptions
+		// In one pass: bleve's 10 segments per merge would write most
+		// documents twice or more.
+		o.SegmentsPerMergeTask = math.MaxInt32
 		return s.ForceMerge(ctx, &o)
 	})
 	if err != nil {

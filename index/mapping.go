@@ -15,7 +15,8 @@ import (
 //	   IT) are indexed; headings in meta carry their line and read_note name
 //	4: the manifest records each note's titles, for the name table
 //	   (names.go); a folder note is searched by its folder's name
-const mappingVersion = 4
+//	5: a section document's heading's compound part tokens (shpart)
+const mappingVersion = 5
 
 const docType = "note"
 
@@ -42,6 +43,7 @@ const docType = "note"
 //	sbody, shead                    the section's own text and heading, whole
 //	                                words only: counts and norms, no term
 //	                                vectors, not stored
+//	shpart                          the heading's compound part tokens, likewise
 //	sctx                            the enclosing headings' words, likewise
 //	snote                           the note's path (keyword)
 //
@@ -114,6 +116,7 @@ func newMapping() *mapping.IndexMappingImpl {
 	}
 	dm.AddFieldMappingsAt(fSecBody, rank())
 	dm.AddFieldMappingsAt(fSecHead, rank())
+	dm.AddFieldMappingsAt(fSecParts, rank())
 	dm.AddFieldMappingsAt(fSecCtx, rank())
 	dm.AddFieldMappingsAt(fSecNote, kw(keyword.Name, false))
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/vaultd/vaultd/note"
@@ -31,6 +32,7 @@ type item struct {
 type result struct {
 	item
 	doc       *Document
+	docs      []*document.Document // doc's bleve documents (built by the reading goroutines)
 	version   string
 	unchanged bool
 	gone      bool
@@ -328,6 +330,7 @@ func (ix *Index) read(it item, r *note.Resolver, bulk bool) result {
 	} else {
 		res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
 	}
+	res.docs = res.doc.bleveDocs()
 	res.bytes = len(b)
 	return res
 }
@@ -371,7 +374,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 				continue
 			}
 		default:
-			for _, doc := range r.doc.bleveDocs() {
+			for _, doc := range r.docs {
 				if err := b.IndexAdvanced(doc); err != nil {
 					return nil, nil, err
 				}

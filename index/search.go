@@ -607,7 +607,9 @@ func (ix *Index) search(ctx context.Context, pq *parsedQuery, positive, boost qu
 
 // Section ranking weights: a word in the section's heading counts twice,
 // in the heading of a section it lies in half.
-var sectionFields = []boostedField{{fSecBody, 1.0}, {fSecHead, 2.0}, {fSecCtx, 0.5}}
+var sectionFields = []boostedField{{fSecBody, 1.0}, {fSecHead, secHeadBoost}, {fSecCtx, 0.5}}
+
+const secHeadBoost = 2.0
 
 // secBoostTitle weighs a note's title and aliases against its sections: a
 // section is a short text, so its words weigh more than the same words in

@@ -77,15 +77,15 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 	}
 	secs := make([][]secHit, len(ids))
 	totals := make([]int, len(ids))
-	allWords := make([]bool, len(ids))
 	for _, key := range order {
-		if err := ix.noteSections(ctx, pq, key, ids, groups[key], secs, totals, allWords); err != nil {
+		if err := ix.noteSections(ctx, pq, key, ids, groups[key], secs, totals); err != nil {
 			return nil, err
 		}
 	}
+	clauses := matcherClauses(pq, len(qm))
 	for i := range ids {
 		if len(secs[i]) > 1 {
-			rankSections(metas[i], secs[i], qm, inTitle(pq, qm, keys[i]), allWords[i])
+			rankSections(metas[i], secs[i], qm, inTitle(pq, qm, keys[i]), clauses, out[i].Title)
 		}
 	}
 	var fallback []string
@@ -337,7 +337,14 @@ type secHit struct {
 	k      int
 	score  float64
 	phrase float64 // how much of the section the phrase is (noteFile.phraseShare)
+	// held marks the required clauses (by index in parsedQuery.must) that
+	// the section's document holds: in its text, its heading (a compound
+	// there too) or an enclosing heading.
+	held uint64
 }
+
+// holds reports whether the section's document holds clause c.
+func (s secHit) holds(c int) bool { return c >= 0 && c < 64 && s.held&(1<<c) != 0 }
 
 // titleClauses returns which positive clauses the note's title or aliases
 // hold, as a string of '1' and '0' (a map key).
@@ -396,8 +403,9 @@ func allInTitle(pq *parsedQuery, key string) bool {
 
 // noteSections finds the matching sections of the notes ids[is], whose
 // title holds the clauses key marks, into secs and totals.
-func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, ids []string, is []int, secs [][]secHit, totals []int, allWords []bool) error {
+func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, ids []string, is []int, secs [][]secHit, totals []int) error {
 	var must, should []query.Query
+	var mustAt []int // each must query's clause, by index in pq.must
 	for i, c := range pq.must {
 		if key[i] == '1' {
 			continue
@@ -410,6 +418,7 @@ func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, 
 			should = append(should, q)
 		} else {
 			must = append(must, q)
+			mustAt = append(mustAt, i)
 		}
 	}
 	if len(must) == 0 {
@@ -466,11 +475,27 @@ func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, 
 	if err := run(all, is); err != nil {
 		return err
 	}
-	for _, i := range is {
-		allWords[i] = len(secs[i]) > 0 && !pq.anyOf()
+	var every uint64 // every must clause
+	for _, c := range mustAt {
+		if c < 64 {
+			every |= 1 << c
+		}
+	}
+	if len(must) > 1 && pq.anyOf() {
+		if err := ix.heldClauses(ctx, must, mustAt, ids, is, secs); err != nil {
+			return err
+		}
+	} else {
+		for _, i := range is {
+			for j := range secs[i] {
+				secs[i][j].held = every
+			}
+		}
 	}
 	if len(must) > 1 && !pq.anyOf() {
-		// No section has every word: those with any of them.
+		// No section has every word: those with any of them, each
+		// knowing which (a section with two of three words is closer
+		// than one with a single word in its heading).
 		var none []int
 		for _, i := range is {
 			if len(secs[i]) == 0 {
@@ -479,6 +504,9 @@ func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, 
 		}
 		if len(none) > 0 {
 			if err := run(query.NewDisjunctionQuery(must), none); err != nil {
+				return err
+			}
+			if err := ix.heldClauses(ctx, must, mustAt, ids, none, secs); err != nil {
 				return err
 			}
 		}
@@ -493,6 +521,60 @@ func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, 
 		})
 	}
 	return nil
+}
+
+// heldClauses marks in the collected sections of the notes ids[is] which
+// of the must queries (clauses mustAt) each holds: one query per clause,
+// over those sections' documents only.
+func (ix *Index) heldClauses(ctx context.Context, must []query.Query, mustAt []int, ids []string, is []int, secs [][]secHit) error {
+	type at struct{ i, j int }
+	where := map[string]at{}
+	var sids []string
+	for _, i := range is {
+		for j, s := range secs[i] {
+			id := sectionID(ids[i], s.k)
+			where[id] = at{i, j}
+			sids = append(sids, id)
+		}
+	}
+	if len(sids) == 0 {
+		return nil
+	}
+	for b, q := range must {
+		if mustAt[b] >= 64 {
+			continue
+		}
+		cq := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(sids), q})
+		r, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(cq, len(sids), 0, false))
+		if err != nil {
+			return err
+		}
+		for _, h := range r.Hits {
+			if a, ok := where[h.ID]; ok {
+				secs[a.i][a.j].held |= 1 << mustAt[b]
+			}
+		}
+	}
+	return nil
+}
+
+// matcherClauses returns, for each matcher (see matchers), the index of
+// its clause in pq.must.
+func matcherClauses(pq *parsedQuery, n int) []int {
+	out := make([]int, 0, n)
+	for i, c := range pq.must {
+		k := 1
+		if c.kind == kindPhrase {
+			k = len(c.words)
+		}
+		for range k {
+			out = append(out, i)
+		}
+	}
+	for len(out) < n {
+		out = append(out, -1)
+	}
+	return out[:n]
 }
 
 // inTitle returns, for each matcher, whether the note's title holds its
@@ -517,10 +599,13 @@ func inTitle(pq *parsedQuery, qm []qmatcher, key string) []bool {
 // heading of a section it lies in, or in its own text — then the deepest
 // (the most specific; the top heading often spans the whole note), then by
 // bleve's score, then the first. Title words and optional words count for
-// nothing. Where a word is comes from the headings (meta); when every
-// section holds every word (allWords), a word in neither its heading nor
-// an enclosing one is in its text.
-func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, allWords bool) {
+// nothing. Where a word is comes from the headings (meta); a word the
+// section's document holds (secHit.held; clauses gives each matcher's
+// clause) in neither its heading nor an enclosing one is in its text, or
+// a compound in its heading — which counts as much, and more but in the
+// heading that repeats the note's title (titleText): like a title word,
+// it says the note is the right one, not which part of it.
+func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, clauses []int, titleText string) {
 	hs := m.headings
 	cover := make([]float64, len(list))
 	depth := make([]int, len(list))
@@ -536,7 +621,7 @@ func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, allWords b
 	for j, s := range list {
 		if s.k < 1 || s.k > len(hs) { // the text before the first heading
 			for w := range qm {
-				if !title[w] && !qm[w].optional && allWords {
+				if !title[w] && !qm[w].optional && s.holds(clauses[w]) {
 					cover[j] += coverText
 				}
 			}
@@ -562,6 +647,10 @@ func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, allWords b
 			}
 		}
 		n := max(headingWords(hs[i].Text), own.positions)
+		part := 1.0 // how much a compound in the heading counts above the text
+		if hs[i].Text == titleText {
+			part = 0
+		}
 		c := coverText
 		if n > 0 {
 			c += (coverHeading - coverText) * float64(own.positions) / float64(n)
@@ -576,10 +665,12 @@ func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, allWords b
 				best = max(best, path[w])
 				inHeadings = inHeadings || path[w] == coverPath
 			}
-			if allWords && !inHeadings {
+			if s.holds(clauses[w]) && !inHeadings {
 				// The section has the word itself (section documents
-				// hold whole words), and not in a heading: in its text.
-				best = max(best, coverText)
+				// hold whole words), and not in a heading: in its text;
+				// or a compound in its heading (which they hold too):
+				// as much, and the heading's share at part weight.
+				best = max(best, coverText+(c-coverText)*own.words[w]*part)
 			}
 			cover[j] += best
 		}
@@ -699,7 +790,26 @@ func (ix *Index) secClause(c clause) query.Query {
 		}
 		return word(ts...)
 	}
-	alts := []query.Query{word(c.words[0].terms()...)}
+	w := c.words[0]
+	alts := []query.Query{word(w.terms()...)}
+	if w.partOK() && !c.wholeOnly {
+		// Compounds in the section's heading ("§ 833 Haftung des
+		// Tierhalters" for Tier, "§ 11 Urlaubsentgelt" for Entgelt): the
+		// heading names the topic, though not in the word's own form.
+		// Ends (part tokens) and starts, as in the note query, at part
+		// weight.
+		var ps []query.Query
+		suffix := partMark + string(reverseRunes([]byte(w.Stem)))
+		for _, t := range ix.dictPrefix(fSecParts, suffix, "") {
+			ps = append(ps, term(fSecParts, t.t, secHeadBoost*partBoost))
+		}
+		for _, t := range ix.dictPrefix(fSecHead, w.Stem, w.Term) {
+			ps = append(ps, term(fSecHead, t.t, secHeadBoost*partBoost))
+		}
+		if q := disjunction(ps); q != nil {
+			alts = append(alts, q)
+		}
+	}
 	if len(c.parts) > 0 {
 		ps := make([]query.Query, 0, len(c.parts))
 		for _, p := range c.parts {

@@ -218,3 +218,30 @@ func TestSections_Documents(t *testing.T) {
 		t.Errorf("restart reindexed %d notes, want 0", st.Indexed)
 	}
 }
+
+// TestSections_CompoundInHeading: a section whose heading holds the
+// query's words only inside a compound (Timesheets for time sheet,
+// Urlaubsantrag for Antrag Urlaub) holds those words, and goes before
+// sections whose heading is one of the words alone.
+func TestSections_CompoundInHeading(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"Team/Handbook.md": "# Team handbook\n\n## Sheets\n\nThe printer prints a test sheet each morning.\n\n" +
+			"## Office hours\n\nThe office opens at eight; submit questions to the front desk.\n\n" +
+			"## Timesheets\n\nSubmit your hours every Friday in the HR portal.\n\n## Time off\n\nAsk your lead two weeks ahead.\n",
+		"Team/Handbuch.md": "# Handbuch\n\n## Urlaub\n\nJeder hat 30 Tage im Jahr.\n\n" +
+			"## Anträge allgemein\n\nEin Antrag auf Reisekosten geht an die Buchhaltung.\n\n" +
+			"## Urlaubsantrag\n\nDen Antrag stellt man im Portal, zwei Wochen vorher.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	for _, c := range []struct{ q, path, heading string }{
+		{"submit time sheet", "Team/Handbook.md", "Team handbook > Timesheets"},
+		{"Antrag Urlaub", "Team/Handbuch.md", "Handbuch > Urlaubsantrag"},
+		{"Wie stelle ich einen Antrag auf Urlaub?", "Team/Handbuch.md", "Handbuch > Urlaubsantrag"},
+	} {
+		r := mustSearch(t, ix, Query{Text: c.q})
+		i := hitIndex(r, c.path)
+		if i < 0 || len(r.Hits[i].Sections) == 0 || r.Hits[i].Sections[0].Heading != c.heading {
+			t.Errorf("search %q: want %s with %q as its first section; got:%s", c.q, c.path, c.heading, describe(r))
+		}
+	}
+}
