@@ -85,9 +85,9 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 			continue
 		}
 		r := m.b / m.a
-		how := "linear or slower"
+		how := fmt.Sprintf("grows no faster than the vault's %.0f×", k)
 		if r > 1.1*k {
-			how = "FASTER than linear"
+			how = fmt.Sprintf("GROWS FASTER than the vault's %.0f×", k)
 		}
 		t.add(fmt.Sprintf("growth 1× → %.0f×: %s", k, m.name), fmt.Sprintf("%.2f× (%s)", r, how), "")
 	}
