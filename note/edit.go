@@ -122,17 +122,33 @@ func AppendText(src []byte, heading string, text []byte) (next []byte, detail st
 	}
 	at := len(src)
 	where := "at the end of the note"
+	var h *Heading
 	if strings.TrimSpace(heading) != "" {
-		h, err := d.Section(heading)
+		sh, err := d.Section(heading)
 		if err != nil {
 			return nil, "", err
 		}
+		h = &sh
 		at = h.End
 		where = fmt.Sprintf("to section %q", h.PathString())
 	}
 	mid := insertBlock(src, at, block, eol)
-	if err := keepsStructure(d, ParseCached(mid), at, at, len(mid)-len(src)); err != nil {
+	md := ParseCached(mid)
+	if err := keepsStructure(d, md, at, at, len(mid)-len(src)); err != nil {
 		return nil, "", err
+	}
+	if h != nil {
+		// Text appended to a section stays in it: a heading of the
+		// section's level or higher, as the note shows it in place (a
+		// "text" + "---" pair is a setext heading there), would end the
+		// section and start another one.
+		end := at + (len(mid) - len(src))
+		for _, g := range md.Headings {
+			if g.Start >= at && g.Start < end && g.Level <= h.Level {
+				line := bytes.TrimLeft(mid[g.Start:lineEnd(mid, g.Start)], " ")
+				return nil, "", appendHeadingError(g, *h, !bytes.HasPrefix(line, []byte("#")))
+			}
+		}
 	}
 	next = ensureFinalEOL(mid, eol)
 	return next, fmt.Sprintf("%s appended %s", plural(n, "line"), where), nil
@@ -208,13 +224,30 @@ func ReplaceBody(src []byte, h Heading, body []byte) ([]byte, error) {
 // bodyHeadingError refuses a new body for section h that holds sub, a
 // heading of h's level or higher.
 func bodyHeadingError(sub, h Heading) error {
-	heading := fmt.Sprintf("the heading %q", sub.Text)
-	if sub.Text == "" {
-		heading = "an empty heading" // a lone "#": no empty quotes (AGENT-CONTRACT 10)
-	}
 	return &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
 		"the new body contains %s of level %d, which would end this level-%d section and start another; a section body may only hold deeper headings (%s or more #)",
-		heading, sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
+		headingName(sub), sub.Level, h.Level, strings.Repeat("#", h.Level+1))}
+}
+
+// appendHeadingError refuses text to append to section h that holds sub,
+// a heading of h's level or higher; setext says sub is a line of text
+// over a "---" or "===" line, which the caller may not have meant as one.
+func appendHeadingError(sub, h Heading, setext bool) error {
+	hint := ""
+	if setext {
+		hint = ` (a line of text directly above a "---" or "===" line is a heading in Markdown: put a blank line between them, or use "***" for a rule)`
+	}
+	return &Error{Kind: ErrInvalid, Msg: fmt.Sprintf(
+		"the text to append contains %s of level %d%s, which would end this level-%d section and start another; text appended to a section may only hold deeper headings (%s or more #), or append it to the note without a heading",
+		headingName(sub), sub.Level, hint, h.Level, strings.Repeat("#", h.Level+1))}
+}
+
+// headingName names a heading in an error.
+func headingName(h Heading) string {
+	if h.Text == "" {
+		return "an empty heading" // a lone "#": no empty quotes (AGENT-CONTRACT 10)
+	}
+	return fmt.Sprintf("the heading %q", h.Text)
 }
 
 // startsWithBlankLine reports whether the first line of b holds only white space.

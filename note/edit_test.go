@@ -61,6 +61,13 @@ func TestWriteText_AppendErrors(t *testing.T) {
 		{"missing heading", "## Ziele\n## Plan\n", "Zeile", "x", ErrNotFound, []string{"Ziele", "Plan"}},
 		{"ambiguous heading", "# P\n## Ziele\n# Q\n## Ziele\n", "Ziele", "x", ErrAmbiguous, []string{"P > Ziele", "Q > Ziele"}},
 		{"unclosed fence swallows next section", "## A\na\n## B\nb\n", "A", "```\ncode", ErrInvalid, nil},
+		// Text appended to a section stays in it: a heading of its level or
+		// higher, as the note shows it in place, would start another.
+		{"heading of the section's level", "# N\n## Ziele\n- a\n## Plan\np\n", "Ziele", "## Neu\n- b", ErrInvalid, nil},
+		{"higher heading", "# N\n## Ziele\n- a\n", "Ziele", "# Neu", ErrInvalid, nil},
+		{"setext heading in the text", "# N\n## Ziele\n- a\n## Plan\n", "Ziele", "Neues Ziel\n---", ErrInvalid, nil},
+		{"setext level 1", "# N\n## Ziele\n- a\n", "Ziele", "Neu\n===", ErrInvalid, nil},
+		{"frontmatter-looking text over a heading", "# N\n## Ziele\n- a\n", "Ziele", "---\nx: 1\n---\n## Neu", ErrInvalid, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +80,29 @@ func TestWriteText_AppendErrors(t *testing.T) {
 				t.Errorf("alternatives: got %q, want %q", e.Alternatives, tt.alts)
 			}
 		})
+	}
+}
+
+// What a section append may hold: deeper headings, a rule that is not an
+// underline, and any heading at the end of the note (no section named).
+func TestWriteText_AppendHeadingsAllowed(t *testing.T) {
+	src := "# N\n## Ziele\n- a\n## Plan\np\n"
+	for _, tc := range []struct{ heading, text, want string }{
+		{"Ziele", "### Unterziel\n- b", "# N\n## Ziele\n- a\n\n### Unterziel\n- b\n\n## Plan\np\n"},
+		{"Ziele", "- b\n\n---", "# N\n## Ziele\n- a\n\n- b\n\n---\n\n## Plan\np\n"},
+		{"Ziele", "***", "# N\n## Ziele\n- a\n\n***\n\n## Plan\np\n"},
+		{"", "## Neu\nn", "# N\n## Ziele\n- a\n## Plan\np\n\n## Neu\nn\n"},
+		{"", "Neu\n---", "# N\n## Ziele\n- a\n## Plan\np\n\nNeu\n---\n"},
+	} {
+		got, _, err := AppendText([]byte(src), tc.heading, []byte(tc.text))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("AppendText(%q, %q): %v\n%q\nwant\n%q", tc.heading, tc.text, err, got, tc.want)
+		}
+	}
+	// The refusal says why a setext pair is a heading.
+	_, _, err := AppendText([]byte(src), "Ziele", []byte("Neues Ziel\n---"))
+	if err == nil || !strings.Contains(err.Error(), `the heading "Neues Ziel" of level 2 (a line of text directly above a "---"`) {
+		t.Errorf("setext refusal: %v", err)
 	}
 }
 

@@ -182,6 +182,7 @@ var goldenCases = []goldenCase{
 	{name: "create_note/err_permission", caller: readOnly, call: step{"create_note", `{"path":"0_Inbox/X.md","content":"x","change_summary":"neu"}`}},
 	{name: "append_to_note/end", caller: readWrite, call: step{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Noch ein Gedanke.","change_summary":"Gedanke ergänzt"}`}},
 	{name: "append_to_note/heading", caller: readWrite, call: step{"append_to_note", `{"path":"2_Bereiche/Team/Besprechungsprotokoll.md","heading":"Zeitleiste","content":"- 2026-11-29: Retro vereinbart","change_summary":"Retro-Termin ergänzt"}`}},
+	{name: "append_to_note/err_heading_in_text", caller: readWrite, call: step{"append_to_note", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"Neues Ziel\n---","change_summary":"Ziel ergänzt"}`}},
 	{name: "append_to_note/err_ambiguous", caller: readWrite, call: step{"append_to_note", `{"path":"2_Bereiche/Jahresplanung.md","heading":"Ziele","content":"- mehr","change_summary":"Ziel ergänzt"}`}},
 	{name: "append_to_note/err_protected", caller: readWrite, call: step{"append_to_note", `{"path":"9_System/Schreibstil.md","content":"- mehr","change_summary":"Regel ergänzt"}`}},
 	{name: "update_section/ok", caller: readWrite, versionOf: "1_Projekte/Website-Relaunch.md", call: step{"update_section", `{"path":"1_Projekte/Website-Relaunch.md","heading":"Ziele","content":"- Neue Website bis Dezember\n- Ladezeit unter 2 s","change_summary":"Ziele gestrafft","expected_version":"$VERSION"}`}},

@@ -244,7 +244,9 @@ try {
     assert.match(res.headers.get('www-authenticate'), /resource_metadata="/);
     provider.authURLs.length = 0;
     await assert.rejects(client.callTool({ name: 'vault_overview', arguments: {} }));
-    assert.equal(provider.authURLs.length, 1, 'the SDK did not start a new sign-in after the revocation');
+    // At least one: the SDK's event stream (GET), refused too, may start
+    // a sign-in of its own next to the call's.
+    assert.ok(provider.authURLs.length >= 1, 'the SDK did not start a new sign-in after the revocation');
   });
 } finally {
   await browser.close();
