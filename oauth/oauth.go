@@ -269,7 +269,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := s.allowRegister(s.o.Now()); !ok {
 		secs := max(1, int(wait.Round(time.Second)/time.Second))
 		w.Header().Set("Retry-After", fmt.Sprint(secs))
-		writeError(w, http.StatusTooManyRequests, "temporarily_unavailable", fmt.Sprintf("too many clients registered in the last minute (at most %d, then one every %s); register again in %d s", registerBurst, registerInterval, secs))
+		writeError(w, http.StatusTooManyRequests, "temporarily_unavailable", fmt.Sprintf("too many clients registered in the last minute (at most %d, then one every %d s); register again in %d s", registerBurst, int(registerInterval/time.Second), secs))
 		return
 	}
 	c, secret, err := s.o.Store.RegisterClient(m, s.o.Now())

@@ -395,6 +395,7 @@ func TestRegister_Bounded(t *testing.T) {
 	if st != http.StatusTooManyRequests || hdr.Get("Retry-After") != "3" || !strings.Contains(out, "register again in 3 s") {
 		t.Fatalf("registration %d: %d (Retry-After %q) %s, want 429 after 3 s", registerBurst+1, st, hdr.Get("Retry-After"), out)
 	}
+	checkGolden(t, "register_bounded", fmt.Sprintf("POST %s (registration %d within a minute)\n→ %d Retry-After: %s %s\n", PathRegister, registerBurst+1, st, hdr.Get("Retry-After"), out))
 	// An invalid registration is refused for what it is, not counted.
 	if st, _, out := f.send("POST", PathRegister, "application/json", `{}`); st != http.StatusBadRequest {
 		t.Errorf("an invalid registration while the bucket is empty: %d %s, want 400", st, out)
