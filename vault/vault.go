@@ -242,56 +242,6 @@ func (v *Vault) Walk(fn func(Entry) error) error {
 	return v.WalkDir("", fn)
 }
 
-// WalkDir is Walk below one folder ("" for the whole vault).
-func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
-	start := "."
-	if dir != "" {
-		c, err := note.CleanPath(dir)
-		if err != nil {
-			return err
-		}
-		start = c
-	}
-	fsys := v.root.FS()
-	return fs.WalkDir(fsys, start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == start {
-				if errors.Is(err, fs.ErrNotExist) {
-					return &note.Error{Op: "list", Path: dir, Kind: note.ErrNotFound, Msg: "no such folder"}
-				}
-				return err
-			}
-			return nil // unreadable entry: skip, keep walking
-		}
-		if p != "." && skipName(d.Name()) {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		isNote := IsNote(p)
-		if !isNote && !IsAttachment(p) {
-			return nil
-		}
-		// WalkDir descends real folders only, so the folders above p hold
-		// no link; a link itself is followed under the vault's rules (no
-		// hidden folders, no state dir, nothing outside the vault).
-		var fi fs.FileInfo
-		if d.Type()&fs.ModeSymlink != 0 {
-			fi, err = fs.Stat(fsys, p)
-		} else {
-			fi, err = d.Info()
-		}
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil
-		}
-		return fn(Entry{Path: nfc(p), Size: fi.Size(), ModTime: fi.ModTime(), Note: isNote})
-	})
-}
-
 // ReadFile reads a file of the vault through the Root.
 func (v *Vault) ReadFile(p string) ([]byte, error) {
 	c, err := note.CleanPath(p)

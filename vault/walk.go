@@ -1,0 +1,246 @@
+package vault
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/vaultd/vaultd/note"
+)
+
+// WalkDir is Walk below one folder ("" for the whole vault).
+//
+// Each folder is read once, through a Root opened on its parent: one open,
+// the directory read, and one stat per entry relative to the open folder.
+// (Going through the vault's Root by path instead resolves every component
+// of every folder's path again, about three times the system calls: on a
+// vault of 26,000 folders that was most of a restart.) The next few
+// folders are read ahead in parallel while fn sees the entries in order. A
+// folder is entered only when the folder opened is the entry its parent's
+// listing showed, so one swapped for a link meanwhile is skipped, never
+// followed.
+//
+// fn may return fs.SkipDir (the rest of that note's folder is skipped) or
+// fs.SkipAll (the walk stops and returns nil), as with fs.WalkDir.
+func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
+	start := "."
+	if dir != "" {
+		c, err := note.CleanPath(dir)
+		if err != nil {
+			return err
+		}
+		start = c
+	}
+	fi, err := fs.Stat(v.root.FS(), start)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &note.Error{Op: "list", Path: dir, Kind: note.ErrNotFound, Msg: "no such folder"}
+		}
+		return err
+	}
+	w := &walker{v: v, fn: fn}
+	if !fi.IsDir() {
+		// A file: itself, as fs.WalkDir would.
+		err = w.file(start, fi)
+	} else {
+		var rp string
+		if rp, err = v.root.reach(start, followLast); err != nil {
+			return reachErr("walk", start, err)
+		}
+		r := v.root.r
+		if rp != "." {
+			if r, err = r.OpenRoot(rp); err != nil {
+				return err
+			}
+			defer r.Close()
+		}
+		entries, ok := readFolder(r, ".", nil)
+		if !ok {
+			return &note.Error{Op: "list", Path: dir, Kind: note.ErrInvalidPath, Msg: "cannot be read"}
+		}
+		err = w.folder(nil, ".", r, start, nil, entries)
+	}
+	if err == fs.SkipDir || err == fs.SkipAll {
+		err = nil
+	}
+	return err
+}
+
+// Subfolders are read in chunks of chunkFolders, up to chunksAhead chunks
+// ahead of the one walked (in other goroutines); a folder with no more
+// than chunkFolders subfolders is read without any. Measured on the 6,636
+// laws (a folder each, in 26 letter folders) on 2 cores: 115 ms for a
+// walk read in order, 200 ms with a goroutine per folder, 95 ms with 8
+// such goroutines ahead, 70-80 ms in chunks (fewer hand-overs).
+const (
+	chunkFolders = 16
+	chunksAhead  = 3
+)
+
+// testHookWalkListed runs after a folder's listing is read, before its
+// subfolders are (tests swap a folder for a link there).
+var testHookWalkListed func(rel string)
+
+type walker struct {
+	v  *Vault
+	fn func(Entry) error
+}
+
+// readFolder reads the folder name of r, sorted by name. want is what the
+// parent's listing showed for it; the folder opened must be that one. ok
+// is false when it cannot be read (or was swapped).
+func readFolder(r *os.Root, name string, want fs.FileInfo) (entries []fs.DirEntry, ok bool) {
+	d, err := r.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer d.Close()
+	if want != nil {
+		if st, err := d.Stat(); err != nil || !os.SameFile(st, want) {
+			return nil, false
+		}
+	}
+	// A folder opened in a Root is read with a stat of each entry relative
+	// to it (os.File.ReadDir), so Info costs no further call.
+	entries, err = d.ReadDir(-1)
+	if err != nil && len(entries) == 0 {
+		return nil, false
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, true
+}
+
+// chunk is the listings of a run of subfolders, read together.
+type chunk struct {
+	done     chan struct{} // nil: not asked for yet
+	listings [][]fs.DirEntry
+	ok       []bool
+}
+
+// folder walks one folder, whose vault path is rel and whose listing is
+// entries: the folder name of parent, or self when that is already open
+// (the start). want is what parent's listing showed for it.
+func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string, want fs.FileInfo, entries []fs.DirEntry) (err error) {
+	type item struct {
+		e    fs.DirEntry
+		p    string
+		info fs.FileInfo // folders: what the listing showed
+	}
+	items := make([]item, 0, len(entries))
+	var folders []int // indexes into items
+	for _, e := range entries {
+		n := e.Name()
+		if skipName(n) {
+			continue
+		}
+		p := join(rel, n)
+		if w.v.root.inState(p) {
+			continue
+		}
+		it := item{e: e, p: p}
+		if e.IsDir() {
+			if it.info, err = e.Info(); err != nil {
+				continue
+			}
+			folders = append(folders, len(items))
+		}
+		items = append(items, it)
+	}
+	if testHookWalkListed != nil {
+		testHookWalkListed(rel)
+	}
+	if len(folders) > 0 && self == nil {
+		// The subfolders are opened through this folder's own Root.
+		s, err := parent.OpenRoot(name)
+		if err != nil {
+			return nil
+		}
+		defer s.Close()
+		if st, err := s.Stat("."); err != nil || !os.SameFile(st, want) {
+			return nil
+		}
+		self = s
+	}
+	chunks := make([]chunk, (len(folders)+chunkFolders-1)/chunkFolders)
+	read := func(c *chunk, j int) {
+		part := folders[j*chunkFolders : min(len(folders), (j+1)*chunkFolders)]
+		c.listings, c.ok = make([][]fs.DirEntry, len(part)), make([]bool, len(part))
+		for k, i := range part {
+			c.listings[k], c.ok[k] = readFolder(self, items[i].e.Name(), items[i].info)
+		}
+	}
+	defer func() {
+		// The Root closes when this returns: let what reads through it end.
+		for j := range chunks {
+			if chunks[j].done != nil {
+				<-chunks[j].done
+			}
+		}
+	}()
+	seen := 0 // folders walked
+	for i := range items {
+		it := &items[i]
+		if it.info != nil {
+			j, k := seen/chunkFolders, seen%chunkFolders
+			seen++
+			c := &chunks[j]
+			if k == 0 {
+				for a := j + 1; a <= j+chunksAhead && a < len(chunks); a++ {
+					if chunks[a].done == nil {
+						ca := &chunks[a]
+						ca.done = make(chan struct{})
+						go func() {
+							read(ca, a)
+							close(ca.done)
+						}()
+					}
+				}
+				if c.done == nil {
+					c.done = make(chan struct{})
+					read(c, j)
+					close(c.done)
+				}
+				<-c.done
+			}
+			if !c.ok[k] {
+				continue
+			}
+			entries := c.listings[k]
+			c.listings[k] = nil
+			if err := w.folder(self, it.e.Name(), nil, it.p, it.info, entries); err != nil {
+				return err
+			}
+			continue
+		}
+		var fi fs.FileInfo
+		if it.e.Type()&fs.ModeSymlink != 0 {
+			// A link is followed under the vault's rules (no hidden
+			// folders, no state dir, nothing outside the vault).
+			fi, err = fs.Stat(w.v.root.FS(), it.p)
+		} else {
+			fi, err = it.e.Info()
+		}
+		if err != nil {
+			continue
+		}
+		if err := w.file(it.p, fi); err != nil {
+			if err == fs.SkipDir {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// file calls fn for p when it is a note or an attachment and a regular
+// file.
+func (w *walker) file(p string, fi fs.FileInfo) error {
+	isNote := IsNote(p)
+	if !isNote && !IsAttachment(p) || !fi.Mode().IsRegular() {
+		return nil
+	}
+	return w.fn(Entry{Path: nfc(p), Size: fi.Size(), ModTime: fi.ModTime(), Note: isNote})
+}
