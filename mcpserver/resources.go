@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"mime"
 	"net/url"
 	"path"
@@ -232,10 +233,18 @@ func resourceError(c *tools.Core, uri, p string, err error) error {
 
 // exampleNote is a note of this vault to show in messages.
 func exampleNote(c *tools.Core) string {
-	if ps := c.Vault().NotePaths(); len(ps) > 0 {
-		return ps[0]
-	}
-	return "Notiz.md"
+	// The walk stops at the first note: the server is made before it
+	// answers initialize, and a walk of the whole vault took 200 ms of
+	// that on the 6,636 laws.
+	first := "Notiz.md"
+	_ = c.Vault().Walk(func(e vault.Entry) error {
+		if !e.Note {
+			return nil
+		}
+		first = e.Path
+		return fs.SkipAll
+	})
+	return first
 }
 
 // CompleteNotePath completes a note path for a prompt or resource

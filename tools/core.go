@@ -86,15 +86,25 @@ type CoreOptions struct {
 	// IndexUnavailable says why there is no index (e.g. another process
 	// owns it); search and backlinks answer with it.
 	IndexUnavailable error
+	// OpenIndex, given instead of Index, opens the index in the
+	// background: NewCore returns at once (a server answers initialize
+	// while a big vault's index opens), and what needs the index — search,
+	// backlinks, name lookups, indexing the core's own writes — waits
+	// until it is open. An error leaves search and backlinks out with it as
+	// the reason, as IndexUnavailable does.
+	OpenIndex func() (Index, error)
 	// Logger receives problems worth a person's attention. Default: none.
 	Logger *slog.Logger
 }
 
 // Core serves the tools over one vault.
 type Core struct {
-	v       *vault.Vault
+	v *vault.Vault
+	// idx and noIndex are set before idxOpen closes, and read only
+	// after (index, WaitIndex).
 	idx     Index
 	noIndex error
+	idxOpen chan struct{}
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -110,7 +120,7 @@ type Core struct {
 // the policy every write is checked against, reloading them when a rules
 // note changes.
 func NewCore(v *vault.Vault, o CoreOptions) (*Core, error) {
-	c := &Core{v: v, idx: o.Index, noIndex: o.IndexUnavailable, log: o.Logger, now: o.Now}
+	c := &Core{v: v, idx: o.Index, noIndex: o.IndexUnavailable, idxOpen: make(chan struct{}), log: o.Logger, now: o.Now}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -121,19 +131,77 @@ func NewCore(v *vault.Vault, o CoreOptions) (*Core, error) {
 		return nil, err
 	}
 	v.SetPolicy(policy{c})
-	if ns, ok := c.idx.(vault.NameSource); ok {
-		// Names resolve from the index's table instead of a walk of the
-		// vault per call (index/names.go says why the table lives there).
-		v.SetNames(ns)
+	opened := func() {
+		if ns, ok := c.idx.(vault.NameSource); ok {
+			// Names resolve from the index's table instead of a walk of the
+			// vault per call (index/names.go says why the table lives there).
+			v.SetNames(ns)
+		}
+		close(c.idxOpen)
 	}
-	if c.idx != nil {
+	if o.OpenIndex == nil {
+		opened()
+	} else {
+		// Until the index is open, name lookups wait for its table rather
+		// than walk the vault.
+		v.SetNames(openingNames{c})
+		go func() {
+			ix, err := o.OpenIndex()
+			if err != nil || ix == nil {
+				ix, c.noIndex = nil, err
+			}
+			c.idx = ix
+			if ix == nil {
+				v.SetNames(nil)
+			}
+			opened()
+		}()
+	}
+	if o.Index != nil || o.OpenIndex != nil {
 		v.OnChange(func(paths ...string) {
-			if err := c.idx.Update(paths...); err != nil {
+			ix := c.index()
+			if ix == nil {
+				return
+			}
+			if err := ix.Update(paths...); err != nil {
 				c.log.Warn("index update after a write failed; the watcher will catch up", "paths", paths, "error", err)
 			}
 		})
 	}
 	return c, nil
+}
+
+// index returns the search index, waiting while it opens; nil when the
+// core has none.
+func (c *Core) index() Index {
+	<-c.idxOpen
+	return c.idx
+}
+
+// WaitIndex waits until the index given as CoreOptions.OpenIndex is open
+// (or failed to open) and returns it; nil when the core has none.
+func (c *Core) WaitIndex() Index { return c.index() }
+
+// openingNames answers name lookups while the index opens: from its table
+// once it is open, or, without an index, not at all (the vault then
+// looks names up itself). A reference that is the exact path of a note
+// waits for nothing: the vault reads it directly.
+type openingNames struct{ c *Core }
+
+func (o openingNames) LookupName(target string, link bool) (vault.NameMatch, bool) {
+	select {
+	case <-o.c.idxOpen:
+	default:
+		if p, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil {
+			if fi, err := fs.Stat(o.c.v.FS(), p); err == nil && fi.Mode().IsRegular() {
+				return vault.NameMatch{}, false
+			}
+		}
+	}
+	if ns, ok := o.c.index().(vault.NameSource); ok {
+		return ns.LookupName(target, link)
+	}
+	return vault.NameMatch{}, false
 }
 
 // Vault returns the vault the core serves.

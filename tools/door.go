@@ -63,6 +63,11 @@ func ParseWhen(name, s string, now time.Time, end bool) (time.Time, error) {
 // then says why, when known (another process owns it, it could not be
 // opened).
 func (c *Core) IndexStatus() (st IndexState, ok bool, why error) {
+	select {
+	case <-c.idxOpen:
+	default:
+		return index.Status{Building: true}, true, nil // still opening
+	}
 	if c.idx == nil {
 		return index.Status{}, false, c.noIndex
 	}

@@ -49,7 +49,7 @@ func refWords(ref string) string {
 func (c *Core) closestBySearch(ref string, byName []string) []string {
 	out := limit(byName, maxAlternatives)
 	words := refWords(ref)
-	if c.idx == nil || words == "" || len(out) >= maxAlternatives {
+	if c.index() == nil || words == "" || len(out) >= maxAlternatives {
 		return out
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), nameSearchWait)
@@ -74,7 +74,7 @@ func (c *Core) closestBySearch(ref string, byName []string) []string {
 // the words of a heading that named none of its headings, best first.
 func (c *Core) sectionsBySearch(p, heading string) []string {
 	words := searchTerms(heading)
-	if c.idx == nil || words == "" {
+	if c.index() == nil || words == "" {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), nameSearchWait)
@@ -113,7 +113,7 @@ func contains(list []string, s string) bool {
 func (c *Core) missedHeadingSections(f failure, ve *note.Error) []string {
 	h, ok := argOf(f.args, "heading")
 	heading, _ := h.(string)
-	if !ok || strings.TrimSpace(heading) == "" || c.idx == nil {
+	if !ok || strings.TrimSpace(heading) == "" || c.index() == nil {
 		return nil
 	}
 	n := f.note

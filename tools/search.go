@@ -126,7 +126,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		return r
 	}
 	f := failure{tool: tool, path: a.Query, args: []arg{{"query", a.Query}}}
-	if c.idx == nil {
+	if c.index() == nil {
 		return c.noIndexResult(caller, f)
 	}
 	lim := a.Limit
@@ -542,7 +542,7 @@ func (c *Core) GetBacklinks(ctx context.Context, caller Caller, a GetBacklinksAr
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}}}
-	if c.idx == nil {
+	if c.index() == nil {
 		return c.noIndexResult(caller, f)
 	}
 	if looksLikePath(a.Path) {

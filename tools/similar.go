@@ -60,7 +60,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 	if a.Heading != "" {
 		f.args = append(f.args, arg{"heading", a.Heading})
 	}
-	if c.idx == nil {
+	if c.index() == nil {
 		return c.noIndexResult(caller, f)
 	}
 	if strings.TrimSpace(a.Path) == "" {

@@ -419,19 +419,12 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 		fi, err := d.Info()
 		return err == nil && !fi.ModTime().After(cutoff)
 	}
-	err := fs.WalkDir(v.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		// Temp files live next to notes, never in hidden folders (.git,
-		// .obsidian, the state dir).
-		if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		if stale(d) && v.root.Remove(p) == nil {
+	// Temp files live next to notes, never in hidden folders (.git,
+	// .obsidian, the state dir).
+	err := v.walkTemps(func(p string, fi fs.FileInfo) {
+		if !fi.ModTime().After(cutoff) && v.root.Remove(p) == nil {
 			rep.RemovedTemps = append(rep.RemovedTemps, nfc(p))
 		}
-		return nil
 	})
 	if err != nil {
 		return rep, err

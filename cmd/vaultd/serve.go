@@ -232,36 +232,43 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if ixo.Embedder != nil {
 		logger.Info("meaning search on", "model", ixo.Embedder.ID())
 	}
-	idx, err := index.OpenShared(v, ixo)
-	var busy error
-	if err != nil {
-		if !errors.Is(err, index.ErrBusy) {
-			return err
+	// The index opens while the server already answers (initialize never
+	// waits for a big vault's index); calls that need it wait for it.
+	ctx, fail := context.WithCancelCause(cmd.Context())
+	defer fail(nil)
+	var idx *index.Shared // set by OpenIndex; read after c.WaitIndex
+	o := tools.CoreOptions{Logger: logger, OpenIndex: func() (tools.Index, error) {
+		ix, err := index.OpenShared(v, ixo)
+		if err != nil {
+			if !errors.Is(err, index.ErrBusy) {
+				fail(err) // as before the server answered: serve ends with it
+				return nil, err
+			}
+			// Another vaultd process owns the index but does not answer:
+			// serve everything but search and backlinks, which say why.
+			logger.Warn("search disabled", "reason", err.Error())
+			return nil, err
 		}
-		// Another vaultd process owns the index but does not answer:
-		// serve everything but search and backlinks, which say why.
-		logger.Warn("search disabled", "reason", err.Error())
-		busy = err
-		idx = nil
-	} else {
-		defer idx.Close()
-		if idx.Owner() {
+		if ix.Owner() {
 			logger.Info("search index: this process keeps it and shares it with other vaultd processes on the vault")
 		} else {
-			logger.Info("search index: shared with the vaultd process that keeps it", "pid", idx.OwnerPID())
-			if m := idx.Status().Meaning.Model; ixo.Embedder != nil && m != ixo.Embedder.ID() {
-				logger.Warn("meaning search: the vaultd process that keeps the index uses its own embedder until it exits", "pid", idx.OwnerPID(), "its_model", modelName(m), "this_model", ixo.Embedder.ID())
+			logger.Info("search index: shared with the vaultd process that keeps it", "pid", ix.OwnerPID())
+			if m := ix.Status().Meaning.Model; ixo.Embedder != nil && m != ixo.Embedder.ID() {
+				logger.Warn("meaning search: the vaultd process that keeps the index uses its own embedder until it exits", "pid", ix.OwnerPID(), "its_model", modelName(m), "this_model", ixo.Embedder.ID())
 			}
 		}
-	}
-	o := tools.CoreOptions{Logger: logger, IndexUnavailable: busy}
-	if idx != nil {
-		o.Index = idx
-	}
+		idx = ix
+		return ix, nil
+	}}
 	c, err := tools.NewCore(v, o)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if c.WaitIndex() != nil {
+			idx.Close()
+		}
+	}()
 	if f.gitSync > 0 {
 		syncCtx, stopSync := context.WithCancel(cmd.Context())
 		done := make(chan struct{})
@@ -281,14 +288,21 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		logger.Info("git sync on", "interval", f.gitSync.String())
 	}
 	if f.http != "" {
-		return a.serveHTTP(cmd.Context(), f, at, c, perms, logger, clientLog)
+		err := a.serveHTTP(ctx, f, at, c, perms, logger, clientLog)
+		if cause := context.Cause(ctx); cause != nil && cmd.Context().Err() == nil {
+			return cause // the index could not be opened
+		}
+		return err
 	}
 	conn := tools.NewConnection(a.actor, perms, tools.Limits{
 		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
 	})
 	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn, ClientLog: clientLog})
 	logger.Info("serving over stdio", "rights", rightsText(perms))
-	err = mcpserver.ServeStdio(cmd.Context(), s, a.in, a.out, log.New(logw, "", log.LstdFlags))
+	err = mcpserver.ServeStdio(ctx, s, a.in, a.out, log.New(logw, "", log.LstdFlags))
+	if cause := context.Cause(ctx); cause != nil && cmd.Context().Err() == nil {
+		return cause // the index could not be opened
+	}
 	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {
 		return err
 	}

@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/vault"
+)
+
+// openingCore is a core over dir whose index opens in the background: the
+// open waits for release, then opens the real index (or fails with
+// openErr).
+func openingCore(t *testing.T, dir string, openErr error) (c *Core, release chan struct{}) {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	release = make(chan struct{})
+	var idx *index.Index
+	c, err = NewCore(v, CoreOptions{OpenIndex: func() (Index, error) {
+		<-release
+		if openErr != nil {
+			return nil, openErr
+		}
+		ix, err := index.Open(v, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return nil, err
+		}
+		idx = ix
+		return ix, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c.WaitIndex() != nil {
+			idx.Close()
+		}
+	})
+	return c, release
+}
+
+func writeNotes(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, text := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestOpenIndex_CallsWaitForIt: with OpenIndex the core is there before
+// the index; reads that need no index answer at once, the status says
+// building, and a search and a name lookup made while it opens wait for
+// it and answer from it.
+func TestOpenIndex_CallsWaitForIt(t *testing.T) {
+	dir := writeNotes(t, map[string]string{
+		"1_Projekte/Garten.md": "---\ntitle: Gartenplanung\n---\n# Garten\n\nTomaten und Bohnen pflanzen.\n",
+		"2_Wissen/Küche.md":    "# Küche\n\nRezepte.\n",
+	})
+	c, release := openingCore(t, dir, nil)
+	ctx := context.Background()
+	if st, ok, _ := c.IndexStatus(); !ok || !st.Building {
+		t.Errorf("IndexStatus while the index opens = %+v, %v; want building", st, ok)
+	}
+	if r := c.ReadNote(ctx, readOnly, ReadNoteArgs{Path: "2_Wissen/Küche.md"}); r.Err != nil {
+		t.Fatalf("read_note by path while the index opens: %s", r.Text)
+	}
+	done := make(chan *Result, 2)
+	go func() { done <- c.SearchNotes(ctx, readOnly, SearchNotesArgs{Query: "Tomaten"}) }()
+	go func() { done <- c.ReadNote(ctx, readOnly, ReadNoteArgs{Path: "Gartenplanung"}) }()
+	select {
+	case r := <-done:
+		t.Fatalf("a call that needs the index answered before it was open: %s", r.Text)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	for range 2 {
+		r := <-done
+		if r.Err != nil || !strings.Contains(r.Text, "1_Projekte/Garten.md") {
+			t.Errorf("once the index is open: %s", r.Text)
+		}
+	}
+}
+
+// TestOpenIndex_Fails: an index that cannot be opened leaves search out
+// with the reason, as IndexUnavailable does; reads and writes go on.
+func TestOpenIndex_Fails(t *testing.T) {
+	dir := writeNotes(t, map[string]string{"Notiz.md": "# Notiz\n\nText.\n"})
+	c, release := openingCore(t, dir, errors.New("another vaultd process (pid 42) keeps the index and does not answer"))
+	close(release)
+	ctx := context.Background()
+	r := c.SearchNotes(ctx, readOnly, SearchNotesArgs{Query: "Text"})
+	if r.Err == nil || !strings.Contains(r.Text, "pid 42") {
+		t.Errorf("search without an index = %s; want the reason", r.Text)
+	}
+	if _, ok, why := c.IndexStatus(); ok || why == nil {
+		t.Errorf("IndexStatus after a failed open: ok %v, why %v", ok, why)
+	}
+	if r := c.ReadNote(ctx, readOnly, ReadNoteArgs{Path: "Notiz"}); r.Err != nil {
+		t.Errorf("read_note by title without an index: %s", r.Text)
+	}
+	if r := c.AppendToNote(ctx, readWrite, AppendArgs{Path: "Notiz.md", Content: "Mehr.", ChangeSummary: "test"}); r.Err != nil {
+		t.Errorf("append without an index: %s", r.Text)
+	}
+}
