@@ -190,6 +190,7 @@ type Index struct {
 	building    atomic.Bool
 	done, total atomic.Int64
 	watching    atomic.Bool
+	walkedAll   atomic.Bool // the last catchUpEntering walked the whole vault
 	watchWarned atomic.Bool
 	problem     atomic.Pointer[string]
 
@@ -479,14 +480,31 @@ func (ix *Index) Close() error {
 func (ix *Index) run() {
 	defer ix.wg.Done()
 	var w *watcher
+	healthy := ix.bi.healthy() == nil
 	if ix.o.Watch {
-		w = ix.startWatcher()
+		// The catch-up's walk adds the folders' watches as it reads them
+		// (one walk at start, not two); an index that cannot be written
+		// now gets them from a walk of their own.
+		if healthy {
+			w = ix.newWatcher()
+		} else {
+			w = ix.startWatcher()
+		}
 		ix.watcher.Store(w)
 	}
-	if ix.bi.healthy() == nil {
-		if err := ix.catchUp(ix.ctx); err != nil && ix.ctx.Err() == nil && ix.bi.healthy() == nil {
+	if healthy {
+		var enter func(string)
+		if w != nil {
+			enter = w.addFolder
+		}
+		err := ix.catchUpEntering(ix.ctx, enter)
+		if err != nil && ix.ctx.Err() == nil && ix.bi.healthy() == nil {
 			ix.log.Error("search index: comparing with the files failed", "err", err)
 			ix.setProblem("comparing the index with the files failed: " + err.Error())
+		}
+		if w != nil && ix.ctx.Err() == nil {
+			w = ix.finishWalked(w, ix.walkedAll.Load())
+			ix.watcher.Store(w)
 		}
 	}
 	close(ix.ready)
@@ -608,7 +626,12 @@ func (ix *Index) Rescan(ctx context.Context) error {
 // changed: new and modified notes (by size and mtime, then by content hash),
 // removed notes, and notes whose links change meaning because files
 // appeared or disappeared.
-func (ix *Index) catchUp(ctx context.Context) error {
+func (ix *Index) catchUp(ctx context.Context) error { return ix.catchUpEntering(ctx, nil) }
+
+// catchUpEntering is catchUp whose walk calls enter for every folder
+// before reading it (vault.WalkEntering); walkedAll says afterwards whether
+// that walk went through the whole vault.
+func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error {
 	start := time.Now()
 	// Open sets building until the first catch-up ends; later rescans set
 	// it only when they find work, so a periodic rescan of an unchanged
@@ -616,13 +639,23 @@ func (ix *Index) catchUp(ctx context.Context) error {
 	defer ix.building.Store(false)
 
 	var entries []vault.Entry
-	if err := ix.v.Walk(func(e vault.Entry) error {
+	collect := func(e vault.Entry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		entries = append(entries, e)
 		return nil
-	}); err != nil {
+	}
+	var err error
+	if enter != nil {
+		ix.walkedAll.Store(false)
+		if err = ix.v.WalkEntering(enter, collect); err == nil {
+			ix.walkedAll.Store(true)
+		}
+	} else {
+		err = ix.v.Walk(collect)
+	}
+	if err != nil {
 		return err
 	}
 	seen := make(map[string]bool, len(entries))

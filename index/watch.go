@@ -42,6 +42,7 @@ type watcher struct {
 	// They differ while events wait to be indexed (pending).
 	marked, indexed atomic.Int64
 	overflowed      atomic.Bool // an overflow was logged (later ones are not repeated)
+	addErr          atomic.Pointer[error] // the first failed addFolder
 }
 
 // testHookAddWatch, if set, replaces adding a watch (tests simulate the
@@ -51,21 +52,67 @@ var testHookAddWatch func(name string) error
 // startWatcher starts watching, or returns nil (and falls back to polling)
 // if that is impossible.
 func (ix *Index) startWatcher() *watcher {
+	w := ix.newWatcher()
+	if w == nil {
+		return nil
+	}
+	if err := w.addTree(w.root); err != nil {
+		w.close()
+		ix.watchFailed(err)
+		return nil
+	}
+	ix.watching.Store(true)
+	return w
+}
+
+// newWatcher follows events with no folder watched yet (addTree, or
+// addFolder during the catch-up's walk); nil, with watching off, if
+// inotify cannot be used.
+func (ix *Index) newWatcher() *watcher {
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		ix.watchFailed(err)
 		return nil
 	}
 	w := &watcher{ix: ix, w: fw, root: ix.v.Dir(), dirty: map[string]bool{}, kick: make(chan struct{}, 1), closing: make(chan struct{})}
-	if err := w.addTree(w.root); err != nil {
-		fw.Close()
-		ix.watchFailed(err)
-		return nil
-	}
-	ix.watching.Store(true)
 	w.done.Add(2)
 	go w.events()
 	go w.flusher()
+	return w
+}
+
+// addFolder watches the folder at vault path rel; the catch-up's walk calls
+// it (from any goroutine) before reading each folder. After the first
+// failure it adds nothing more; finishWalked reports it.
+func (w *watcher) addFolder(rel string) {
+	if w.addErr.Load() != nil {
+		return
+	}
+	add := w.w.Add
+	if testHookAddWatch != nil {
+		add = testHookAddWatch
+	}
+	if err := add(filepath.Join(w.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		w.addErr.CompareAndSwap(nil, &err)
+	}
+}
+
+// finishWalked ends watching set up by a walk with addFolder: on when every
+// folder was added (walked tells whether the walk went through the whole
+// vault; if not, the rest is added now), off with the reason otherwise.
+// It returns the watcher, or nil when watching is off.
+func (ix *Index) finishWalked(w *watcher, walked bool) *watcher {
+	if e := w.addErr.Load(); e == nil && !walked {
+		if err := w.addTree(w.root); err != nil {
+			w.addErr.CompareAndSwap(nil, &err)
+		}
+	}
+	if e := w.addErr.Load(); e != nil {
+		w.close()
+		ix.watchFailed(*e)
+		return nil
+	}
+	ix.watching.Store(true)
 	return w
 }
 

@@ -409,8 +409,28 @@ type RecoverReport struct {
 // the server call it at start.
 func (v *Vault) Recover() (*RecoverReport, error) { return v.recover(staleTempAge) }
 
+// RecoverChanges is Recover without the search for temp files, which
+// walks the vault: the server records and finishes the changes a crash cut
+// off at once, and removes the temp files (RemoveStaleTemps) once its
+// index is up to date, so that the two walks do not share the start.
+func (v *Vault) RecoverChanges() (*RecoverReport, error) { return v.recoverChanges() }
+
+// RemoveStaleTemps removes vaultd's temp files older than a minute (see
+// Recover) and returns their paths.
+func (v *Vault) RemoveStaleTemps() ([]string, error) { return v.removeTemps(staleTempAge) }
+
 func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
-	rep := &RecoverReport{}
+	removed, err := v.removeTemps(age)
+	if err != nil {
+		return &RecoverReport{RemovedTemps: removed}, err
+	}
+	rep, err := v.recoverChanges()
+	rep.RemovedTemps = removed
+	return rep, err
+}
+
+func (v *Vault) removeTemps(age time.Duration) ([]string, error) {
+	var removed []string
 	cutoff := time.Now().Add(-age)
 	stale := func(d fs.DirEntry) bool {
 		if d.IsDir() || !IsTempName(d.Name()) {
@@ -423,11 +443,11 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 	// .obsidian, the state dir).
 	err := v.walkTemps(func(p string, fi fs.FileInfo) {
 		if !fi.ModTime().After(cutoff) && v.root.Remove(p) == nil {
-			rep.RemovedTemps = append(rep.RemovedTemps, nfc(p))
+			removed = append(removed, nfc(p))
 		}
 	})
 	if err != nil {
-		return rep, err
+		return removed, err
 	}
 	_ = fs.WalkDir(v.state.FS(), objectsDir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && stale(d) {
@@ -435,7 +455,12 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 		}
 		return nil
 	})
+	return removed, nil
+}
 
+func (v *Vault) recoverChanges() (*RecoverReport, error) {
+	rep := &RecoverReport{}
+	var err error
 	// Writes cut off between their publish and their record first: they
 	// keep their actor and summary rather than pass for external changes.
 	if rep.Completed, err = v.completeIntents(); err != nil {

@@ -29,6 +29,15 @@ func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
 	return v.walkDir(dir, &walker{v: v, fn: fn})
 }
 
+// WalkEntering is Walk that also calls enter for every folder it reads
+// (its vault path, "" for the vault's own folder) before reading it, from
+// any goroutine: the index adds its watch on the folder there, so that a
+// change after the folder was read is an event, and one before is in the
+// listing.
+func (v *Vault) WalkEntering(enter func(folder string), fn func(Entry) error) error {
+	return v.walkDir("", &walker{v: v, fn: fn, enter: enter})
+}
+
 // walkTemps calls fn for every one of vaultd's temp files in the vault's
 // folders (hidden folders and the state dir left out).
 func (v *Vault) walkTemps(fn func(p string, fi fs.FileInfo)) error {
@@ -67,6 +76,9 @@ func (v *Vault) walkDir(dir string, w *walker) error {
 			}
 			defer r.Close()
 		}
+		if w.enter != nil {
+			w.enter(strings.TrimPrefix(start, "."))
+		}
 		entries, ok := readFolder(r, ".", nil)
 		if !ok {
 			return &note.Error{Op: "list", Path: dir, Kind: note.ErrInvalidPath, Msg: "cannot be read"}
@@ -101,6 +113,8 @@ type walker struct {
 	// temp, when set, gets vaultd's temp files (hidden names that Walk
 	// leaves out).
 	temp func(p string, fi fs.FileInfo)
+	// enter, when set, is called before each folder is read.
+	enter func(folder string)
 }
 
 // readFolder reads the folder name of r, sorted by name. want is what the
@@ -195,6 +209,9 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string,
 		for k, i := range part {
 			if w.done.Load() {
 				return
+			}
+			if w.enter != nil {
+				w.enter(items[i].p)
 			}
 			c.listings[k], c.ok[k] = readFolder(self, items[i].e.Name(), items[i].info)
 		}

@@ -203,23 +203,35 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			return err
 		}
 	}
-	// Recovery after a crash (leftover temp files, writes to record,
-	// moves to finish) walks the vault: it runs while the server already
-	// answers, so that a client's initialize never waits for it (it takes
-	// a note's lock for each note it records, as any writer does).
+	// Recovery after a crash (writes to record, moves to finish,
+	// leftover temp files) runs while the server already answers, so that
+	// a client's initialize never waits for it (it takes a note's lock for
+	// each note it records, as any writer does). The temp files are looked
+	// for once the index is up to date: both walk the vault.
 	recovered := make(chan struct{})
+	indexed := make(chan bool, 1) // true once the index is up to date (or there is none); false: serve ends first
 	go func() {
 		defer close(recovered)
-		rep, err := v.Recover()
+		rep, err := v.RecoverChanges()
 		if err != nil {
 			logger.Warn("recovery at start failed", "error", err)
 			return
 		}
-		if len(rep.RemovedTemps)+len(rep.External)+len(rep.Completed) > 0 {
-			logger.Info("recovered", "removed_temp_files", len(rep.RemovedTemps), "external_changes", len(rep.External), "completed_writes", len(rep.Completed))
+		if len(rep.External)+len(rep.Completed) > 0 {
+			logger.Info("recovered", "external_changes", len(rep.External), "completed_writes", len(rep.Completed))
 		}
 		for _, in := range rep.Interrupted { // a move cut short by a crash
 			logger.Warn(in.Text, "change", in.ID)
+		}
+		if !<-indexed {
+			return
+		}
+		temps, err := v.RemoveStaleTemps()
+		if err != nil {
+			logger.Warn("removing temp files left by a crash failed", "error", err)
+		}
+		if len(temps) > 0 {
+			logger.Info("recovered", "removed_temp_files", len(temps))
 		}
 	}()
 	defer func() { <-recovered }() // before the vault closes
@@ -268,6 +280,10 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		if c.WaitIndex() != nil {
 			idx.Close()
 		}
+	}()
+	go func() {
+		ix := c.WaitIndex()
+		indexed <- ix == nil || ix.WaitReady(ctx) == nil
 	}()
 	if f.gitSync > 0 {
 		syncCtx, stopSync := context.WithCancel(cmd.Context())
