@@ -41,7 +41,7 @@ type watcher struct {
 	// the last flush took the dirty set, stored once that flush is done.
 	// They differ while events wait to be indexed (pending).
 	marked, indexed atomic.Int64
-	overflowed      atomic.Bool // an overflow was logged (later ones are not repeated)
+	overflowed      atomic.Bool           // an overflow was logged (later ones are not repeated)
 	addErr          atomic.Pointer[error] // the first failed addFolder
 }
 
