@@ -8,19 +8,38 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
-// growthFactors are the vault sizes, in copies of gesetze.
+// growthFactors are the vault sizes, in copies of gesetze (-growth-sizes).
 var growthFactors = []int{1, 2, 4}
+
+var growthSizes = flag.String("growth-sizes", "1,2,4", "growth: the vault sizes, in copies of gesetze (e.g. 4 for the largest alone)")
+
+// parseGrowthSizes reads -growth-sizes.
+func parseGrowthSizes(s string) []int {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(part), &n); err != nil || n < 1 || n > 16 {
+			check(fmt.Errorf("-growth-sizes: %q is not a number of copies from 1 to 16", part))
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 func growthBench(corpora, tmp string, v *variant, t *table) {
 	t.corpus = "gesetze growth"
+	growthFactors = parseGrowthSizes(*growthSizes)
+	bin := stdioBuild(tmp, v)
 	src, err := prepare(corpora, "gesetze", tmp)
 	if err != nil {
 		t.add("growth run", "skipped: "+err.Error(), "")
@@ -28,7 +47,7 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 	}
 	queryFile := writeQueries(tmp, "growth.queries.json", queries("gesetze"))
 	copies := filepath.Join(tmp, "growth-copies")
-	type fig struct{ build, rss, size, restart, search float64 }
+	type fig struct{ build, rss, size, restart, search, serveInit, serveReady float64 }
 	var figs []fig
 	for _, n := range growthFactors {
 		// The vault: copy 0 is the laws as they are, copy k their
@@ -52,15 +71,17 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 		b := runChild(v.bench, "build", dir, state)
 		size := float64(dirSize(filepath.Join(state, "index"))) / 1e6
 		r := runChild(v.bench, "restart", dir, state)
+		initAfter, readyAfter := serveRestart(bin, dir, state, tmp)
 		s := runChild(v.bench, "search", dir, state, queryFile, "2")
 		var lat []time.Duration
 		for _, q := range s.Queries {
 			lat = append(lat, millis(q.Millis)...)
 		}
-		f := fig{b.Seconds, float64(b.MaxRSSKB) / 1024, size, r.Seconds, float64(percentile(lat, 50).Microseconds()) / 1000}
+		f := fig{b.Seconds, float64(b.MaxRSSKB) / 1024, size, r.Seconds, float64(percentile(lat, 50).Microseconds()) / 1000,
+			initAfter.Seconds(), readyAfter.Seconds()}
 		figs = append(figs, f)
-		fmt.Fprintf(os.Stderr, "  growth %d×: %d notes, %.0f MB: build %.1f s, peak RSS %.0f MB, index %.0f MB, restart %.2f s, search p50 %.1f ms\n",
-			n, notes, float64(bytes)/1e6, f.build, f.rss, f.size, f.restart, f.search)
+		fmt.Fprintf(os.Stderr, "  growth %d×: %d notes, %.0f MB: build %.1f s, peak RSS %.0f MB, index %.0f MB, restart %.2f s, serve restart: initialize %.0f ms, complete search %.2f s; search p50 %.1f ms\n",
+			n, notes, float64(bytes)/1e6, f.build, f.rss, f.size, f.restart, 1000*f.serveInit, f.serveReady, f.search)
 		label := fmt.Sprintf("%d× (%d notes, %.0f MB)", n, notes, float64(bytes)/1e6)
 		t.add(label+": full build", fmt.Sprintf("%.1f s, peak RSS %.0f MB, index %.0f MB", f.build, f.rss, f.size), "")
 		if n == 4 {
@@ -68,19 +89,30 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 		} else {
 			t.add(label+": restart unchanged, index open to up to date", fmt.Sprintf("%.2f s", f.restart), "")
 		}
+		if n == 4 {
+			t.goal(label+": serve restart → initialize answered", fmt.Sprintf("%.0f ms", 1000*f.serveInit), "≤ 100 ms", f.serveInit <= 0.1)
+			t.goal(label+": serve restart → first search from a complete index", fmt.Sprintf("%.2f s", f.serveReady), "≤ 0.5 s", f.serveReady <= 0.5)
+		} else {
+			t.add(label+": serve restart → initialize answered", fmt.Sprintf("%.0f ms", 1000*f.serveInit), "")
+			t.add(label+": serve restart → first search from a complete index", fmt.Sprintf("%.2f s", f.serveReady), "")
+		}
 		t.add(label+": search p50", fmt.Sprintf("%.1f ms", f.search), "")
 		check(os.RemoveAll(state))
 		check(os.RemoveAll(dir))
 	}
 	// What grows faster than the vault (by more than a tenth over
 	// linear from 1× to 4×).
+	if len(figs) < 2 {
+		return
+	}
 	first, last := figs[0], figs[len(figs)-1]
 	k := float64(growthFactors[len(growthFactors)-1] / growthFactors[0])
 	for _, m := range []struct {
 		name string
 		a, b float64
 	}{{"build time", first.build, last.build}, {"peak RSS", first.rss, last.rss}, {"index size", first.size, last.size},
-		{"restart", first.restart, last.restart}, {"search p50", first.search, last.search}} {
+		{"restart", first.restart, last.restart}, {"serve restart to a complete search", first.serveReady, last.serveReady},
+		{"search p50", first.search, last.search}} {
 		if m.a <= 0 {
 			continue
 		}
@@ -91,6 +123,36 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 		}
 		t.add(fmt.Sprintf("growth 1× → %.0f×: %s", k, m.name), fmt.Sprintf("%.2f× (%s)", r, how), "")
 	}
+}
+
+// serveRestart starts `vaultd serve` (stdio) on the unchanged vault with
+// its built index and returns how long until initialize was answered and
+// until a search was answered from a complete index: everything serve
+// does at start (the index's open and catch-up, the watcher, recovery)
+// included. The median of three starts.
+func serveRestart(bin, dir, state, tmp string) (initAfter, readyAfter time.Duration) {
+	logf, err := os.Create(filepath.Join(tmp, "growth.serve.log"))
+	check(err)
+	defer logf.Close()
+	args := []string{"serve", "--vault", dir, "--state-dir", state, "--allow", "read"}
+	var inits, readies []time.Duration
+	for range 3 {
+		start := time.Now()
+		s := stdioStart(bin, args, logf)
+		inits = append(inits, time.Since(start))
+		for {
+			text, _ := s.call("search_notes", map[string]any{"query": "Kündigungsfrist"})
+			if !strings.Contains(text, "index building") {
+				break
+			}
+			if time.Since(start) > 5*time.Minute {
+				check(fmt.Errorf("growth: index not ready 5 minutes after a restart"))
+			}
+		}
+		readies = append(readies, time.Since(start))
+		check(s.c.Close())
+	}
+	return percentile(inits, 50), percentile(readies, 50)
 }
 
 // linkTree recreates src's folders in dst with hard links to its files
