@@ -356,6 +356,7 @@ func (ix *Index) openBleve() error {
 		if err == nil {
 			ix.setBleve(bi)
 			ix.man = man
+			ix.manDirty = man.gob // saved in the binary form at the catch-up's end
 			return nil
 		}
 		if isBoltTimeout(err) {
