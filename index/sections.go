@@ -289,14 +289,32 @@ const maxNoteFields = 4096
 
 // phraseSections returns, for the notes ids, how often each section holds
 // the query's words as a phrase (by section number), from the term
-// locations of the phrase's matches.
+// locations of the phrase's words in the text and the headings: a query
+// for the notes holding every word (no phrase query), then the phrases
+// found by position. (bleve's phrase searcher pairs every location of a
+// word with every location of the next; on the 6,636 laws the same counts
+// took 36 ms for 15 phrase queries that way, 17 ms this way.)
 func (ix *Index) phraseSections(ctx context.Context, pq *parsedQuery, ids []string, metas []meta) (map[string]map[int]int, error) {
-	ph := phraseQuery(pq)
-	if ph == nil {
+	ws := pq.phraseWords()
+	if len(ws) < 2 {
 		return nil, nil
 	}
-	q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), ph})
-	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+	slots := phraseTerms(ws) // the terms by position; empty: a stop word of the query
+	fields := []string{fBody, fHeadings}
+	musts := []query.Query{query.NewDocIDQuery(ids)}
+	for _, ts := range slots {
+		if len(ts) == 0 {
+			continue
+		}
+		var alts []query.Query
+		for _, f := range fields {
+			for _, t := range ts {
+				alts = append(alts, term(f, t, 1))
+			}
+		}
+		musts = append(musts, disjunction(alts))
+	}
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(musts), len(ids), 0, false)
 	req.IncludeLocations = true
 	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
@@ -306,30 +324,83 @@ func (ix *Index) phraseSections(ctx context.Context, pq *parsedQuery, ids []stri
 	for i, id := range ids {
 		at[id] = i
 	}
+	// where is a word's place in a field: its array position (the
+	// heading, for the headings field) and its token position.
+	type where struct {
+		array uint64
+		pos   uint64
+	}
 	out := map[string]map[int]int{}
-	first := phraseTerms(pq.phraseWords())[0]
 	for _, h := range res.Hits {
 		i, ok := at[h.ID]
 		if !ok {
 			continue
 		}
 		m := metas[i]
-		hs := m.headings
 		ks := map[int]int{}
-		for _, t := range first {
-			for _, l := range h.Locations[fBody][t] {
-				off := int(l.Start) + m.bodyStart
-				ks[sort.Search(len(hs), func(j int) bool { return hs[j].Start > off })]++
+		for _, f := range fields {
+			locs := h.Locations[f]
+			held := make([]map[where]uint64, len(slots)) // where → its start offset
+			for j, ts := range slots {
+				if len(ts) == 0 {
+					continue
+				}
+				held[j] = map[where]uint64{}
+				for _, t := range ts {
+					for _, l := range locs[t] {
+						held[j][where{arrayOf(l.ArrayPositions), l.Pos}] = l.Start
+					}
+				}
 			}
-			for _, l := range h.Locations[fHeadings][t] {
-				if len(l.ArrayPositions) > 0 {
-					ks[int(l.ArrayPositions[0])+1]++
+			section := func(start uint64) int {
+				off := int(start) + m.bodyStart
+				return sort.Search(len(m.headings), func(j int) bool { return m.headings[j].Start > off })
+			}
+			counted := map[where]bool{}
+			for _, t := range slots[0] {
+				for _, l := range locs[t] {
+					w0 := where{arrayOf(l.ArrayPositions), l.Pos}
+					if counted[w0] {
+						continue // the word's other term at the same place
+					}
+					phrase, last := true, l.Start
+					for j := 1; j < len(slots) && phrase; j++ {
+						if held[j] == nil {
+							continue
+						}
+						var start uint64
+						start, phrase = held[j][where{w0.array, w0.pos + uint64(j)}]
+						last = start
+					}
+					if !phrase {
+						continue
+					}
+					counted[w0] = true
+					if f == fBody {
+						// In one section: the text runs on over the
+						// next heading, a phrase does not.
+						if k := section(l.Start); k == section(last) {
+							ks[k]++
+						}
+					} else if len(l.ArrayPositions) > 0 {
+						ks[int(l.ArrayPositions[0])+1]++
+					}
 				}
 			}
 		}
-		out[h.ID] = ks
+		if len(ks) > 0 {
+			out[h.ID] = ks
+		}
 	}
 	return out, nil
+}
+
+// arrayOf is a location's first array position (0 for a plain field).
+func arrayOf(ap []uint64) uint64 {
+	if len(ap) == 0 {
+		return 0
+	}
+	return ap[0]
 }
 
 // secHit is a matching section of a note.
