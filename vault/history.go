@@ -405,8 +405,9 @@ type RecoverReport struct {
 // reporting the files still pending (RecoverReport.Interrupted), and records
 // an "external" change for every note whose current
 // text is not the last version history knows for it (only notes vaultd has
-// written are checked, so the cost is one read per such note). The CLI and
-// the server call it at start.
+// written are checked, so the cost is one read per such note). The CLI
+// calls it at start; the server calls its two halves, RecoverChanges at
+// once and RemoveStaleTemps once its index is up to date.
 func (v *Vault) Recover() (*RecoverReport, error) { return v.recover(staleTempAge) }
 
 // RecoverChanges is Recover without the search for temp files, which
