@@ -146,16 +146,7 @@ func serveRestart(bin, dir, state, tmp string) (initAfter, readyAfter time.Durat
 		start := time.Now()
 		s := stdioStart(bin, args, logf)
 		inits = append(inits, time.Since(start))
-		for {
-			text, _ := s.call("search_notes", map[string]any{"query": "Kündigungsfrist"})
-			if !strings.Contains(text, "index building") {
-				break
-			}
-			if time.Since(start) > 5*time.Minute {
-				check(fmt.Errorf("growth: index not ready 5 minutes after a restart"))
-			}
-		}
-		readies = append(readies, time.Since(start))
+		readies = append(readies, s.untilComplete(start, map[string]any{"query": "Kündigungsfrist"}))
 		check(s.c.Close())
 	}
 	return percentile(inits, 50), percentile(readies, 50)

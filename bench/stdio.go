@@ -186,6 +186,21 @@ func stdioStart(bin string, args []string, logf *os.File) *stdioSession {
 	return &stdioSession{c: c}
 }
 
+// untilComplete searches with args until the answer comes from a complete
+// index and returns how long that took since start (a restart: at most 5
+// minutes).
+func (s *stdioSession) untilComplete(start time.Time, args map[string]any) time.Duration {
+	for {
+		text, _ := s.call("search_notes", args)
+		if !strings.Contains(text, "index building") {
+			return time.Since(start)
+		}
+		if time.Since(start) > 5*time.Minute {
+			check(fmt.Errorf("stdio: index not ready 5 minutes after a restart"))
+		}
+	}
+}
+
 // bigFolderFigures are read_note round trips in the folder with the most
 // notes directly in it, by path and by title.
 type bigFolderFigures struct {
@@ -476,16 +491,7 @@ func stdioRun(name, dir, tmp string, v *variant) stdioFigures {
 	start = time.Now()
 	s2 := stdioStart(bin, args, logf)
 	initAfter := time.Since(start)
-	for {
-		text, _ := s2.call("search_notes", searchArgs(1))
-		if !strings.Contains(text, "index building") {
-			break
-		}
-		if time.Since(start) > 5*time.Minute {
-			check(fmt.Errorf("stdio: index not ready 5 minutes after a restart"))
-		}
-	}
-	searchAfter := time.Since(start)
+	searchAfter := s2.untilComplete(start, searchArgs(1))
 	s.errors += s2.errors
 	check(s2.c.Close())
 

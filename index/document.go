@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -304,6 +305,12 @@ type meta struct {
 	bodyStart int
 	bodyLine  int
 	headings  []Heading
+}
+
+// sectionAt returns the number of the section holding file offset off:
+// 0 for the text before the first heading, k for heading k-1 and its text.
+func (m meta) sectionAt(off int) int {
+	return sort.Search(len(m.headings), func(j int) bool { return m.headings[j].Start > off })
 }
 
 func decodeMeta(s string) meta {

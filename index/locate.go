@@ -251,9 +251,7 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher, phrase
 	// Section k is the text before the first heading (k = 0) or heading
 	// k-1 with its own text. sectionOf maps a file offset to k.
 	ns := len(hs) + 1
-	sectionOf := func(off int) int {
-		return sort.Search(len(hs), func(i int) bool { return hs[i].Start > off })
-	}
+	sectionOf := m.sectionAt
 	own := make([]float64, ns*nw)  // own text and heading, by word
 	path := make([]float64, ns*nw) // enclosing headings, by word
 	has := make([]bool, ns)        // a match of its own

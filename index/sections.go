@@ -352,10 +352,7 @@ func (ix *Index) phraseSections(ctx context.Context, pq *parsedQuery, ids []stri
 					}
 				}
 			}
-			section := func(start uint64) int {
-				off := int(start) + m.bodyStart
-				return sort.Search(len(m.headings), func(j int) bool { return m.headings[j].Start > off })
-			}
+			section := func(start uint64) int { return m.sectionAt(int(start) + m.bodyStart) }
 			counted := map[where]bool{}
 			for _, t := range slots[0] {
 				for _, l := range locs[t] {

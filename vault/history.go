@@ -433,17 +433,18 @@ func (v *Vault) recover(age time.Duration) (*RecoverReport, error) {
 func (v *Vault) removeTemps(age time.Duration) ([]string, error) {
 	var removed []string
 	cutoff := time.Now().Add(-age)
+	old := func(fi fs.FileInfo) bool { return !fi.ModTime().After(cutoff) }
 	stale := func(d fs.DirEntry) bool {
 		if d.IsDir() || !IsTempName(d.Name()) {
 			return false
 		}
 		fi, err := d.Info()
-		return err == nil && !fi.ModTime().After(cutoff)
+		return err == nil && old(fi)
 	}
 	// Temp files live next to notes, never in hidden folders (.git,
 	// .obsidian, the state dir).
 	err := v.walkTemps(func(p string, fi fs.FileInfo) {
-		if !fi.ModTime().After(cutoff) && v.root.Remove(p) == nil {
+		if old(fi) && v.root.Remove(p) == nil {
 			removed = append(removed, nfc(p))
 		}
 	})
