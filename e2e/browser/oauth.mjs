@@ -21,6 +21,7 @@ import http from 'node:http';
 import path from 'node:path';
 
 import { chromium } from 'playwright-core';
+import { steps } from './steps.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -38,28 +39,10 @@ fs.mkdirSync(ART, { recursive: true });
 const MCP_URL = new URL(BASE + '/mcp');
 const STATE = 'e2e-state-5c1e';
 
-let passed = 0;
-let failed = 0;
-let stop = false;
 let page;
 const shot = (name) => page.screenshot({ path: path.join(ART, `${name}.png`), fullPage: true });
-async function check(name, fn) {
-  if (stop) {
-    console.log(`skip ${name} (an earlier step failed)`);
-    failed++;
-    return;
-  }
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    stop = true; // the steps build on each other
-    console.log(`FAIL ${name}\n${e.stack ?? e}`);
-    if (page) await shot(`oauth-failed-${name.replace(/[^a-z0-9]+/gi, '-')}`).catch(() => {});
-  }
-}
+const run = steps((name) => page && shot(`oauth-failed-${name.replace(/[^a-z0-9]+/gi, '-')}`));
+const check = run.check;
 
 // The client's redirect address: a loopback server that takes the code,
 // as Claude Code's does.
@@ -252,5 +235,5 @@ try {
   await browser.close();
   callback.close();
 }
-console.log(`oauth: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`oauth: ${run.passed} passed, ${run.failed} failed`);
+process.exit(run.failed ? 1 : 0);

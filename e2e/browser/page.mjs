@@ -16,6 +16,7 @@ import http from 'node:http';
 import path from 'node:path';
 
 import { chromium } from 'playwright-core';
+import { steps } from './steps.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -32,26 +33,8 @@ for (const [k, v] of Object.entries({ BASE, LINK, KEY, VAULT, ART })) {
 }
 fs.mkdirSync(ART, { recursive: true });
 
-let passed = 0;
-let failed = 0;
-let stop = false;
-async function check(name, fn) {
-  if (stop) {
-    console.log(`skip ${name} (an earlier step failed)`);
-    failed++;
-    return;
-  }
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    stop = true; // the steps build on each other
-    console.log(`FAIL ${name}\n${e.stack ?? e}`);
-    await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-')}`).catch(() => {});
-  }
-}
+const run = steps((name) => shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-')}`));
+const check = run.check;
 
 function field(text, name) {
   for (const line of text.split('\n')) {
@@ -257,5 +240,5 @@ try {
   await agent?.close().catch(() => {});
   await browser.close();
 }
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`browser: ${run.passed} passed, ${run.failed} failed`);
+process.exit(run.failed ? 1 : 0);
