@@ -874,7 +874,9 @@ func (ix *Index) secClause(c clause) query.Query {
 		for _, t := range ix.dictPrefix(fSecHead, w.Stem, w.Term) {
 			ps = append(ps, term(fSecHead, t.t, secHeadBoost*partBoost))
 		}
-		if q := disjunction(ps); q != nil {
+		// One of many compounds ("anzeig": Anzeigepflicht,
+		// Anzeigeverfahren …) weighs as much as one of few (anyOf).
+		if q := newAnyOf(ps); q != nil {
 			alts = append(alts, q)
 		}
 	}
