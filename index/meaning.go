@@ -616,6 +616,7 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 	if mode != ByMeaning {
 		wq := q
 		wq.Offset, wq.Limit = 0, min(deep, MaxLimit)
+		wq.Some = false // the fusion ranks the rest by meaning
 		if words, err = ix.searchWords(ctx, wq); err != nil {
 			return nil, err
 		}

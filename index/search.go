@@ -43,6 +43,12 @@ type Query struct {
 	// By asks for one kind of match when the index searches by meaning
 	// too (Options.Embedder): ByWords or ByMeaning; "" fuses both.
 	By string
+	// Some asks, for a search by words of two words or more, that a page
+	// the notes with every word do not fill continue with notes that have
+	// some of them (Results.Some, Hit.Some): at most someAfterAll after
+	// the last note with every word, a whole page after that. A fused
+	// search (By "") ranks by meaning instead.
+	Some bool
 }
 
 // DefaultLimit and MaxLimit bound Query.Limit; DefaultSections and
@@ -63,6 +69,12 @@ type Results struct {
 	// Relaxed is set when no note contained all words and the hits are
 	// notes containing some of them.
 	Relaxed bool
+	// Some counts the notes with some of the words but not all, which
+	// follow the Total notes with every word when Query.Some asks for
+	// them: a page with room after those continues with the best of these
+	// (Hit.Some), and paging goes on through them. 0 when the page ends
+	// within the notes with every word, or there are none.
+	Some int
 	// Ignored lists query words left out because they are too common to
 	// be indexed (stop words such as "die", "the").
 	Ignored []string
@@ -156,6 +168,9 @@ type Hit struct {
 	// By says what found the hit when words and meaning are fused
 	// (SearchFused): ByWords, ByMeaning or ByBoth; "" for a word search.
 	By string
+	// Some is set for a note with some of the words but not all, shown
+	// after the notes with every word (Results.Some).
+	Some bool
 
 	phrase float64 // see locate
 }
@@ -322,10 +337,69 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if offset >= len(order) {
-		return out, nil
+	if offset < len(order) {
+		if out.Hits, err = ix.pageHits(ctx, pq, positive, boost, order[offset:min(len(order), offset+limit)], done, perHit); err != nil {
+			return nil, err
+		}
 	}
-	page := order[offset:min(len(order), offset+limit)]
+	if q.Some && !pq.relaxed && !pq.any && len(pq.required()) > 1 && out.Total < want && int(res.Total) == len(res.Hits) {
+		// Every note with all the words is in res (fewer than the page
+		// asks for): the page goes on with notes that have some of
+		// them. "sync notes between phone and computer" has 3 notes with
+		// every word on the Obsidian help; "Sync your notes across
+		// devices", with neither phone nor computer, is the best of the
+		// 147 with some.
+		all := make(map[string]bool, len(res.Hits))
+		for _, h := range res.Hits {
+			all[h.ID] = true
+		}
+		ix.decompound(pq, true)
+		pq.relaxed = true
+		positive, err = ix.positiveQuery(pq, true)
+		if err != nil {
+			return nil, err
+		}
+		sres, err := ix.search(ctx, pq, positive, boost, want, nil)
+		if err != nil {
+			return nil, err
+		}
+		if out.Some = int(sres.Total) - out.Total; out.Some <= 0 {
+			out.Some = 0
+			return out, nil
+		}
+		// After notes with every word, a few of these, each with its best
+		// section: they are there in case those were not the ones meant,
+		// and the next page has more.
+		n, per := limit-len(out.Hits), perHit
+		if len(out.Hits) > 0 {
+			n, per = min(n, someAfterAll), 1
+		}
+		sorder, sdone, err := ix.rank(ctx, pq, sres, positive, boost, want, per)
+		if err != nil {
+			return nil, err
+		}
+		sorder = slices.DeleteFunc(sorder, func(r ranked) bool { return all[r.id] })
+		if from := max(0, offset-out.Total); from < len(sorder) {
+			hits, err := ix.pageHits(ctx, pq, positive, boost, sorder[from:min(len(sorder), from+n)], sdone, per)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hits {
+				h.Some = true
+				out.Hits = append(out.Hits, h)
+			}
+		}
+	}
+	return out, nil
+}
+
+// someAfterAll is how many notes with some of the words a page shows after
+// the last note with every word (Query.Some).
+const someAfterAll = 3
+
+// pageHits returns the hits of page, in its order, with their sections:
+// those in done were computed on the way (rank), the others are now.
+func (ix *Index) pageHits(ctx context.Context, pq *parsedQuery, positive, boost query.Query, page []ranked, done map[string]Hit, perHit int) ([]Hit, error) {
 	var ids []string
 	for _, r := range page {
 		if _, ok := done[r.id]; !ok {
@@ -341,10 +415,11 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 			done[h.Path] = h
 		}
 	}
+	out := make([]Hit, 0, len(page))
 	for _, r := range page {
 		h := done[r.id]
 		h.Score = r.score
-		out.Hits = append(out.Hits, h)
+		out = append(out, h)
 	}
 	return out, nil
 }

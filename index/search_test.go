@@ -421,3 +421,50 @@ func TestSearch_NotPaths(t *testing.T) {
 		t.Error("an anchored pattern was accepted; the index cannot run it")
 	}
 }
+
+// TestSearch_SomeWords: with Query.Some, a page the notes with every word
+// do not fill goes on with a few notes that have some of them, marked, and
+// the next pages hold the rest, each note once.
+func TestSearch_SomeWords(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"a.md": "# A\n\nApfel Birne Kirsche.\n", "b.md": "# B\n\nApfel und Birne.\n", "c.md": "# C\n\nEin Apfel.\n",
+		"d.md": "# D\n\nEine Kirsche.\n", "e.md": "# E\n\nBirne, Kirsche.\n", "f.md": "# F\n\nNichts davon.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	q := Query{Text: "Apfel Birne Kirsche", Some: true}
+	r := mustSearch(t, ix, q)
+	if r.Total != 1 || r.Some != 4 || len(r.Hits) != 1+someAfterAll || r.Hits[0].Path != "a.md" || r.Hits[0].Some {
+		t.Fatalf("total %d, some %d; want 1 and 4, a.md first then %d with some of the words:%s", r.Total, r.Some, someAfterAll, describe(r))
+	}
+	seen := map[string]bool{"a.md": true}
+	for _, h := range r.Hits[1:] {
+		if !h.Some || seen[h.Path] {
+			t.Errorf("%s: some %v, or shown twice", h.Path, h.Some)
+		}
+		seen[h.Path] = true
+	}
+	q.Offset = len(r.Hits)
+	r2 := mustSearch(t, ix, q)
+	for _, h := range r2.Hits {
+		if !h.Some || seen[h.Path] {
+			t.Errorf("page 2: %s: some %v, or shown on page 1", h.Path, h.Some)
+		}
+		seen[h.Path] = true
+	}
+	if len(seen) != 5 || seen["f.md"] {
+		t.Errorf("the pages hold %v; want a.md to e.md once each", seen)
+	}
+	// Not asked for, one word, or a page that notes with every word fill:
+	// nothing added.
+	for _, q := range []Query{{Text: "Apfel Birne Kirsche"}, {Text: "Apfel", Some: true}, {Text: "Birne Kirsche", Some: true, Limit: 2}} {
+		r := mustSearch(t, ix, q)
+		for _, h := range r.Hits {
+			if h.Some {
+				t.Errorf("%+v: %s has some of the words only:%s", q, h.Path, describe(r))
+			}
+		}
+		if r.Some != 0 {
+			t.Errorf("%+v: Some = %d, want 0", q, r.Some)
+		}
+	}
+}

@@ -127,6 +127,11 @@ var goldenCases = []goldenCase{
 	{name: "search_notes/err_path_missing", caller: readOnly, call: step{"search_notes", `{"query":"Budget","path":"1_Projekte/Klinikverbund.md"}`}},
 	{name: "search_notes/did_you_mean", caller: readOnly, call: step{"search_notes", `{"query":"Gewächshuas"}`}},
 	{name: "search_notes/did_you_mean_relaxed", caller: readOnly, call: step{"search_notes", `{"query":"Zeitleiste Kanzlei Brant","limit":2}`}},
+	// One note has every word: the page goes on with notes that have
+	// some of them, said once before the first; the next page has those
+	// alone.
+	{name: "search_notes/some_words", caller: readOnly, call: step{"search_notes", `{"query":"Backup Nextcloud Kunde","limit":3}`}},
+	{name: "search_notes/some_words_next_page", caller: readOnly, call: step{"search_notes", `{"query":"Backup Nextcloud Kunde","limit":2,"offset":2}`}},
 	{name: "search_notes/homograph", caller: readOnly, call: step{"search_notes", `{"query":"IT Kundenzugänge","limit":2}`}},
 	{name: "search_notes/after_write", caller: readWrite,
 		before: []step{{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Quokka-Besuch im Zoo geplant.","change_summary":"Notiz"}`}},

@@ -72,8 +72,11 @@ type SearchHit struct {
 	Conflict *ConflictData `json:"conflict,omitempty"`
 	// By says how the note matched where the vault searches by meaning
 	// too: "words", "meaning" or "both" ("" for a word search).
-	By       string `json:"matched_by,omitempty"`
-	matching int    // all of them
+	By string `json:"matched_by,omitempty"`
+	// Some is set for a note with some of the words but not all (after
+	// the notes with every word, SearchData.Some).
+	Some     bool `json:"some_words_only,omitempty"`
+	matching int  // all of them
 }
 
 // SearchSuggestion is a "did you mean" for a word no note has.
@@ -85,9 +88,12 @@ type SearchSuggestion struct {
 
 // SearchData is search_notes' structured answer.
 type SearchData struct {
-	Query       string             `json:"query"`
-	Hits        []SearchHit        `json:"hits"`
-	Total       int                `json:"total"`
+	Query string      `json:"query"`
+	Hits  []SearchHit `json:"hits"`
+	Total int         `json:"total"`
+	// Some counts the notes with some of the words but not all, which
+	// follow the Total with every word when a page has room for them.
+	Some        int                `json:"with_some_words,omitempty"`
 	Offset      int                `json:"offset"`
 	Ignored     []string           `json:"ignored_words,omitempty"`
 	Optional    []string           `json:"ranking_only_words,omitempty"`
@@ -167,7 +173,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	if meaningOff {
 		by, shownBy = index.ByWords, ""
 	}
-	q := index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0), Sections: hitSections, By: by}
+	q := index.Query{Text: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag, Limit: lim, Offset: max(a.Offset, 0), Sections: hitSections, By: by, Some: true}
 	x := c.exclusionsFor(a.Space, a.Folder)
 	if one != nil {
 		q.Path = one.Path
@@ -183,7 +189,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		return c.fail(caller, f, err)
 	}
-	data := SearchData{Query: a.Query, Total: res.Total, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
+	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
 		Meaning: meaningText(res, meaningOff)}
 	for _, s := range res.Suggestions {
 		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: s.Word, Words: s.Words, Query: s.Query})
@@ -200,7 +206,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			continue
 		}
 		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space}
-		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By}
+		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By, Some: h.Some}
 		for i, s := range h.Sections {
 			sec := searchSection(s, h.Title)
 			if i > 0 && one == nil {
@@ -210,6 +216,13 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		if one == nil {
 			hit.MoreSections = max(0, h.SectionsTotal-len(h.Sections))
+		}
+		if h.Some && res.Offset < res.Total && len(hit.Sections) > 0 {
+			// After notes with every word: the note and its best
+			// section's heading, in case those were not the ones meant
+			// (the next page shows these in full).
+			hit.Properties, hit.MoreSections = nil, 0
+			hit.Sections = []SearchSection{{Heading: hit.Sections[0].Heading}}
 		}
 		if nc := c.v.ConflictAt(h.Path); nc != nil {
 			hit.Conflict = conflictData(nc, caller, false, nil)
@@ -238,9 +251,10 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		writeExcluded(&b, d, "matching", more, caller)
 	}
+	total := data.Total + data.Some
 	if len(data.Hits) == 0 {
-		if data.Total > 0 {
-			fmt.Fprintf(&b, "no hits at offset %d%s; there are %d.\n", a.Offset, where, data.Total)
+		if total > 0 {
+			fmt.Fprintf(&b, "no hits at offset %d%s; there are %d.\n", a.Offset, where, total)
 			b.WriteString("first page: " + call{tool, searchArgs(a, 0)}.render(caller.Door))
 			return &Result{Text: b.String(), Data: data}
 		}
@@ -266,14 +280,29 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		return &Result{Text: b.String(), Data: data}
 	}
-	fmt.Fprintf(&b, "showing notes %d–%d of %d%s%s%s", data.Offset+1, data.Offset+len(data.Hits), data.Total, where, byText(shownBy), offsetText(data.Offset))
+	fmt.Fprintf(&b, "showing notes %d–%d of %d%s%s%s", data.Offset+1, data.Offset+len(data.Hits), total, where, byText(shownBy), offsetText(data.Offset))
 	if res.Relaxed {
 		b.WriteString(" (no note has all words; these have some)")
 	}
+	if data.Some > 0 {
+		fmt.Fprintf(&b, " (%s every word, then %d with some of them)", plural(data.Total, "note has", "notes have"), data.Some)
+	}
 	b.WriteString("\n")
-	for _, h := range data.Hits {
+	for i, h := range data.Hits {
+		if h.Some && (i == 0 || !data.Hits[i-1].Some) {
+			b.WriteString("\nthe notes below have some of the words, not all:\n")
+		}
 		b.WriteString("\n")
 		writeRef(&b, h.NoteRef, "")
+		if h.Some && data.Offset < data.Total && len(h.Sections) > 0 {
+			// Shown short (see above): the call that reads the section.
+			args := []arg{{"path", h.Path}}
+			if s := h.Sections[0].Heading; s != "" {
+				args = append(args, arg{"heading", s})
+			}
+			b.WriteString("read: " + call{"read_note", args}.render(caller.Door) + "\n")
+			continue
+		}
 		if h.By != "" {
 			b.WriteString("matched by: " + matchedBy[h.By] + "\n")
 		}
@@ -300,7 +329,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			writeConflict(&b, h.Conflict, false, caller)
 		}
 	}
-	if next := data.Offset + len(data.Hits); next < data.Total {
+	if next := data.Offset + len(data.Hits); next < total {
 		b.WriteString("\nnext page: " + call{tool, searchArgs(a, next)}.render(caller.Door) + "\n")
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
