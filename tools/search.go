@@ -36,7 +36,7 @@ var _ Index = (*index.Index)(nil)
 
 // SearchNotesArgs are the arguments of search_notes.
 type SearchNotesArgs struct {
-	Query  string `json:"query" jsonschema:"words (all must occur), \"a phrase\", -exclude, prefix*, key=value"`
+	Query  string `json:"query" jsonschema:"words (notes with every one first, then a few with some), \"a phrase\", -exclude, prefix*, key=value"`
 	Space  string `json:"space,omitempty" jsonschema:"top-level folder" help:"only this space (top-level folder)"`
 	Folder string `json:"folder,omitempty" jsonschema:"with sub-folders" help:"only this folder and its sub-folders"`
 	Tag    string `json:"tag,omitempty" jsonschema:"nested tags too" help:"only notes with this tag"`
