@@ -101,15 +101,7 @@ func baseArgs(tool string, version string) map[string]any {
 // through a link succeeds.
 func TestHiddenLinks_EveryTool(t *testing.T) {
 	dir := copyExampleVault(t)
-	for p, s := range hiddenSecrets {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, hiddenSecrets)
 	for p, target := range hiddenLinks {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {

@@ -49,9 +49,17 @@ func openingCore(t *testing.T, dir string, openErr error) (c *Core, release chan
 	return c, release
 }
 
+// writeNotes writes files (vault path → text) into a new temp dir.
 func writeNotes(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	return dir
+}
+
+// writeFiles writes files (vault path → text) below dir, with their folders.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for p, text := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -61,7 +69,6 @@ func writeNotes(t *testing.T, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // TestOpenIndex_CallsWaitForIt: with OpenIndex the core is there before

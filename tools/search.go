@@ -77,6 +77,7 @@ type SearchHit struct {
 	// the notes with every word, SearchData.Some).
 	Some     bool `json:"some_words_only,omitempty"`
 	matching int  // all of them
+	short    bool // shown as its note and one read call (after notes with every word)
 }
 
 // SearchSuggestion is a "did you mean" for a word no note has.
@@ -221,7 +222,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			// After notes with every word: the note and its best
 			// section's heading, in case those were not the ones meant
 			// (the next page shows these in full).
-			hit.Properties, hit.MoreSections = nil, 0
+			hit.Properties, hit.MoreSections, hit.short = nil, 0, true
 			hit.Sections = []SearchSection{{Heading: hit.Sections[0].Heading}}
 		}
 		if nc := c.v.ConflictAt(h.Path); nc != nil {
@@ -294,8 +295,8 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		b.WriteString("\n")
 		writeRef(&b, h.NoteRef, "")
-		if h.Some && data.Offset < data.Total && len(h.Sections) > 0 {
-			// Shown short (see above): the call that reads the section.
+		if h.short {
+			// The call that reads its best section (see above).
 			args := []arg{{"path", h.Path}}
 			if s := h.Sections[0].Heading; s != "" {
 				args = append(args, arg{"heading", s})
