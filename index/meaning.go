@@ -570,7 +570,14 @@ const (
 // the word ranking with the meaning ranking (SearchFused) unless q.By is
 // ByWords or q.Path names one note; each hit's By then says which found
 // it, and Results.MeaningCoverage or MeaningProblem say what is missing.
+// Searches take turns for the cores (searchTurn); one waiting for its turn
+// returns ctx's error when ctx ends first.
 func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
+	done, err := searchTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if ix.meaning != nil && q.By != ByWords && q.Path == "" {
 		return ix.SearchFused(ctx, ix.meaning, q, q.By)
 	}
