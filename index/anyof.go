@@ -26,11 +26,8 @@ type anyOf struct {
 // newAnyOf returns the query matching any of qs (nil for none; the query
 // itself for one).
 func newAnyOf(qs []query.Query) query.Query {
-	switch len(qs) {
-	case 0:
-		return nil
-	case 1:
-		return qs[0]
+	if len(qs) < 2 {
+		return disjunction(qs)
 	}
 	return &anyOf{query.NewDisjunctionQuery(qs), len(qs)}
 }

@@ -307,13 +307,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 		// No note has all words: any will do, and compounds that notes
 		// have may match by their parts too ("Designentwurf gewählt"
 		// finds the note on "Entwurf B").
-		ix.decompound(pq, true)
-		pq.relaxed = true
-		positive, err = ix.positiveQuery(pq, true)
-		if err != nil {
-			return nil, err
-		}
-		if res, err = ix.search(ctx, pq, positive, boost, want, nil); err != nil {
+		if positive, res, err = ix.searchSome(ctx, pq, boost, want); err != nil {
 			return nil, err
 		}
 		out.Relaxed = res.Total > 0
@@ -353,14 +347,8 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 		for _, h := range res.Hits {
 			all[h.ID] = true
 		}
-		ix.decompound(pq, true)
-		pq.relaxed = true
-		positive, err = ix.positiveQuery(pq, true)
-		if err != nil {
-			return nil, err
-		}
-		sres, err := ix.search(ctx, pq, positive, boost, want, nil)
-		if err != nil {
+		var sres *bleve.SearchResult
+		if positive, sres, err = ix.searchSome(ctx, pq, boost, want); err != nil {
 			return nil, err
 		}
 		if out.Some = int(sres.Total) - out.Total; out.Some <= 0 {
@@ -391,6 +379,23 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 		}
 	}
 	return out, nil
+}
+
+// searchSome relaxes pq to any of its words (with the compounds' parts)
+// and searches the notes again: the positive query and the first size
+// notes.
+func (ix *Index) searchSome(ctx context.Context, pq *parsedQuery, boost query.Query, size int) (query.Query, *bleve.SearchResult, error) {
+	ix.decompound(pq, true)
+	pq.relaxed = true
+	positive, err := ix.positiveQuery(pq, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := ix.search(ctx, pq, positive, boost, size, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return positive, res, nil
 }
 
 // someAfterAll is how many notes with some of the words a page shows after
