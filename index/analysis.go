@@ -100,6 +100,58 @@ var questionWords = map[string]bool{
 	"woher": true, "wohin": true, "wofür": true, "womit": true, "wozu": true, "wodurch": true,
 	"worüber": true, "worauf": true, "woran": true, "worin": true, "wovon": true, "wovor": true,
 	"whose": true,
+	// The modal verbs' forms the lists lack (they have kann, muss, soll,
+	// will): "Darf eine Schwangere nachts arbeiten?" asks about
+	// Schwangere and Nachtarbeit, whatever verb the answer uses.
+	"darf": true, "darfst": true, "dürfen": true, "dürft": true, "dürfte": true, "dürften": true,
+	"musst": true, "müssen": true, "müsst": true, "müsste": true, "müssten": true,
+	"sollen": true, "sollst": true, "sollt": true, "sollten": true,
+	"kannst": true, "könnt": true, "könnten": true, "möchte": true, "möchten": true,
+	"must": true, "may": true, "might": true, "shall": true,
+}
+
+// degreeWords make a question of "wie" and "how" before them: "Wie
+// lange", "Wie viele", "How often" ask for a figure that the answer
+// gives in other words ("vier Jahre", "acht Stunden"), so a query leaves
+// them out, as it does the question word. Only right after it: "lange"
+// on its own is a word like any other. durationVerbs are left out after
+// "wie lange" and "how long" for the same reason ("Wie lange dauert die
+// Amtszeit?" is answered by "Die Amtszeit beträgt vier Jahre"), wherever
+// the question puts them.
+var (
+	degreeWords = map[string]bool{
+		"lange": true, "lang": true, "viele": true, "vielen": true, "oft": true, "häufig": true,
+		"hoch": true, "weit": true, "alt": true, "groß": true, "gross": true, "schnell": true,
+		"spät": true, "früh": true, "teuer": true, "schwer": true,
+		"long": true, "many": true, "much": true, "often": true, "far": true, "high": true,
+		"old": true, "big": true, "large": true, "late": true, "soon": true, "fast": true,
+	}
+	durationVerbs = map[string]bool{
+		"dauert": true, "dauern": true, "dauerte": true, "währt": true,
+		"take": true, "takes": true, "last": true, "lasts": true,
+	}
+)
+
+// questionSyntax reports whether the query word w (lower-cased) is part
+// of a question's syntax after the words before it, last (lower-cased,
+// the nearest last): see degreeWords.
+func questionSyntax(w string, last []string) bool {
+	after := func(k int, words ...string) bool {
+		return len(last) >= k && slices.Contains(words, last[len(last)-k])
+	}
+	switch {
+	case degreeWords[w]:
+		return after(1, "wie", "how")
+	case durationVerbs[w]:
+		// Anywhere after "wie lange": "Wie lange wird die Frist dauern?",
+		// "How long does the warranty last?".
+		for i := 1; i < len(last); i++ {
+			if slices.Contains([]string{"wie", "how"}, last[i-1]) && slices.Contains([]string{"lange", "lang", "long"}, last[i]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var stopWords = func() analysis.TokenMap {

@@ -60,7 +60,7 @@ func gesetzeQuestions(t testing.TB) []gesetzeQuestion {
 }
 
 // gesetzeLaws are the laws the questions need.
-var gesetzeLaws = []string{"b/bgb", "g/gg", "s/stgb", "o/owig_1968", "b/beeg", "b/burlg", "k/kschg", "s/stvg", "e/entgfg", "t/tzbfg", "s/stvo_2013"}
+var gesetzeLaws = []string{"b/bgb", "g/gg", "s/stgb", "o/owig_1968", "b/beeg", "b/burlg", "k/kschg", "s/stvg", "e/entgfg", "t/tzbfg", "s/stvo_2013", "b/betrvg", "m/muschg_2018"}
 
 // gesetzeIndex unpacks the corpus (all of it, or the questions' laws and
 // the distractors) into a temp dir and indexes it.

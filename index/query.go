@@ -72,7 +72,7 @@ type parsedQuery struct {
 	// notPaths: not the notes whose path matches (Query.NotPaths)
 	notPaths []string
 	any      bool     // OR between the words
-	ignored  []string // words dropped as too common (stop words)
+	ignored  []string // words dropped as too common (stop words) or as a question's syntax
 	relaxed  bool     // searched with any of the words, as no note had all
 	// wholeOnly: words searched without their compounds (boundParts), as typed
 	wholeOnly []string
@@ -165,6 +165,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 		return &QueryError{Query: q, Msg: fmt.Sprintf(format, a...)}
 	}
 	plain, pos := true, 0 // see parsedQuery.seq
+	var last []string     // the bare words so far, lower-cased (questionSyntax)
 	s := q
 	for {
 		s = strings.TrimLeftFunc(s, unicode.IsSpace)
@@ -302,6 +303,14 @@ func parseQuery(q string) (*parsedQuery, error) {
 			} else {
 				p.must = append(p.must, c)
 			}
+			continue
+		}
+		lower := strings.ToLower(strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		syntax := !neg && questionSyntax(lower, last)
+		last = append(last, lower)
+		if syntax {
+			p.ignored = append(p.ignored, tok)
+			pos++
 			continue
 		}
 		words := analyzeQuery(tok)
