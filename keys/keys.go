@@ -247,6 +247,10 @@ type Store struct {
 	pending   map[string]time.Time // hash → last use not yet written
 	persisted map[string]time.Time // hash → when its last use was written
 	flushing  bool
+	// flushMu is held by a Flush from taking the pending uses to writing
+	// them: a Flush (at shutdown, say) that finds them taken by one in the
+	// background returns only once that one has written them.
+	flushMu sync.Mutex
 }
 
 // Open returns the store in the state dir dir. Nothing is created until a
@@ -468,6 +472,8 @@ func (s *Store) Used(k Key, now time.Time) {
 // Flush writes the pending last-used times. Keys revoked meanwhile are not
 // brought back.
 func (s *Store) Flush() error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	s.usedMu.Lock()
 	pending := s.pending
 	s.pending = map[string]time.Time{}
