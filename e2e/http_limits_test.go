@@ -147,7 +147,7 @@ func TestHTTP_IdleConnections(t *testing.T) {
 			t.Errorf("client %d among 150 idle connections: %d %.100s after %s, want 200 at once", i, res.StatusCode, body, took)
 		}
 	}
-	wantContains(t, "the log", h.stderr.String(), "http connection limit reached")
+	wantLog(t, "the log", h.stderr, "http connection limit reached")
 }
 
 // TestHTTP_RogueAgent: a key with every right, under the default limits,

@@ -156,6 +156,23 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// wantLog fails unless the server's log holds every one of subs within
+// 10 s: the transport copies stderr in its own goroutine, so a line the
+// server wrote before its answer may reach the buffer after it.
+func wantLog(t testing.TB, what string, l *lockedBuffer, subs ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		text, all := l.String(), true
+		for _, s := range subs {
+			all = all && strings.Contains(text, s)
+		}
+		if all {
+			return
+		}
+	}
+	wantContains(t, what, l.String(), subs...)
+}
+
 // server is one `vaultd serve` process driven by mcp-go's stdio client.
 type server struct {
 	t      testing.TB

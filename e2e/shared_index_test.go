@@ -90,8 +90,8 @@ func TestSharedIndex_TwoServersAndCLI(t *testing.T) {
 	a, aProc := serveStateProc(t, vault, state, "--log-level", "info")
 	a.waitIndexed()
 	b := serveState(t, vault, state, "--actor", "cursor", "--log-level", "info")
-	wantContains(t, "first server's log", a.stderr.String(), "search index: this process keeps it")
-	wantContains(t, "second server's log", b.stderr.String(), "search index: shared with the vaultd process that keeps it")
+	wantLog(t, "first server's log", a.stderr, "search index: this process keeps it")
+	wantLog(t, "second server's log", b.stderr, "search index: shared with the vaultd process that keeps it")
 
 	// All three at once.
 	var wg sync.WaitGroup
@@ -130,7 +130,7 @@ func TestSharedIndex_TwoServersAndCLI(t *testing.T) {
 	start := time.Now()
 	wantContains(t, "server b after a was killed", b.mustOK("search_notes", map[string]any{"query": "zqxgeteilt"}), "path: 0_Inbox/Geteilter Index.md")
 	t.Logf("server b searched %s after the owner was killed", time.Since(start).Round(time.Millisecond))
-	wantContains(t, "server b's log", b.stderr.String(), "took over from the process that owned it")
+	wantLog(t, "server b's log", b.stderr, "took over from the process that owned it")
 	wantContains(t, "CLI after a was killed", cliSearch(t, vault, state, "Krankenhäuser"), "path: 1_Projekte/Klinikverbund Nord.md")
 	// b keeps its own identity and rights: its backlinks and writes work.
 	b.mustOK("get_backlinks", map[string]any{"path": "1_Projekte/Klinikverbund Nord.md"})
