@@ -132,14 +132,24 @@ var (
 	}
 )
 
+// existVerbs say that something exists with "es" beside them: "Gibt es
+// eine Probezeit?", "welche Fristen es gibt" ask for the Probezeit and the
+// Fristen.
+var existVerbs = map[string]bool{"gibt": true, "gab": true, "gäbe": true, "gibts": true}
+
 // questionSyntax reports whether the query word w (lower-cased) is part
-// of a question's syntax after the words before it, last (lower-cased,
-// the nearest last): see degreeWords.
-func questionSyntax(w string, last []string) bool {
+// of a question's syntax beside the words before it, last (lower-cased,
+// the nearest last), and the word after it, next: see degreeWords and
+// existVerbs.
+func questionSyntax(w string, last []string, next string) bool {
 	after := func(k int, words ...string) bool {
 		return len(last) >= k && slices.Contains(words, last[len(last)-k])
 	}
 	switch {
+	case w == "gibts":
+		return true
+	case existVerbs[w]:
+		return next == "es" || after(1, "es")
 	case degreeWords[w]:
 		return after(1, "wie", "how")
 	case durationVerbs[w]:

@@ -305,18 +305,22 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			continue
 		}
-		lower := strings.ToLower(strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-		syntax := !neg && questionSyntax(lower, last)
+		// The word without the punctuation around it ("es?" → "es").
+		bare := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		lower := strings.ToLower(bare)
+		next, _ := cutToken(strings.TrimLeftFunc(s, unicode.IsSpace))
+		next = strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		syntax := !neg && questionSyntax(lower, last, next)
 		last = append(last, lower)
 		if syntax {
-			p.ignored = append(p.ignored, tok)
+			p.ignored = append(p.ignored, bare)
 			pos++
 			continue
 		}
 		words := analyzeQuery(tok)
 		if len(words) == 0 {
-			if strings.IndexFunc(tok, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-				p.ignored = append(p.ignored, tok)
+			if bare != "" {
+				p.ignored = append(p.ignored, bare)
 				pos++
 			}
 			continue

@@ -7,16 +7,20 @@ import (
 
 // TestParseQuery_QuestionSyntax: a question typed as it is asked searches
 // its subject; the words that make it a question (the question word, a
-// degree word right after it, "dauert" after "wie lange", the modal verbs)
-// are left out and reported, and the same words elsewhere are searched.
+// degree word right after it, "dauert" after "wie lange", "gibt" beside
+// "es", the modal verbs) are left out and reported without their
+// punctuation, and the same words elsewhere are searched.
 func TestParseQuery_QuestionSyntax(t *testing.T) {
 	for _, c := range []struct{ q, words, ignored string }{
 		{"Wie lange dauert die Amtszeit des Betriebsrats?", "Amtszeit Betriebsrats?", "Wie lange dauert die des"},
 		{"Wie viele Stunden darf ein Arbeitnehmer täglich arbeiten?", "Stunden Arbeitnehmer täglich arbeiten?", "Wie viele darf ein"},
 		{"Darf eine Schwangere nachts arbeiten?", "Schwangere nachts arbeiten?", "Darf eine"},
 		{"Wie hoch ist das Budget?", "Budget?", "Wie hoch ist das"},
-		{"How long does the warranty last?", "warranty", "How long does the last?"},
-		{"Wie lange wird die Frist dauern?", "Frist", "Wie lange wird die dauern?"},
+		{"How long does the warranty last?", "warranty", "How long does the last"},
+		{"Welche Kündigungsfristen gibt es?", "Kündigungsfristen", "Welche gibt es"},
+		{"Gibt es eine Probezeit?", "Probezeit?", "Gibt es eine"},
+		{"Probezeit gibt Auskunft", "Probezeit gibt Auskunft", ""},
+		{"Wie lange wird die Frist dauern?", "Frist", "Wie lange wird die dauern"},
 		{"how many days of leave", "days leave", "how many of"},
 		// Not after a question word: words like any other.
 		{"lange Nacht der Museen", "lange Nacht Museen", "der"},
