@@ -305,11 +305,10 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			continue
 		}
-		// The word without the punctuation around it ("es?" → "es").
-		bare := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		bare := trimPunct(tok)
 		lower := strings.ToLower(bare)
 		next, _ := cutToken(strings.TrimLeftFunc(s, unicode.IsSpace))
-		next = strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		next = strings.ToLower(trimPunct(next))
 		syntax := !neg && questionSyntax(lower, last, next)
 		last = append(last, lower)
 		if syntax {
@@ -406,4 +405,10 @@ func filterToken(tok string) (name, val string, ok bool) {
 		return "folder", v, true
 	}
 	return "", "", false
+}
+
+// trimPunct returns the word w without the punctuation around it ("es?"
+// → "es"): "" if it has no letter or digit.
+func trimPunct(w string) string {
+	return strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
