@@ -107,7 +107,8 @@ var questionWords = map[string]bool{
 	"musst": true, "müssen": true, "müsst": true, "müsste": true, "müssten": true,
 	"sollen": true, "sollst": true, "sollt": true, "sollten": true,
 	"kannst": true, "könnt": true, "könnten": true, "möchte": true, "möchten": true,
-	"must": true, "may": true, "might": true, "shall": true,
+	// Not "may": it is a month too.
+	"must": true, "might": true, "shall": true,
 }
 
 // degreeWords make a question of "wie" and "how" before them: "Wie
@@ -135,7 +136,7 @@ var (
 // existVerbs say that something exists with "es" beside them: "Gibt es
 // eine Probezeit?", "welche Fristen es gibt" ask for the Probezeit and the
 // Fristen.
-var existVerbs = map[string]bool{"gibt": true, "gab": true, "gäbe": true, "gibts": true}
+var existVerbs = map[string]bool{"gibt": true, "gab": true, "gäbe": true}
 
 // questionSyntax reports whether the query word w (lower-cased) is part
 // of a question's syntax beside the words before it, last (lower-cased,

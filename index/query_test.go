@@ -22,6 +22,7 @@ func TestParseQuery_QuestionSyntax(t *testing.T) {
 		{"Probezeit gibt Auskunft", "Probezeit gibt Auskunft", ""},
 		{"Wie lange wird die Frist dauern?", "Frist", "Wie lange wird die dauern"},
 		{"how many days of leave", "days leave", "how many of"},
+		{"minutes from May", "minutes May", "from"},
 		// Not after a question word: words like any other.
 		{"lange Nacht der Museen", "lange Nacht Museen", "der"},
 		{"Dauer der Amtszeit", "Dauer Amtszeit", "der"},
