@@ -143,21 +143,22 @@ var existVerbs = map[string]bool{"gibt": true, "gab": true, "gäbe": true}
 // the nearest last), and the word after it, next: see degreeWords and
 // existVerbs.
 func questionSyntax(w string, last []string, next string) bool {
-	after := func(k int, words ...string) bool {
-		return len(last) >= k && slices.Contains(words, last[len(last)-k])
+	n := len(last)
+	at := func(i int, words ...string) bool { // last[i] is one of words
+		return i >= 0 && slices.Contains(words, last[i])
 	}
 	switch {
 	case w == "gibts":
 		return true
 	case existVerbs[w]:
-		return next == "es" || after(1, "es")
+		return next == "es" || at(n-1, "es")
 	case degreeWords[w]:
-		return after(1, "wie", "how")
+		return at(n-1, "wie", "how")
 	case durationVerbs[w]:
 		// Anywhere after "wie lange": "Wie lange wird die Frist dauern?",
 		// "How long does the warranty last?".
-		for i := 1; i < len(last); i++ {
-			if slices.Contains([]string{"wie", "how"}, last[i-1]) && slices.Contains([]string{"lange", "lang", "long"}, last[i]) {
+		for i := 1; i < n; i++ {
+			if at(i-1, "wie", "how") && at(i, "lange", "lang", "long") {
 				return true
 			}
 		}
