@@ -1,11 +1,11 @@
 package index
 
 import (
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -31,10 +31,11 @@ import (
 // the first heading (no document when it is blank); section k ≥ 1 is
 // heading k-1 with its own text, up to the next heading of any level.
 //
-// Every text is analyzed once per note (noteTokens): the fields of both
-// kinds of document replay the same tokens. bleve analyzes a batch's
-// documents in parallel, in any order, so the first field of a note to be
-// analyzed runs the analysis and the others wait for it.
+// Every text is analyzed once per note (noteTokens): the text fields of
+// both kinds of document (noteField) count their terms from the same
+// tokens. bleve analyzes a batch's documents in parallel, in any order, so
+// the first field of a note to be analyzed runs the analysis for all of
+// them and the others wait for it.
 
 // secSep separates the note path from the section number in a section
 // document's ID; it never occurs in a vault path.
@@ -72,51 +73,17 @@ func splitSectionID(id string) (p string, k int, ok bool) {
 // plus the text before the first): the IDs to delete when it goes.
 func (d *Document) sectionSlots() int { return len(d.Headings) + 1 }
 
-// noteTokens is the analysis of one note, shared by the fields of its
-// documents.
+// noteTokens is the analysis of one note, shared by the text fields of its
+// documents (noteField): the first field that bleve asks to analyze runs
+// it for all of them (run).
 type noteTokens struct {
 	once      sync.Once
 	d         *Document
 	bodyBytes []byte
-	body      analysis.TokenStream   // of d.Body: offsets relative to the body
-	heads     []analysis.TokenStream // of each heading's text
-	title     analysis.TokenStream
-	aliases   []analysis.TokenStream
-	secs      []analysis.TokenStream // each section's own words: body tokens without part tokens
+	heads     []analysis.TokenStream // each heading's tokens (runHeadings)
 	words     []analysis.TokenStream // each heading's words (no part tokens)
 	parts     []analysis.TokenStream // each heading's part tokens
-	// left counts the fields still to be analyzed; at 0 the tokens are
-	// dropped, so that a batch does not keep every note's tokens until its
-	// segment is built.
-	left atomic.Int32
-}
-
-func (nt *noteTokens) run() {
-	a := queryAnalyzer // stateless; safe for concurrent use
-	d := nt.d
-	// The analysis lower-cases in place; the body's fields are not stored,
-	// so their values may share the bytes.
-	nt.body = a.Analyze(nt.bodyBytes)
-	nt.title = a.Analyze([]byte(d.Title))
-	aliases := searchAliases(d)
-	nt.aliases = make([]analysis.TokenStream, len(aliases))
-	for i, al := range aliases {
-		nt.aliases[i] = a.Analyze([]byte(al))
-	}
-	// Tokens come in text order but for the few that a date rewrite
-	// moves; assign each by its start.
-	nt.secs = make([]analysis.TokenStream, len(d.Headings)+1)
-	starts := d.sectionStarts()
-	for _, t := range nt.body {
-		if isPartToken(t) {
-			continue
-		}
-		k := max(sort.Search(len(starts), func(i int) bool { return starts[i] > t.Start })-1, 0)
-		if t.Start >= sectionEnd(d, starts, k) {
-			continue // in the next heading's line: that section's heading
-		}
-		nt.secs[k] = append(nt.secs[k], t)
-	}
+	fields    []*noteField           // the note's text fields, in the order bleveDocs made them
 }
 
 // runHeadings analyzes the headings, before the documents are built: a
@@ -137,6 +104,109 @@ func (nt *noteTokens) runHeadings() {
 			}
 		}
 	}
+}
+
+// run analyzes the note's text and gives each of its fields its length and
+// token frequencies. Each term of the note becomes a number (terms), so
+// that a field's terms are counted in an array instead of a map of its
+// own, and every field of the note shares the term's one string: the
+// section documents repeat the note's words, and bleve's own counting
+// (analysis.TokenFrequency) allocated a string, a TokenFreq and a map slot
+// for every term of every field, in a map sized for every token. The
+// tokens are dropped when it returns; bleve keeps only the counts.
+func (nt *noteTokens) run() {
+	a := queryAnalyzer // stateless; safe for concurrent use
+	d := nt.d
+	// The analysis lower-cases in place; the body's fields are not
+	// stored, so they need not keep its bytes.
+	body := a.Analyze(nt.bodyBytes)
+	title := a.Analyze([]byte(d.Title))
+	var aliases []analysis.TokenStream
+	for _, al := range searchAliases(d) {
+		aliases = append(aliases, a.Analyze([]byte(al)))
+	}
+	tt := newTermTable(len(body) / 4)
+	bodyIDs := tt.ids(body)
+	titleIDs := tt.ids(title)
+	aliasIDs := make([][]int32, len(aliases))
+	for i, ts := range aliases {
+		aliasIDs[i] = tt.ids(ts)
+	}
+	headIDs := make([][]int32, len(nt.heads))
+	wordIDs := make([][]int32, len(nt.heads))
+	partIDs := make([][]int32, len(nt.heads))
+	for i := range nt.heads {
+		headIDs[i] = tt.ids(nt.heads[i])
+		wordIDs[i] = tt.ids(nt.words[i])
+		partIDs[i] = tt.ids(nt.parts[i])
+	}
+	secIDs := sectionTerms(d, body, bodyIDs)
+
+	c := counter{n: make([]int32, len(tt.terms)), at: make([]int32, len(tt.terms))}
+	var ctx []int32
+	for _, f := range nt.fields {
+		switch f.kind {
+		case fieldTitle:
+			f.length, f.freqs = c.count(&tt, titleIDs, title, f.pos)
+		case fieldAlias:
+			f.length, f.freqs = c.count(&tt, aliasIDs[f.i], aliases[f.i], f.pos)
+		case fieldHeading:
+			f.length, f.freqs = c.count(&tt, headIDs[f.i], nt.heads[f.i], f.pos)
+		case fieldBody:
+			f.length, f.freqs = c.count(&tt, bodyIDs, body, f.pos)
+		case fieldSecBody:
+			f.length, f.freqs = c.count(&tt, secIDs[f.i], nil, nil)
+		case fieldSecHead:
+			f.length, f.freqs = c.count(&tt, wordIDs[f.i], nil, nil)
+		case fieldSecParts:
+			f.length, f.freqs = c.count(&tt, partIDs[f.i], nil, nil)
+		case fieldSecCtx:
+			ctx = ctx[:0]
+			for _, j := range f.anc {
+				ctx = append(ctx, wordIDs[j]...)
+			}
+			f.length, f.freqs = c.count(&tt, ctx, nil, nil)
+		}
+	}
+	nt.heads, nt.words, nt.parts, nt.fields, nt.bodyBytes = nil, nil, nil, nil, nil
+}
+
+// sectionTerms returns each section's own words (body tokens without part
+// tokens, by term number); section 0 is the text before the first
+// heading, section k ≥ 1 heading k-1's text up to the next heading line.
+func sectionTerms(d *Document, body analysis.TokenStream, ids []int32) [][]int32 {
+	starts := d.sectionStarts()
+	sec := make([]int32, len(body)) // each token's section; -1: none
+	counts := make([]int, len(starts))
+	k := 0
+	for i, t := range body {
+		sec[i] = -1
+		if isPartToken(t) {
+			continue
+		}
+		// Tokens come in text order but for the few that a date
+		// rewrite moves: search only when the next section does not do.
+		if t.Start < starts[k] || (k+1 < len(starts) && t.Start >= starts[k+1]) {
+			k = max(sort.Search(len(starts), func(i int) bool { return starts[i] > t.Start })-1, 0)
+		}
+		if t.Start >= sectionEnd(d, starts, k) {
+			continue // in the next heading's line: that section's heading
+		}
+		sec[i] = int32(k)
+		counts[k]++
+	}
+	all := make([]int32, 0, len(body))
+	out := make([][]int32, len(starts))
+	for k, n := range counts {
+		out[k] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	for i, k := range sec {
+		if k >= 0 {
+			out[k] = append(out[k], ids[i])
+		}
+	}
+	return out
 }
 
 // isPartToken reports whether t is a compound part token (analysis.go).
@@ -166,21 +236,144 @@ func (d *Document) sectionStarts() []int {
 	return out
 }
 
-// replay is an analyzer that returns tokens of a noteTokens.
-type replay struct {
-	nt   *noteTokens
-	pick func(nt *noteTokens) analysis.TokenStream
+// termTable numbers the terms of one note.
+type termTable struct {
+	num   map[string]int32
+	terms []string // by number: the map key every field of the note shares
+	bytes [][]byte // by number: the term as the first token had it
 }
 
-func (r *replay) Analyze([]byte) analysis.TokenStream {
-	r.nt.once.Do(r.nt.run)
-	ts := r.pick(r.nt)
-	if r.nt.left.Add(-1) == 0 {
-		// Every field has its tokens; bleve keeps only their counts.
-		r.nt.body, r.nt.heads, r.nt.title, r.nt.aliases, r.nt.secs, r.nt.words, r.nt.parts = nil, nil, nil, nil, nil, nil, nil
-	}
-	return ts
+func newTermTable(hint int) termTable {
+	return termTable{num: make(map[string]int32, hint)}
 }
+
+// ids returns the term numbers of ts, numbering new terms.
+func (tt *termTable) ids(ts analysis.TokenStream) []int32 {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]int32, len(ts))
+	for i, t := range ts {
+		n, ok := tt.num[string(t.Term)]
+		if !ok {
+			n = int32(len(tt.terms))
+			s := string(t.Term)
+			tt.num[s] = n
+			tt.terms = append(tt.terms, s)
+			tt.bytes = append(tt.bytes, t.Term)
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// counter turns a field's term numbers into bleve's token frequencies. n
+// and at are indexed by term number and left zero between fields.
+type counter struct {
+	n    []int32 // occurrences in the field being counted
+	at   []int32 // the term's index among the field's distinct terms
+	seen []int32 // the field's distinct terms, in order of appearance
+}
+
+// count returns the field's length and token frequencies: one map of the
+// right size, one TokenFreq per distinct term from one slice, and with
+// ts (the field's tokens, for fields with term vectors) their locations
+// from one slice, each term's pointers in a window of one more.
+func (c *counter) count(tt *termTable, ids []int32, ts analysis.TokenStream, pos []uint64) (int, bindex.TokenFrequencies) {
+	for _, id := range ids {
+		if c.n[id] == 0 {
+			c.seen = append(c.seen, id)
+		}
+		c.n[id]++
+	}
+	out := make(bindex.TokenFrequencies, len(c.seen))
+	tfs := make([]bindex.TokenFreq, len(c.seen))
+	var ptrs []*bindex.TokenLocation
+	if ts != nil {
+		ptrs = make([]*bindex.TokenLocation, len(ids))
+	}
+	off := 0
+	for j, id := range c.seen {
+		tf := &tfs[j]
+		tf.Term = tt.bytes[id]
+		tf.SetFrequency(int(c.n[id]))
+		if ts != nil {
+			// A window with no room beyond it: bleve appends the
+			// locations of a field of the same name (MergeAll), which
+			// must not run into the next term's.
+			n := int(c.n[id])
+			tf.Locations = ptrs[off:off:(off + n)]
+			off += n
+		}
+		out[tt.terms[id]] = tf
+		c.at[id] = int32(j)
+		c.n[id] = 0
+	}
+	if ts != nil {
+		locs := make([]bindex.TokenLocation, len(ts))
+		for i, t := range ts {
+			l := &locs[i]
+			*l = bindex.TokenLocation{ArrayPositions: pos, Start: t.Start, End: t.End, Position: t.Position}
+			tf := &tfs[c.at[ids[i]]]
+			tf.Locations = append(tf.Locations, l)
+		}
+	}
+	c.seen = c.seen[:0]
+	return len(ids), out
+}
+
+// fieldKind says which of a note's texts a noteField holds.
+type fieldKind uint8
+
+const (
+	fieldTitle fieldKind = iota
+	fieldAlias
+	fieldHeading
+	fieldBody
+	fieldSecBody
+	fieldSecHead
+	fieldSecParts
+	fieldSecCtx
+)
+
+// noteField is a text field of a note's documents, analyzed with the
+// note's other text fields (noteTokens.run). It is bleve's TextField but
+// for where its tokens come from.
+type noteField struct {
+	name  string
+	pos   []uint64
+	opts  bindex.FieldIndexingOptions
+	value []byte // the stored value (title, aliases); nil for fields not stored
+	plain int    // bytes of text the field stands for
+	nt    *noteTokens
+	kind  fieldKind
+	i     int   // the alias, heading or section it holds
+	anc   []int // fieldSecCtx: the enclosing headings
+
+	length int
+	freqs  bindex.TokenFrequencies
+}
+
+func (f *noteField) Name() string                                      { return f.name }
+func (f *noteField) ArrayPositions() []uint64                          { return f.pos }
+func (f *noteField) Options() bindex.FieldIndexingOptions              { return f.opts }
+func (f *noteField) Value() []byte                                     { return f.value }
+func (f *noteField) NumPlainTextBytes() uint64                         { return uint64(f.plain) }
+func (f *noteField) EncodedFieldType() byte                            { return 't' }
+func (f *noteField) AnalyzedLength() int                               { return f.length }
+func (f *noteField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return f.freqs }
+
+// Analyze runs the note's analysis unless another field of it did.
+func (f *noteField) Analyze() { f.nt.once.Do(f.nt.run) }
+
+// Size estimates the field's memory for bleve's statistics without walking
+// its frequencies (bleve's TextField walks every location).
+func (f *noteField) Size() int {
+	const perToken = 64 // a location and its pointer, or a share of a term's count
+	return noteFieldSize + len(f.name) + len(f.value) + 8*len(f.pos) + perToken*f.length
+}
+
+var noteFieldSize = int(reflect.TypeFor[noteField]().Size())
 
 const (
 	optText    = bindex.IndexField | bindex.IncludeTermVectors
@@ -193,16 +386,16 @@ const (
 
 // bleveDocs returns the note document and the section documents.
 func (d *Document) bleveDocs() []*document.Document {
-	body := []byte(d.Body)
-	nt := &noteTokens{d: d, bodyBytes: body}
+	nt := &noteTokens{d: d, bodyBytes: []byte(d.Body)}
 	nt.runHeadings()
-	var fields int32
-	field := func(doc *document.Document, name string, pos []uint64, value []byte, opts bindex.FieldIndexingOptions, pick func(*noteTokens) analysis.TokenStream) {
-		fields++
-		doc.AddField(document.NewTextFieldCustom(name, pos, value, opts, &replay{nt: nt, pick: pick}))
-	}
-	text := func(doc *document.Document, name string, pos []uint64, value string, opts bindex.FieldIndexingOptions, pick func(*noteTokens) analysis.TokenStream) {
-		field(doc, name, pos, []byte(value), opts, pick)
+	// field adds a text field of the note; stored fields keep value.
+	field := func(doc *document.Document, f *noteField, value string) {
+		f.nt, f.plain = nt, len(value)
+		if f.opts.IsStored() {
+			f.value = []byte(value)
+		}
+		nt.fields = append(nt.fields, f)
+		doc.AddField(f)
 	}
 	keyword := func(doc *document.Document, name string, values []string, fold bool, opts bindex.FieldIndexingOptions) {
 		var an analysis.Analyzer // nil: the whole value is the term (bleve's keyword analysis)
@@ -219,16 +412,16 @@ func (d *Document) bleveDocs() []*document.Document {
 
 	// The note document (see mapping.go for the fields).
 	nd := document.NewDocument(d.Path)
-	text(nd, fTitle, nil, d.Title, optText|bindex.StoreField, func(nt *noteTokens) analysis.TokenStream { return nt.title })
+	field(nd, &noteField{name: fTitle, opts: optText | bindex.StoreField, kind: fieldTitle}, d.Title)
 	for i, a := range searchAliases(d) {
-		text(nd, fAliases, []uint64{uint64(i)}, a, optText|bindex.StoreField, func(nt *noteTokens) analysis.TokenStream { return nt.aliases[i] })
+		field(nd, &noteField{name: fAliases, pos: []uint64{uint64(i)}, opts: optText | bindex.StoreField, kind: fieldAlias, i: i}, a)
 	}
 	// One field per heading, also empty ones, so that a match's array
 	// position is the heading's index in the meta table.
 	for i, h := range d.Headings {
-		text(nd, fHeadings, []uint64{uint64(i)}, h.Text, optText, func(nt *noteTokens) analysis.TokenStream { return nt.heads[i] })
+		field(nd, &noteField{name: fHeadings, pos: []uint64{uint64(i)}, opts: optText, kind: fieldHeading, i: i}, h.Text)
 	}
-	field(nd, fBody, nil, body, optText, func(nt *noteTokens) analysis.TokenStream { return nt.body })
+	field(nd, &noteField{name: fBody, opts: optText, kind: fieldBody}, d.Body)
 	links := make([]string, 0, len(d.Links))
 	keys := make([]string, 0, len(d.Links))
 	for _, l := range d.Links {
@@ -264,28 +457,21 @@ func (d *Document) bleveDocs() []*document.Document {
 		}
 		sd := document.NewDocument(sectionID(d.Path, k))
 		lo, hi := starts[k], sectionEnd(d, starts, k)
-		field(sd, fSecBody, nil, body[lo:max(lo, hi)], optRank, func(nt *noteTokens) analysis.TokenStream { return nt.secs[k] })
+		field(sd, &noteField{name: fSecBody, opts: optRank, kind: fieldSecBody, i: k}, d.Body[lo:max(lo, hi)])
 		if k > 0 {
-			text(sd, fSecHead, nil, d.Headings[k-1].Text, optRank, func(nt *noteTokens) analysis.TokenStream { return nt.words[k-1] })
+			field(sd, &noteField{name: fSecHead, opts: optRank, kind: fieldSecHead, i: k - 1}, d.Headings[k-1].Text)
 			if len(nt.parts[k-1]) > 0 {
-				text(sd, fSecParts, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream { return nt.parts[k-1] })
+				field(sd, &noteField{name: fSecParts, opts: optRank, kind: fieldSecParts, i: k - 1}, "")
 			}
 		}
 		if anc := d.ancestors(k - 1); len(anc) > 0 {
-			text(sd, fSecCtx, nil, "", optRank, func(nt *noteTokens) analysis.TokenStream {
-				var ts analysis.TokenStream
-				for _, j := range anc {
-					ts = append(ts, nt.words[j]...)
-				}
-				return ts
-			})
+			field(sd, &noteField{name: fSecCtx, opts: optRank, kind: fieldSecCtx, anc: anc}, "")
 		}
 		// Scored (as part of a query that restricts to one note's
 		// sections), so with counts and norms: see optRank.
 		keyword(sd, fSecNote, []string{d.Path}, false, optRank)
 		docs = append(docs, sd)
 	}
-	nt.left.Store(fields)
 	return docs
 }
 
