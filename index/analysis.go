@@ -12,7 +12,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
 )
 
@@ -20,7 +19,7 @@ import (
 //
 // Every text field (title, aliases, headings, body) goes through one chain:
 //
-//	unicode words → lower case → drop German and English stop words →
+//	unicode words (tokenize.go) → lower case → drop German and English stop words →
 //	fold umlauts and ß (normalize_de: Häuser→hauser, Straße→strasse) →
 //	German light stemmer (hauser→haus, projekte→projekt, tabellen→tabell) →
 //	Porter stemmer (linking→link, tabell→tabel, haus→hau)
@@ -179,7 +178,7 @@ var stopWords = func() analysis.TokenMap {
 
 func newTextAnalyzer() *textAnalyzer {
 	return &textAnalyzer{
-		tok:   bleveunicode.NewUnicodeTokenizer(),
+		tok:   wordTokenizer{},
 		lower: lowercase.NewLowerCaseFilter(),
 		norm:  de.NewGermanNormalizeFilter(),
 		light: de.NewGermanLightStemmerFilter(),
