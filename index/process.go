@@ -260,8 +260,11 @@ func (ix *Index) run1(ctx context.Context, items []item, progress bool) (retry, 
 	// Batches are committed by their own goroutine, so that reading and
 	// parsing the next batch overlaps with indexing this one (bleve's
 	// analysis of a batch runs on all cores, but building and persisting
-	// its segment does not).
-	commits := make(chan []result, 1)
+	// its segment does not). One batch waits, ready, while one is
+	// indexed: reading is far faster than indexing, and a second batch
+	// read ahead would only be more for the garbage collector to mark
+	// (the gesetze build: 4–9 s less CPU without it).
+	commits := make(chan []result)
 	committed := make(chan struct{})
 	go func() {
 		defer close(committed)
