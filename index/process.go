@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -354,10 +355,30 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 	if err := ix.bi.healthy(); err != nil {
 		return nil, nil, err
 	}
-	b := ix.bi.NewBatch()
+	// A build indexes its batch as one bleve batch per core (a part),
+	// each note with all of its documents in one part: bleve builds a
+	// batch's segment on one goroutine, which was the build's critical
+	// path (the gesetze build: 72–74 s → 55–58 s on two cores). A part is
+	// visible to searches as soon as it is indexed, so a write's notes
+	// (which may move a note or rewrite links across notes) stay in one.
+	parts := 1
+	if progress {
+		parts = max(1, min(len(rs), runtime.GOMAXPROCS(0), maxParts))
+	}
+	bs := make([]*bleve.Batch, parts)
+	texts := make([]int, parts)
+	for i := range bs {
+		bs[i] = ix.bi.NewBatch()
+	}
 	var applied []result
-	text := 0
 	for _, r := range rs {
+		part := 0 // the part with the least text so far
+		for i := range texts {
+			if texts[i] < texts[part] {
+				part = i
+			}
+		}
+		b := bs[part]
 		if !r.gone {
 			fi, err := fs.Stat(fsys, r.path)
 			if err != nil || fi.Size() != r.size || fi.ModTime().UnixNano() != r.mtime {
@@ -391,15 +412,10 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			}
 		}
 		applied = append(applied, r)
-		text += r.bytes
+		texts[part] += r.bytes + 1 // a gone note counts too
 	}
-	if b.Size() > 0 {
-		err := ix.bi.Batch(b, text)
-		ix.gen.Add(1) // also after a failed batch: it may have been applied in part
-		if err != nil {
-			return nil, nil, err
-		}
-		ix.updated.Store(time.Now().UnixNano())
+	if err := ix.batch(bs, texts); err != nil {
+		return nil, nil, err
 	}
 	n := 0
 	for _, r := range applied {
@@ -449,6 +465,49 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		ix.rebuildResolverLocked()
 	}
 	return retry, aliasKeys, ix.saveManifest(false)
+}
+
+// maxParts bounds the parts of a build's batch (see commit): each part is
+// a segment that the merger takes in again later.
+const maxParts = 4
+
+// testHookParts, if set, is told how many parts each batch had.
+var testHookParts func(n int)
+
+// batch indexes the bleve batches bs (of texts bytes of notes) at once,
+// each on a goroutine of its own.
+func (ix *Index) batch(bs []*bleve.Batch, texts []int) error {
+	errs := make([]error, len(bs))
+	var wg sync.WaitGroup
+	started := false
+	for i, b := range bs {
+		if b.Size() == 0 {
+			continue
+		}
+		started = true
+		wg.Go(func() { errs[i] = ix.bi.Batch(b, texts[i]) })
+	}
+	wg.Wait()
+	if !started {
+		return nil
+	}
+	if testHookParts != nil {
+		n := 0
+		for _, b := range bs {
+			if b.Size() > 0 {
+				n++
+			}
+		}
+		testHookParts(n)
+	}
+	ix.gen.Add(1) // also after a failed batch: it may have been applied in part
+	for _, err := range errs {
+		if err != nil {
+			return err // the parts fail alike (a full disk): one says why
+		}
+	}
+	ix.updated.Store(time.Now().UnixNano())
+	return nil
 }
 
 // deleteSections deletes the section documents from..to-1 of the note at p.

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -242,6 +244,54 @@ func TestSections_CompoundInHeading(t *testing.T) {
 		i := hitIndex(r, c.path)
 		if i < 0 || len(r.Hits[i].Sections) == 0 || r.Hits[i].Sections[0].Heading != c.heading {
 			t.Errorf("search %q: want %s with %q as its first section; got:%s", c.q, c.path, c.heading, describe(r))
+		}
+	}
+}
+
+// A build indexes each batch in parts, one per core: every note and every
+// section is found, and the index holds as many documents as the manifest
+// says, however the notes were dealt to the parts.
+func TestBuild_Parts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var mu sync.Mutex
+	most := 0
+	testHookParts = func(n int) {
+		mu.Lock()
+		most = max(most, n)
+		mu.Unlock()
+	}
+	defer func() { testHookParts = nil }()
+	files := map[string]string{}
+	for i := range 40 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Notiz %d\n\nEinleitung.\n\n", i)
+		for k := range i % 5 {
+			fmt.Fprintf(&b, "## Abschnitt %d\n\nText mit wort%dx%d darin.\n\n", k, i, k)
+		}
+		files[fmt.Sprintf("n/notiz%02d.md", i)] = b.String()
+	}
+	v, _ := newVault(t, files)
+	ix := openIndex(t, v, Options{BatchDocs: 9})
+	if most < 2 {
+		t.Fatalf("the build's batches were indexed in at most %d part(s), want more on 4 cores", most)
+	}
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.wmu.Lock()
+	want := ix.man.docs()
+	ix.wmu.Unlock()
+	if int(n) != want {
+		t.Errorf("%d documents in the index, the manifest counts %d", n, want)
+	}
+	for i := range 40 {
+		for k := range i % 5 {
+			r := mustSearch(t, ix, Query{Text: fmt.Sprintf("wort%dx%d", i, k)})
+			if len(r.Hits) != 1 || r.Hits[0].Path != fmt.Sprintf("n/notiz%02d.md", i) || len(r.Hits[0].Sections) == 0 ||
+				!strings.HasSuffix(r.Hits[0].Sections[0].Heading, fmt.Sprintf("Abschnitt %d", k)) {
+				t.Errorf("wort%dx%d:%s", i, k, describe(r))
+			}
 		}
 	}
 }
