@@ -772,18 +772,20 @@ func (ix *Index) compact(ctx context.Context) {
 func (ix *Index) settleMerge(ctx context.Context) {
 	deadline := time.Now().Add(mergeSettle)
 	for i := 0; ; i++ {
-		var onDisk, byRoot uint64
+		var files, segments uint64
 		_ = ix.bi.advanced(false, func(adv bindex.Index) error {
 			if s, ok := adv.(*scorch.Scorch); ok {
 				m := s.StatsMap()
-				onDisk, _ = m["CurOnDiskBytes"].(uint64)
-				byRoot, _ = m["num_bytes_used_disk_by_root"].(uint64)
+				files, _ = m["CurOnDiskFiles"].(uint64)
+				segments, _ = m["num_root_filesegments"].(uint64)
 			}
 			return nil
 		})
-		// What is not the index's own segments: the bolt file, and the
-		// merged-away segments while they last.
-		if onDisk <= byRoot+byRoot/10 || ctx.Err() != nil || time.Now().After(deadline) {
+		// The files beside the index's own segments: the bolt file, and
+		// the merged-away segments while they last. (Compared by size
+		// before, which a small index's bolt file outweighed: every
+		// large catch-up of a small vault waited the whole mergeSettle.)
+		if files <= segments+1 || ctx.Err() != nil || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
