@@ -89,10 +89,10 @@ type Options struct {
 	// Workers read and parse notes in parallel (default GOMAXPROCS).
 	Workers int
 	// BatchDocs and BatchBytes bound one index batch (defaults 200 notes,
-	// 4 MB of text): they set the memory of a build, not its speed. (With
-	// a document per section, a 4 MB batch of laws is as many documents
-	// as an 8 MB batch was before them; the gesetze build peaks at about
-	// the same RSS, 760 MB, as it did with 8 MB and no section documents.)
+	// 4 MB of text): they set the memory of a build more than its speed.
+	// (With a document per section, a 4 MB batch of laws is as many
+	// documents as an 8 MB batch was before them; 6 and 8 MB batches
+	// made the gesetze build slower, 4 MB peaks at 520 MB RSS.)
 	BatchDocs, BatchBytes int
 	// BuildMemory is the soft memory limit (runtime/debug.SetMemoryLimit)
 	// of the process while a large catch-up runs (a first build): the
