@@ -520,14 +520,18 @@ func (s *Store) GrantUsed(id string, now time.Time) {
 
 // flushGrants writes the grants' pending last-used times.
 func (s *Store) flushGrants(pending map[string]time.Time) error {
-	grants := false
-	for h := range pending {
-		grants = grants || strings.HasPrefix(h, GrantPrefix)
+	// The newest use is the store's clock here, as the callers' now is
+	// everywhere else: expired grants and codes are pruned against it.
+	var now time.Time
+	for h, t := range pending {
+		if strings.HasPrefix(h, GrantPrefix) && t.After(now) {
+			now = t
+		}
 	}
-	if !grants {
+	if now.IsZero() {
 		return nil
 	}
-	return s.changeOAuth(time.Now(), func(f *oauthFile) error {
+	return s.changeOAuth(now, func(f *oauthFile) error {
 		for i, g := range f.Grants {
 			if t, ok := pending[GrantPrefix+g.ID]; ok && t.After(g.LastUsed) {
 				f.Grants[i].LastUsed = t.UTC().Truncate(time.Second)
