@@ -395,7 +395,7 @@ func headingRefs(d *note.Doc) []string {
 	var paths []string
 	for i, h := range d.Headings {
 		if count[h.Text] == 1 && plainHeadingText(h.Text) {
-			out[i] = h.Text
+			out[i] = d.BriefName(i, h.Text)
 			continue
 		}
 		if p := parent[i]; p >= 0 && !anyGT && plainHeadingText(h.Text) {

@@ -16,7 +16,9 @@ import (
 //	4: the manifest records each note's titles, for the name table
 //	   (names.go); a folder note is searched by its folder's name
 //	5: a section document's heading's compound part tokens (shpart)
-const mappingVersion = 5
+//	6: a long heading's read_note name is its first words (headingRefs);
+//	   a byte that is not UTF-8 no longer ends a note's tokens
+const mappingVersion = 6
 
 const docType = "note"
 

@@ -49,6 +49,7 @@ func TestHeadingRefs_Resolve(t *testing.T) {
 	if err != nil || n == 0 {
 		t.Fatalf("walk %s: %d notes, %v", root, n, err)
 	}
+	long := "Der Betriebsrat besteht in Betrieben mit in der Regel 5 bis 20 wahlberechtigten Arbeitnehmern aus einer Person, 21 bis 50 wahlberechtigten Arbeitnehmern aus 3 Mitgliedern."
 	for name, src := range map[string]string{
 		"twins":    "# A\n## Ziele\nx\n## Ziele\ny\n# B\n## Ziele\nz\n",
 		"nested":   "# Projekte\n## Ziele\n### Offen\n# Archiv\n## Ziele\n### Offen\n",
@@ -57,7 +58,14 @@ func TestHeadingRefs_Resolve(t *testing.T) {
 		"spaces":   "# Zwei  Leerzeichen\n## X\n# Zwei Leerzeichen\n## X\n",
 		"case":     "# Ziele\n## ziele\n# ZIELE\n",
 		"law-like": "# G\n## § 1 A\n### Fußnote\n## § 2 B\n### Fußnote\n## § 3 (weggefallen)\n## § 4 (weggefallen)\n",
+		// Paragraphs above a line of dashes are headings: long ones
+		// are named by their first words, unless those name another.
+		"setext": "# G\n## § 9 Zahl\n" + long + "\n-----\n\n" + long + " Und noch ein Satz, der diesen Absatz vom ersten unterscheidet.\n---\n\nDer Betriebsrat besteht in Betrieben\n---\n",
 	} {
 		checkRefs(t, name, []byte(src))
+	}
+	refs := headingRefs(note.Parse([]byte("# G\n" + long + "\n---\n\nDer Betriebsrat besteht in Betrieben\n---\n")))
+	if want := "Der Betriebsrat besteht in Betrieben mit"; refs[1] != want {
+		t.Errorf("a long heading's ref: %q, want %q", refs[1], want)
 	}
 }

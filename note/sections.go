@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 )
@@ -81,7 +82,7 @@ func newHeadingQuery(q string) *headingQuery {
 				g.level, g.rest = lvl, strings.TrimSpace(g.text[lvl:])
 			}
 			g.textKey, g.restKey = fold.String(g.text), fold.String(g.rest)
-			g.textToks, g.restToks = nameTokens(g.text), nameTokens(g.rest)
+			g.textToks, g.restToks = trimEllipsis(nameTokens(g.text)), trimEllipsis(nameTokens(g.rest))
 			hq.groups[a][b] = g
 		}
 	}
@@ -148,6 +149,20 @@ func nameTokens(s string) []string {
 	}
 	flush(len(s))
 	return out
+}
+
+// trimEllipsis drops a trailing "…" (or "...") from a query's tokens: a
+// heading shown cut ("Der Betriebsrat besteht in Betrieben mit …") names
+// the heading it begins.
+func trimEllipsis(toks []string) []string {
+	n := len(toks)
+	switch {
+	case n > 1 && toks[n-1] == "…":
+		return toks[:n-1]
+	case n > 3 && toks[n-1] == "." && toks[n-2] == "." && toks[n-3] == ".":
+		return toks[:n-3]
+	}
+	return toks
 }
 
 // tokensPrefix reports whether q (at least one token) begins h as whole
@@ -694,7 +709,7 @@ func (d *Doc) ShortAddresses(idx []int) []string {
 	for k, i := range idx {
 		if t := d.Headings[i].Text; t != "" && !strings.ContainsRune(t, '>') && t[0] != '#' && !hasLineSuffix(t) {
 			if r := d.resolve(t, nil); len(r) == 1 && r[0] == i {
-				out[k] = t
+				out[k] = d.BriefName(i, t)
 				continue
 			}
 		}
@@ -704,6 +719,85 @@ func (d *Doc) ShortAddresses(idx []int) []string {
 		out[k] = a.address(i)
 	}
 	return out
+}
+
+// A heading text longer than maxNameRunes is named by its first words (at
+// least minPrefixRunes of them) where they name it alone: a paragraph
+// above a line of dashes is a heading to Markdown (a law's "Der
+// Betriebsrat besteht in Betrieben mit …", 1,400 characters), and every
+// outline line, search hit and next-section call would repeat it whole.
+const (
+	maxNameRunes   = 100
+	minPrefixRunes = 40
+)
+
+// BriefName returns name, a name that resolves to heading i alone (its
+// text, say), or, when that is longer than maxNameRunes, the shortest run
+// of the heading's first words that Section resolves to i by its
+// whole-word prefix match, of minPrefixRunes to maxNameRunes.
+func (d *Doc) BriefName(i int, name string) string {
+	if utf8.RuneCountInString(name) <= maxNameRunes {
+		return name
+	}
+	words := strings.Fields(d.Headings[i].Text)
+	n := 0
+	for k, w := range words[:max(len(words)-1, 0)] {
+		n += utf8.RuneCountInString(w) + min(k, 1)
+		if n < minPrefixRunes {
+			continue
+		}
+		if n > maxNameRunes {
+			break
+		}
+		p := strings.TrimRight(strings.Join(words[:k+1], " "), ",;:")
+		if p == "" || p[0] == '#' || strings.ContainsRune(p, '>') || hasLineSuffix(p) {
+			break
+		}
+		if r := d.resolve(p, nil); len(r) == 1 && r[0] == i {
+			return p
+		}
+	}
+	return name
+}
+
+// BriefPath is heading i's path for people and models to read: each part
+// longer than maxNameRunes cut to its first words and " …" (the path
+// still names the heading: the prefix pass drops the ellipsis). The full
+// path where the cut one would name another heading.
+func (d *Doc) BriefPath(i int) string {
+	h := d.Headings[i]
+	cut := false
+	parts := slices.Clone(h.Path)
+	for k, p := range parts {
+		if utf8.RuneCountInString(p) <= maxNameRunes {
+			continue
+		}
+		words := strings.Fields(p)
+		n, end := 0, 0
+		for j, w := range words {
+			n += utf8.RuneCountInString(w) + min(j, 1)
+			if n > maxNameRunes {
+				break
+			}
+			end = j + 1
+			if n >= minPrefixRunes {
+				break
+			}
+		}
+		if end == 0 || end == len(words) {
+			continue
+		}
+		parts[k] = strings.TrimRight(strings.Join(words[:end], " "), ",;:") + " …"
+		cut = true
+	}
+	if !cut {
+		return h.PathString()
+	}
+	brief := JoinHeadingPath(parts)
+	if r := d.resolve(brief, nil); len(r) != 1 || r[0] != i {
+		return h.PathString()
+	}
+	return brief
 }
 
 // NearHeading reports whether some heading of the note is close to query

@@ -346,3 +346,50 @@ func writeSeeds(t *testing.T, name string, src []byte) {
 		}
 	}
 }
+
+// TestSections_LongHeadings: a paragraph above a line of dashes is a
+// heading; it is named by its first words (BriefName, BriefPath), and the
+// names given, with or without a trailing ellipsis, resolve to it.
+func TestSections_LongHeadings(t *testing.T) {
+	long := "Der Betriebsrat besteht in Betrieben mit in der Regel 5 bis 20 wahlberechtigten Arbeitnehmern aus einer Person, 21 bis 50 wahlberechtigten Arbeitnehmern aus 3 Mitgliedern."
+	same := "In Betrieben mit mehr als 9.000 Arbeitnehmern erhöht sich die Zahl der Mitglieder des Betriebsrats für je angefangene weitere 3.000 Arbeitnehmer"
+	twin := same + " um 2 Mitglieder."
+	src := "# Gesetz\n## § 9 Zahl\n" + long + "\n-----\n\nFußnote\n\n" + twin + "\n---\n\nx\n\n" + same + " um 3 Mitglieder.\n---\n\nDer Betriebsrat besteht in Betrieben\n---\n\n## Kurz\n"
+	d := Parse([]byte(src))
+	idx := map[string]int{}
+	for i, h := range d.Headings {
+		idx[h.Text] = i
+	}
+	li, ti := idx[long], idx[twin]
+	if got, want := d.BriefName(li, long), "Der Betriebsrat besteht in Betrieben mit"; got != want {
+		t.Errorf("BriefName(long) = %q, want %q", got, want)
+	}
+	// Its first hundred characters begin the other one as well.
+	if got := d.BriefName(ti, twin); got != twin {
+		t.Errorf("BriefName(twin) = %q, want the whole text", got)
+	}
+	if got := d.BriefName(idx["Kurz"], "Kurz"); got != "Kurz" {
+		t.Errorf("BriefName(Kurz) = %q", got)
+	}
+	if got, want := d.BriefPath(li), "Gesetz > Der Betriebsrat besteht in Betrieben mit …"; got != want {
+		t.Errorf("BriefPath(long) = %q, want %q", got, want)
+	}
+	if got := d.BriefPath(ti); got != d.Headings[ti].PathString() {
+		t.Errorf("BriefPath(twin) = %q, want the full path", got)
+	}
+	for _, q := range []string{
+		"Der Betriebsrat besteht in Betrieben mit",
+		"Der Betriebsrat besteht in Betrieben mit …",
+		"Der Betriebsrat besteht in Betrieben mit...",
+		"Gesetz > Der Betriebsrat besteht in Betrieben mit …",
+	} {
+		h, err := d.Section(q)
+		if err != nil || h.Line != d.Headings[li].Line {
+			t.Errorf("Section(%q) = line %d, %v; want line %d", q, h.Line, err, d.Headings[li].Line)
+		}
+	}
+	// An ellipsis alone names nothing.
+	if _, err := d.Section("…"); err == nil {
+		t.Error(`Section("…") found a heading`)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -13,16 +14,18 @@ import (
 // each x/<abbreviation>/index.md with a frontmatter Title and an H1.
 var namesLaws = []string{"k/kschg", "t/tierschg"}
 
-var namesLawsOnce struct {
-	sync.Once
-	dir string
-	err error
+var lawsUnpacked struct {
+	sync.Mutex
+	dirs map[string]string
 }
 
 // gesetzeLaws unpacks namesLaws once per test run (4 s: xz reads the
 // whole archive) and returns the folder holding gesetze/<law>/index.md;
 // the test is skipped where the corpus is absent.
-func gesetzeLaws(t *testing.T) string {
+func gesetzeLaws(t *testing.T) string { return unpackLaws(t, namesLaws...) }
+
+// unpackLaws unpacks the laws (x/name) once per test run and set of laws.
+func unpackLaws(t *testing.T, laws ...string) string {
 	t.Helper()
 	var archive string
 	for _, c := range []string{os.Getenv("VAULTD_CORPORA"), filepath.Join("..", "..", "shared", "corpora"), filepath.Join("..", "shared", "corpora")} {
@@ -36,24 +39,29 @@ func gesetzeLaws(t *testing.T) string {
 	if archive == "" {
 		t.Skip("gesetze.tar.xz not found (set VAULTD_CORPORA to the corpora folder)")
 	}
-	o := &namesLawsOnce
-	o.Do(func() {
-		o.dir, o.err = os.MkdirTemp("", "vaultd-names-laws-")
-		if o.err != nil {
-			return
-		}
-		args := []string{"-xJf", archive, "-C", o.dir}
-		for _, l := range namesLaws {
-			args = append(args, "gesetze/"+l+"/index.md")
-		}
-		if out, err := exec.Command("tar", args...).CombinedOutput(); err != nil {
-			o.err = &os.PathError{Op: "unpack " + string(out), Path: archive, Err: err}
-		}
-	})
-	if o.err != nil {
-		t.Fatal(o.err)
+	o := &lawsUnpacked
+	o.Lock()
+	defer o.Unlock()
+	key := strings.Join(laws, " ")
+	if dir, ok := o.dirs[key]; ok {
+		return dir
 	}
-	return filepath.Join(o.dir, "gesetze")
+	dir, err := os.MkdirTemp("", "vaultd-laws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-xJf", archive, "-C", dir}
+	for _, l := range laws {
+		args = append(args, "gesetze/"+l+"/index.md")
+	}
+	if out, err := exec.Command("tar", args...).CombinedOutput(); err != nil {
+		t.Fatalf("unpack %s: %v\n%s", archive, err, out)
+	}
+	if o.dirs == nil {
+		o.dirs = map[string]string{}
+	}
+	o.dirs[key] = filepath.Join(dir, "gesetze")
+	return o.dirs[key]
 }
 
 // namesVault is example-vault with two laws as folder notes under

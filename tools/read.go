@@ -148,7 +148,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		}
 		hi = d.HeadingIndex(h)
 		shown = &h
-		data.Section = h.PathString()
+		data.Section = d.BriefPath(hi)
 		text, textStart = d.Src[h.Start:h.End], h.Start
 		for j := hi + 1; j < len(d.Headings) && d.Headings[j].Start < h.End; j++ {
 			sub = append(sub, j)

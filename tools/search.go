@@ -442,6 +442,11 @@ func writeSectionLines(b *strings.Builder, s SearchSection) {
 // repeating the title.
 func searchSection(s index.SectionHit, title string) SearchSection {
 	out := SearchSection{Heading: s.Heading, Line: s.Line, Snippet: s.Snippet}
+	if s.Snippet == "" {
+		// A heading with no text of its own: the line is of a snippet
+		// only, and the read call names the section.
+		out.Line = 0
+	}
 	if s.Ref == "" || s.Ref == s.Heading {
 		return out
 	}
