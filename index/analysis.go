@@ -132,6 +132,18 @@ var (
 	}
 )
 
+// timePreps before a question word ask for a time, as the question word
+// does: "Ab wann ist man volljährig?", "Seit wann gilt die Regel?",
+// "Since when …". The prepositions the stop lists have (bis, von, until)
+// are left out anyway.
+var (
+	timePreps      = map[string]bool{"ab": true, "seit": true, "since": true, "till": true}
+	askingForWords = map[string]bool{
+		"wann": true, "welche": true, "welcher": true, "welchem": true, "welchen": true, "welches": true,
+		"when": true, "which": true, "what": true,
+	}
+)
+
 // existVerbs say that something exists with "es" beside them: "Gibt es
 // eine Probezeit?", "welche Fristen es gibt" ask for the Probezeit and the
 // Fristen.
@@ -139,8 +151,8 @@ var existVerbs = map[string]bool{"gibt": true, "gab": true, "gäbe": true}
 
 // questionSyntax reports whether the query word w (lower-cased) is part
 // of a question's syntax beside the words before it, last (lower-cased,
-// the nearest last), and the word after it, next: see degreeWords and
-// existVerbs.
+// the nearest last), and the word after it, next: see degreeWords,
+// timePreps and existVerbs.
 func questionSyntax(w string, last []string, next string) bool {
 	n := len(last)
 	at := func(i int, words ...string) bool { // last[i] is one of words
@@ -153,6 +165,8 @@ func questionSyntax(w string, last []string, next string) bool {
 		return next == "es" || at(n-1, "es")
 	case degreeWords[w]:
 		return at(n-1, "wie", "how")
+	case timePreps[w]:
+		return askingForWords[next]
 	case durationVerbs[w]:
 		// Anywhere after "wie lange": "Wie lange wird die Frist dauern?",
 		// "How long does the warranty last?".

@@ -8,7 +8,7 @@ import (
 // TestParseQuery_QuestionSyntax: a question typed as it is asked searches
 // its subject; the words that make it a question (the question word, a
 // degree word right after it, "dauert" after "wie lange", "gibt" beside
-// "es", the modal verbs) are left out and reported without their
+// "es", "ab" or "seit" before one, the modal verbs) are left out and reported without their
 // punctuation, and the same words elsewhere are searched.
 func TestParseQuery_QuestionSyntax(t *testing.T) {
 	for _, c := range []struct{ q, words, ignored string }{
@@ -23,11 +23,16 @@ func TestParseQuery_QuestionSyntax(t *testing.T) {
 		{"Wie lange wird die Frist dauern?", "Frist", "Wie lange wird die dauern"},
 		{"how many days of leave", "days leave", "how many of"},
 		{"minutes from May", "minutes May", "from"},
+		{"Ab wann ist man volljährig?", "volljährig?", "Ab wann ist man"},
+		{"Seit welchem Jahr gilt die Regel?", "Jahr gilt Regel?", "Seit welchem die"},
+		{"since when is the API deprecated", "API deprecated", "since when is the"},
 		// Not after a question word: words like any other.
 		{"lange Nacht der Museen", "lange Nacht Museen", "der"},
 		{"Dauer der Amtszeit", "Dauer Amtszeit", "der"},
 		{"hoch wie ein Haus", "hoch Haus", "wie ein"},
 		{"Arbeitszeit dauert", "Arbeitszeit dauert", ""},
+		{"ab Montag geschlossen", "ab Montag geschlossen", ""},
+		{"seit 2020 im Amt", "seit 2020 Amt", "im"},
 		// Excluded words stay excluded.
 		{"Wie -lange Amtszeit", "Amtszeit", "Wie"},
 	} {
