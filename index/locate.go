@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/vaultd/vaultd/note"
 )
 
 // detailsByLocations loads notes by their stored fields and the term
@@ -451,6 +452,9 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher, phrase
 			h := hs[s.k-1]
 			sh.Heading, sh.Ref = h.Path, h.RefOrPath()
 			secStart, bodyStart, line = h.Start, h.BodyStart, h.Line
+			if note.LongHeading(h.Text) {
+				bodyStart = secStart // a paragraph: its words are the snippet's
+			}
 		}
 		if s.k < len(hs) {
 			secEnd = hs[s.k].Start

@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/vaultd/vaultd/note"
 )
 
 // The sections of a hit. A note's matching sections are found among its
@@ -954,6 +955,9 @@ func (f *noteFile) section(m meta, k int, qm []qmatcher, withSnippet, dates bool
 		return sh
 	}
 	src, start, bodyStart, line := f.read(m, k, snippetWindows*snippetWindow)
+	if k > 0 && k <= len(m.headings) && note.LongHeading(m.headings[k-1].Text) {
+		bodyStart = start // a paragraph: its words are the snippet's
+	}
 	// Analyzed a window at a time, up to the first window with a match:
 	// a law's annex can be 100 KB of tables, and its first match is what
 	// the snippet shows.

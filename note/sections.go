@@ -731,12 +731,17 @@ const (
 	minPrefixRunes = 40
 )
 
+// LongHeading reports whether a heading text is longer than a heading
+// is named by: a paragraph more than a title, which BriefName names by
+// its first words and whose words a search snippet shows.
+func LongHeading(text string) bool { return utf8.RuneCountInString(text) > maxNameRunes }
+
 // BriefName returns name, a name that resolves to heading i alone (its
 // text, say), or, when that is longer than maxNameRunes, the shortest run
 // of the heading's first words that Section resolves to i by its
 // whole-word prefix match, of minPrefixRunes to maxNameRunes.
 func (d *Doc) BriefName(i int, name string) string {
-	if utf8.RuneCountInString(name) <= maxNameRunes {
+	if !LongHeading(name) {
 		return name
 	}
 	words := strings.Fields(d.Headings[i].Text)
