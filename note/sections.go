@@ -103,16 +103,29 @@ func levelMarker(s string) int {
 }
 
 // matchKeys are what the loose and prefix passes compare: each heading's
-// case-folded text and its tokens, made once per lookup.
+// case-folded text, made when a pass first looks at the heading (a lookup
+// among a few candidates folds only theirs), and its tokens.
 type matchKeys struct {
+	d    *Doc
 	keys []string
+	made []bool
 	toks [][]string
+}
+
+func (mk *matchKeys) key(i int) string {
+	if mk.keys == nil {
+		mk.keys, mk.made = make([]string, len(mk.d.Headings)), make([]bool, len(mk.d.Headings))
+	}
+	if !mk.made[i] {
+		mk.keys[i], mk.made[i] = HeadingKey(mk.d.Headings[i].Text), true
+	}
+	return mk.keys[i]
 }
 
 func (g *queryGroup) matches(h *Heading, i int, mk *matchKeys, pass int) bool {
 	switch pass {
 	case passLoose:
-		key := mk.keys[i]
+		key := mk.key(i)
 		return key == g.textKey || (g.level > 0 && h.Level == g.level && key == g.restKey)
 	case passPrefix:
 		toks := mk.toks[i]
@@ -194,7 +207,7 @@ func (hq *headingQuery) matchHeading(d *Doc, i int, mk *matchKeys, pass int) boo
 		}
 		h := &d.Headings[i]
 		if pass == passLoose {
-			return strings.HasSuffix(g.textKey, mk.keys[i]) && g.textKey == HeadingKey(d.plainPath(i))
+			return strings.HasSuffix(g.textKey, mk.key(i)) && g.textKey == HeadingKey(d.plainPath(i))
 		}
 		return strings.HasSuffix(g.text, h.Text) && g.text == d.plainPath(i)
 	}
@@ -293,14 +306,9 @@ func (d *Doc) match(hq *headingQuery, only []int) []int {
 			f(i)
 		}
 	}
-	mk := &matchKeys{}
+	mk := &matchKeys{d: d}
 	for pass := passExact; pass <= passPrefix; pass++ {
 		switch pass {
-		case passLoose:
-			mk.keys = make([]string, len(d.Headings))
-			for i := range d.Headings {
-				mk.keys[i] = HeadingKey(d.Headings[i].Text)
-			}
 		case passPrefix:
 			mk.toks = d.headingTokens()
 		}
@@ -745,6 +753,7 @@ func (d *Doc) BriefName(i int, name string) string {
 		return name
 	}
 	words := strings.Fields(d.Headings[i].Text)
+	var only []int // the headings a run of i's first words may name
 	n := 0
 	for k, w := range words[:max(len(words)-1, 0)] {
 		n += utf8.RuneCountInString(w) + min(k, 1)
@@ -758,7 +767,18 @@ func (d *Doc) BriefName(i int, name string) string {
 		if p == "" || p[0] == '#' || strings.ContainsRune(p, '>') || hasLineSuffix(p) {
 			break
 		}
-		if r := d.resolve(p, nil); len(r) == 1 && r[0] == i {
+		if only == nil {
+			// A heading this run or a longer one names (exactly,
+			// loosely or as a prefix) begins with this run's tokens:
+			// the lookups run among those.
+			first := nameTokens(p)
+			for j, t := range d.headingTokens() {
+				if tokensPrefix(first, t) {
+					only = append(only, j)
+				}
+			}
+		}
+		if r := d.resolve(p, only); len(r) == 1 && r[0] == i {
 			return p
 		}
 	}
