@@ -763,7 +763,7 @@ func (d *Doc) BriefName(i int, name string) string {
 		if n > maxNameRunes {
 			break
 		}
-		p := strings.TrimRight(strings.Join(words[:k+1], " "), ",;:")
+		p := strings.TrimRight(strings.Join(words[:k+1], " "), ",;:-– ")
 		if p == "" || p[0] == '#' || strings.ContainsRune(p, '>') || hasLineSuffix(p) {
 			break
 		}
@@ -812,7 +812,7 @@ func (d *Doc) BriefPath(i int) string {
 		if end == 0 || end == len(words) {
 			continue
 		}
-		parts[k] = strings.TrimRight(strings.Join(words[:end], " "), ",;:") + " …"
+		parts[k] = strings.TrimRight(strings.Join(words[:end], " "), ",;:-– ") + " …"
 		cut = true
 	}
 	if !cut {
