@@ -244,11 +244,7 @@ func TestGolden(t *testing.T) {
 			if versionBefore != nil {
 				call.args = strings.ReplaceAll(call.args, "$VERSION", note.ShortVersion(note.Version(versionBefore)))
 			}
-			r, shown := runStep(t, c, tc.caller, call, dir, "")
-			got := renderGolden(shown, r, dir)
-			checkContract(t, tc.caller, call, r, dir)
-			followSuggestions(t, c, tc.caller, r)
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".golden"), got)
+			checkGoldenCall(t, c, tc.caller, call, dir, "", tc.name)
 		})
 	}
 }
@@ -268,6 +264,18 @@ func renderGolden(call string, r *Result, dir string) string {
 
 // changeID matches history ids, which carry the wall clock.
 var changeID = regexp.MustCompile(`\d{8}T\d{6}\.\d+Z-[0-9a-f]+`)
+
+// checkGoldenCall runs one call and checks its answer: against the
+// golden file testdata/golden/name.golden, the agent contract, and every
+// call it suggests, followed as printed.
+func checkGoldenCall(t *testing.T, c *Core, caller Caller, call step, dir, versionOf, name string) {
+	t.Helper()
+	r, shown := runStep(t, c, caller, call, dir, versionOf)
+	got := renderGolden(shown, r, dir)
+	checkContract(t, caller, call, r, dir)
+	followSuggestions(t, c, caller, r)
+	compareGolden(t, filepath.Join("testdata", "golden", name+".golden"), got)
+}
 
 func compareGolden(t *testing.T, file, got string) {
 	t.Helper()

@@ -60,12 +60,7 @@ func TestGoldenLongHeadings(t *testing.T) {
 			dir := copyExampleVault(t)
 			writeNote(t, dir, "3_Ressourcen/Betriebsrat.md", betriebsrat)
 			writeNote(t, dir, "Gesetze/b/betrvg/index.md", string(law))
-			c := newTestCore(t, dir)
-			r, shown := runStep(t, c, tc.caller, tc.call, dir, "")
-			got := renderGolden(shown, r, dir)
-			checkContract(t, tc.caller, tc.call, r, dir)
-			followSuggestions(t, c, tc.caller, r)
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".golden"), got)
+			checkGoldenCall(t, newTestCore(t, dir), tc.caller, tc.call, dir, "", tc.name)
 		})
 	}
 }

@@ -121,12 +121,7 @@ func TestGoldenNames(t *testing.T) {
 	for _, tc := range namesCases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := namesVault(t)
-			c := newTestCore(t, dir)
-			r, shown := runStep(t, c, tc.caller, tc.call, dir, "")
-			got := renderGolden(shown, r, dir)
-			checkContract(t, tc.caller, tc.call, r, dir)
-			followSuggestions(t, c, tc.caller, r)
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".golden"), got)
+			checkGoldenCall(t, newTestCore(t, dir), tc.caller, tc.call, dir, "", tc.name)
 		})
 	}
 }

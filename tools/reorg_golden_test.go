@@ -144,11 +144,7 @@ func TestGolden_Reorg(t *testing.T) {
 					t.Fatalf("setup %s failed:\n%s", s.tool, r.Text)
 				}
 			}
-			r, shown := runStep(t, c, tc.caller, tc.call, dir, versionOf(tc.call))
-			got := renderGolden(shown, r, dir)
-			checkContract(t, tc.caller, tc.call, r, dir)
-			followSuggestions(t, c, tc.caller, r)
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".golden"), got)
+			checkGoldenCall(t, c, tc.caller, tc.call, dir, versionOf(tc.call), tc.name)
 		})
 	}
 }
