@@ -752,19 +752,9 @@ func (d *Doc) BriefName(i int, name string) string {
 	if !LongHeading(name) {
 		return name
 	}
-	words := strings.Fields(d.Headings[i].Text)
 	var only []int // the headings a run of i's first words may name
-	n := 0
-	for k, w := range words[:max(len(words)-1, 0)] {
-		n += utf8.RuneCountInString(w) + min(k, 1)
-		if n < minPrefixRunes {
-			continue
-		}
-		if n > maxNameRunes {
-			break
-		}
-		p := strings.TrimRight(strings.Join(words[:k+1], " "), ",;:-– ")
-		if p == "" || p[0] == '#' || strings.ContainsRune(p, '>') || hasLineSuffix(p) {
+	for _, p := range firstWordRuns(d.Headings[i].Text) {
+		if p[0] == '#' || strings.ContainsRune(p, '>') || hasLineSuffix(p) {
 			break
 		}
 		if only == nil {
@@ -785,6 +775,28 @@ func (d *Doc) BriefName(i int, name string) string {
 	return name
 }
 
+// firstWordRuns returns the runs of text's first words, shortest first,
+// of minPrefixRunes to maxNameRunes and short of the whole text, each
+// without a trailing comma, colon or dash.
+func firstWordRuns(text string) []string {
+	words := strings.Fields(text)
+	var out []string
+	n := 0
+	for k, w := range words[:max(len(words)-1, 0)] {
+		n += utf8.RuneCountInString(w) + min(k, 1)
+		if n > maxNameRunes {
+			break
+		}
+		if n < minPrefixRunes {
+			continue
+		}
+		if p := strings.TrimRight(strings.Join(words[:k+1], " "), ",;:-– "); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // BriefPath is heading i's path for people and models to read: each part
 // longer than maxNameRunes cut to its first words and " …" (the path
 // still names the heading: the prefix pass drops the ellipsis). The full
@@ -794,26 +806,13 @@ func (d *Doc) BriefPath(i int) string {
 	cut := false
 	parts := slices.Clone(h.Path)
 	for k, p := range parts {
-		if utf8.RuneCountInString(p) <= maxNameRunes {
+		if !LongHeading(p) {
 			continue
 		}
-		words := strings.Fields(p)
-		n, end := 0, 0
-		for j, w := range words {
-			n += utf8.RuneCountInString(w) + min(j, 1)
-			if n > maxNameRunes {
-				break
-			}
-			end = j + 1
-			if n >= minPrefixRunes {
-				break
-			}
+		if runs := firstWordRuns(p); len(runs) > 0 {
+			parts[k] = runs[0] + " …"
+			cut = true
 		}
-		if end == 0 || end == len(words) {
-			continue
-		}
-		parts[k] = strings.TrimRight(strings.Join(words[:end], " "), ",;:-– ") + " …"
-		cut = true
 	}
 	if !cut {
 		return h.PathString()
