@@ -453,9 +453,10 @@ func sortRanked(rs []ranked) {
 // Kündigung over the 139,000 sections of the laws reads about 4,000 of them
 // and takes 2 ms; one for Gesetz would read 57,000 and take 20 ms, while
 // the note documents rank it in a few.
+var sectionBudget uint64 = 20000 // a variable for tests
+
 const (
-	sectionScan   = 300
-	sectionBudget = 20000
+	sectionScan = 300
 	// phraseNotes bounds the notes with the words as a phrase that go
 	// first.
 	phraseNotes = 20
@@ -702,8 +703,9 @@ var secTitleFields = []boostedField{{fTitle, boostTitle * secBoostTitle}, {fAlia
 // of the words, the more the better (bleve's coordination factor), whole
 // words only; note documents take part by their title and aliases (with
 // compounds, as in the note query), which rank adds to the note's best
-// section. nil when the words are too frequent for that to be cheap
-// (sectionBudget) or none of them can be searched by section.
+// section. The words that would take it over sectionBudget are left out
+// of it, the most frequent first; nil when every word is, or none can be
+// searched by section.
 func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 	cost := uint64(0)
 	word := func(ts ...string) query.Query {
@@ -718,13 +720,15 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 		}
 		return disjunction(qs)
 	}
-	var clauses []query.Query
-	must := slices.Clone(pq.must)
-	// Required words first: an optional one (a homograph) is left out
-	// when it would go over the budget.
-	sort.SliceStable(must, func(i, j int) bool { return !must[i].optional && must[j].optional })
-	for _, c := range must {
-		before := cost
+	// Each word's clause and the postings it reads.
+	type wordClause struct {
+		q        query.Query
+		cost     uint64
+		optional bool
+	}
+	var words []wordClause
+	for _, c := range pq.must {
+		cost = 0
 		var q query.Query
 		switch c.kind {
 		case kindWord:
@@ -767,13 +771,6 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 			}
 			q = word(ts...)
 		}
-		if cost > sectionBudget && c.optional {
-			cost = before
-			continue
-		}
-		if cost > sectionBudget {
-			return nil
-		}
 		var alts []query.Query
 		if q != nil {
 			alts = append(alts, q)
@@ -784,8 +781,27 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 		if len(alts) > 0 {
 			// Two branches, so that a section and a note document are
 			// both one match of two to bleve's coordination factor.
-			clauses = append(clauses, query.NewDisjunctionQuery(alts))
+			words = append(words, wordClause{query.NewDisjunctionQuery(alts), cost, c.optional})
 		}
+	}
+	// The words that fit the budget, the required and the rarest first:
+	// a word in most sections ("Grund", "zwei", "Gesetz") says little
+	// about which section answers, and the notes must hold it anyway
+	// (bySections). An optional word (a homograph) comes last.
+	sort.SliceStable(words, func(i, j int) bool {
+		if words[i].optional != words[j].optional {
+			return !words[i].optional
+		}
+		return words[i].cost < words[j].cost
+	})
+	var clauses []query.Query
+	total := uint64(0)
+	for _, w := range words {
+		if total+w.cost > sectionBudget {
+			continue
+		}
+		total += w.cost
+		clauses = append(clauses, w.q)
 	}
 	if len(clauses) == 0 {
 		return nil

@@ -295,3 +295,54 @@ func TestBuild_Parts(t *testing.T) {
 		}
 	}
 }
+
+// A word in most sections is left out of the section ranking (over
+// sectionBudget), the most frequent first, not the whole ranking: the
+// notes are still ordered by the sections that hold the rarer words, and
+// must still hold every word.
+func TestSections_FrequentWordLeftOut(t *testing.T) {
+	var law strings.Builder
+	law.WriteString("# Tiergesetz\n\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&law, "## § %d Allgemeines %d\n\nDieses Gesetz gilt ab dem Tag der Verkündung, Absatz %d.\n\n", i, i, i)
+	}
+	law.WriteString("## § 31 Haftung\n\nDer Tierhalter haftet nach diesem Gesetz für jeden Schaden.\n")
+	v, _ := newVault(t, map[string]string{
+		"Recht/Tiergesetz.md": law.String(),
+		"Recht/Notiz.md":      "# Notiz\n\nGesetz Gesetz Gesetz: ein Tierhalter wird hier nur erwähnt.\n",
+		"Recht/Ohne.md":       "# Ohne\n\nDer Tierhalter ohne das andere Wort.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	defer func(b uint64) { sectionBudget = b }(sectionBudget)
+	sectionBudget = ix.docFreq(fSecBody, "tierhalt") + ix.docFreq(fSecHead, "tierhalt") + 5
+	if n := ix.docFreq(fSecBody, "gesetz"); n <= sectionBudget {
+		t.Fatalf("gesetz is in %d sections, within the budget %d", n, sectionBudget)
+	}
+	for _, c := range []struct {
+		q              string
+		ranked         bool
+		first, section string
+	}{
+		// The frequent word first: it is left out, not the rare one.
+		{"Gesetz Tierhalter", true, "Recht/Tiergesetz.md", "Tiergesetz > § 31 Haftung"},
+		{"Gesetz", false, "", ""},
+	} {
+		pq, err := buildQuery(Query{Text: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.sectionQuery(pq) != nil; got != c.ranked {
+			t.Errorf("%q: ranked by sections %v, want %v", c.q, got, c.ranked)
+		}
+		if c.first == "" {
+			continue
+		}
+		r := mustSearch(t, ix, Query{Text: c.q})
+		if hitIndex(r, "Recht/Ohne.md") >= 0 {
+			t.Errorf("%q: a note without Gesetz is a hit:%s", c.q, describe(r))
+		}
+		if len(r.Hits) == 0 || r.Hits[0].Path != c.first || len(r.Hits[0].Sections) == 0 || r.Hits[0].Sections[0].Heading != c.section {
+			t.Errorf("%q: want %s, section %q, first; got:%s", c.q, c.first, c.section, describe(r))
+		}
+	}
+}
