@@ -574,6 +574,13 @@ func (ix *Index) bySections(ctx context.Context, pq *parsedQuery, positive query
 			continue
 		}
 		for i := range sc.secs { // hits come best first
+			if sc.secs[i] == h.Score {
+				// The same score: a repeat of a section already
+				// counted (a law's annex repeats a contract's
+				// "Urlaub" section for each trade), not another
+				// place that mentions the words.
+				break
+			}
 			if sc.secs[i] == 0 {
 				sc.secs[i] = h.Score
 				break

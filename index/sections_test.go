@@ -346,3 +346,21 @@ func TestSections_FrequentWordLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// A section repeated word for word (a law's annex repeats a contract's
+// "Urlaub" section for each trade) counts once for its note: the note
+// whose one section answers better comes first, though the repeats add
+// up to more.
+func TestSections_RepeatsCountOnce(t *testing.T) {
+	repeat := "## Urlaub\n\n24 Werktage sind mindestens als Urlaub zu gewähren.\n\n"
+	v, _ := newVault(t, map[string]string{
+		"Tarif/Anlagen.md":  "# Anlagen\n\n" + strings.Repeat("## Anlage\n\nFür das Gewerbe gilt:\n\n"+repeat, 4),
+		"Gesetze/Urlaub.md": "# Arbeitnehmerrechte\n\n## § 3 Dauer des Urlaubs\n\nDer Urlaub beträgt jährlich mindestens 24 Werktage.\n\n## § 4 Wartezeit\n\nNach sechs Monaten.\n",
+		"Gesetze/Andere.md": "# Andere\n\nNichts zum Thema.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Urlaub mindestens 24 Werktage"})
+	if len(r.Hits) < 2 || r.Hits[0].Path != "Gesetze/Urlaub.md" {
+		t.Errorf("want Gesetze/Urlaub.md first; got:%s", describe(r))
+	}
+}
