@@ -119,15 +119,17 @@ clients:
 # The long versions of the data-safety tests (editors saving in place and by
 # rename racing appends, 300 SIGKILLs during writes, a full state dir), of
 # the HTTP limit tests (8 × 60 MB bodies with peak RSS from
-# /proc/PID/status, 1,100 slow connections, a 75 s rogue agent) and of git
+# /proc/PID/status, 1,100 slow connections, a 75 s rogue agent), of git
 # sync (TestStress_GitSyncConverges: a minute of appends on two clones
-# served with --git-sync). They log their figures; VAULTD_E2E_BIN=path
-# measures another build over HTTP.
+# served with --git-sync) and of the gesetze questions and budgeted agent on
+# all 6,636 laws. They log their figures; VAULTD_E2E_BIN=path measures
+# another build over HTTP.
 stress:
 	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/
 	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/
 	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/
 	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestQuality_Gesetze' -v ./index
+	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestBudgetedAgent_Gesetze' -v ./e2e/
 
 vet:
 	$(GO) vet ./...
