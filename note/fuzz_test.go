@@ -18,6 +18,7 @@ import (
 // TestSections_Golden -update), so plain `go test` runs all of them.
 var fuzzSeeds = []string{
 	"",
+	"# G\n## § 9\nDer Betriebsrat besteht in Betrieben mit in der Regel 5 bis 20 wahlberechtigten Arbeitnehmern aus einer Person, 21 bis 50 aus 3 Mitgliedern.\n-----\n\nx\n\nDer Betriebsrat besteht in Betrieben mit in der Regel 5 bis 20 wahlberechtigten Arbeitnehmern aus einer Person, und mehr.\n---\n# Der Betriebsrat besteht in Betrieben mit …\n",
 	"\xef\xbb\xbf",
 	"# A\n## B\ntext\n# C\n",
 	"# A",
@@ -95,8 +96,25 @@ func FuzzSections(f *testing.F) {
 			return
 		}
 		i := int(pick % uint(len(d.Headings)))
+		checkBriefNames(t, src, d, i)
 		checkReplace(t, src, d, i, fuzzBody(body))
 	})
+}
+
+// checkBriefNames asserts that the brief names of heading i (its first
+// words for a long heading, a path with cut parts) read that heading.
+func checkBriefNames(t *testing.T, src []byte, d *Doc, i int) {
+	t.Helper()
+	h := d.Headings[i]
+	for _, name := range []string{d.BriefName(i, h.Text), d.BriefPath(i)} {
+		if name == h.Text || name == h.PathString() {
+			continue
+		}
+		got, err := d.Section(name)
+		if err != nil || got.Start != h.Start {
+			t.Fatalf("input %q: heading %d's brief name %q reads %q (%v)", src, i, name, got.PathString(), err)
+		}
+	}
 }
 
 // fuzzBody turns arbitrary bytes into a section body that is one closed
