@@ -479,25 +479,19 @@ var testHookParts func(n int)
 func (ix *Index) batch(bs []*bleve.Batch, texts []int) error {
 	errs := make([]error, len(bs))
 	var wg sync.WaitGroup
-	started := false
+	n := 0 // parts with documents
 	for i, b := range bs {
 		if b.Size() == 0 {
 			continue
 		}
-		started = true
+		n++
 		wg.Go(func() { errs[i] = ix.bi.Batch(b, texts[i]) })
 	}
 	wg.Wait()
-	if !started {
+	if n == 0 {
 		return nil
 	}
 	if testHookParts != nil {
-		n := 0
-		for _, b := range bs {
-			if b.Size() > 0 {
-				n++
-			}
-		}
 		testHookParts(n)
 	}
 	ix.gen.Add(1) // also after a failed batch: it may have been applied in part

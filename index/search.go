@@ -453,14 +453,15 @@ func sortRanked(rs []ranked) {
 // Kündigung over the 139,000 sections of the laws reads about 4,000 of them
 // and takes 2 ms; one for Gesetz would read 57,000 and take 20 ms, while
 // the note documents rank it in a few.
-var sectionBudget uint64 = 20000 // a variable for tests
-
 const (
 	sectionScan = 300
 	// phraseNotes bounds the notes with the words as a phrase that go
 	// first.
 	phraseNotes = 20
 )
+
+// sectionBudget: see sectionScan (a variable for tests).
+var sectionBudget uint64 = 20000
 
 // rank orders the matching notes for the first want positions: first
 // the notes that have the words as typed, as a phrase ("Haftung des
