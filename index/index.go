@@ -98,7 +98,8 @@ type Options struct {
 	// of the process while a large catch-up runs (a first build): the
 	// garbage collector then runs before the heap doubles. Default 384
 	// MiB; negative: none. It is not set when the process has a limit of
-	// its own (GOMEMLIMIT).
+	// its own (GOMEMLIMIT). Under the limit the collector runs at
+	// buildGCPercent instead of GOGC's 100, unless GOGC is set.
 	BuildMemory int64
 
 	// Embedder, if set, makes the index search by meaning too: a vector
@@ -970,28 +971,50 @@ func hiddenPath(p string) bool {
 }
 
 // buildLimit counts the large catch-ups running in this process that set
-// the soft memory limit (limitMemory); the last one to end lifts it.
+// the soft memory limit (limitMemory); the last one to end lifts it and
+// gives the collector back its percent (gc; 0: left alone).
 var buildLimit struct {
 	sync.Mutex
-	n int
+	n  int
+	gc int
 }
+
+// buildGCPercent is the collector's percent while a large catch-up runs
+// under the soft memory limit. With GOGC's 100 a build collected each time
+// its heap doubled, far below the limit: 12 of a gesetze build's 100 CPU
+// seconds went to the collector. At 200 it collects half as often, and the
+// limit still bounds the heap (peak RSS 555 MB instead of 520; bleve's
+// segments, mapped from their files, are most of the rest). Builds of the
+// laws, interleaved: median wall time 48.7 s instead of 56.1 s (eight
+// each), CPU 1 min 15 s instead of 1 min 28 s (three each).
+const buildGCPercent = 200
 
 // limitMemory sets the process's soft memory limit to n bytes for a large
 // catch-up, unless the process has a limit of its own, and returns the
-// function that lifts it again.
+// function that lifts it again. The collector runs at buildGCPercent
+// meanwhile, unless GOGC sets its percent.
 func limitMemory(n int64) (restore func()) {
 	buildLimit.Lock()
 	defer buildLimit.Unlock()
 	if buildLimit.n == 0 && debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return func() {} // GOMEMLIMIT or the embedding program's own
 	}
+	if buildLimit.n == 0 {
+		debug.SetMemoryLimit(n)
+		if os.Getenv("GOGC") == "" {
+			buildLimit.gc = debug.SetGCPercent(buildGCPercent)
+		}
+	}
 	buildLimit.n++
-	debug.SetMemoryLimit(n)
 	return func() {
 		buildLimit.Lock()
 		defer buildLimit.Unlock()
 		if buildLimit.n--; buildLimit.n == 0 {
 			debug.SetMemoryLimit(math.MaxInt64)
+			if buildLimit.gc != 0 {
+				debug.SetGCPercent(buildLimit.gc)
+				buildLimit.gc = 0
+			}
 		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -277,4 +279,52 @@ func TestBuilding_ResultsSayHowFar(t *testing.T) {
 	if r.Status.Building || r.Total != 30 || r.Status.Done != 30 {
 		t.Errorf("after the build: total %d, status %+v", r.Total, r.Status)
 	}
+}
+
+// A large catch-up runs the collector at buildGCPercent under its memory
+// limit, and gives both back when the last one ends; GOGC or a limit of
+// the process's own are left alone.
+func TestLimitMemory_GCPercent(t *testing.T) {
+	t.Setenv("GOGC", "")
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+
+	outer := limitMemory(300 << 20)
+	inner := limitMemory(300 << 20)
+	if got := debug.SetGCPercent(buildGCPercent); got != buildGCPercent {
+		t.Errorf("GC percent during a build = %d, want %d", got, buildGCPercent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 300<<20 {
+		t.Errorf("memory limit during a build = %d, want %d", got, 300<<20)
+	}
+	inner()
+	if got := debug.SetGCPercent(buildGCPercent); got != buildGCPercent {
+		t.Errorf("GC percent while another build runs = %d, want %d", got, buildGCPercent)
+	}
+	outer()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent after the builds = %d, want 100", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("memory limit after the builds = %d, want none", got)
+	}
+
+	t.Setenv("GOGC", "100")
+	restore := limitMemory(300 << 20)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent during a build with GOGC set = %d, want GOGC's 100", got)
+	}
+	restore()
+
+	debug.SetMemoryLimit(1 << 40)
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	t.Setenv("GOGC", "")
+	restore = limitMemory(300 << 20)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent during a build under the process's own limit = %d, want 100", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
+		t.Errorf("process's own memory limit = %d, want it kept", got)
+	}
+	restore()
 }
