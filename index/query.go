@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -344,6 +345,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 	if !plain {
 		p.seq = nil
 	}
+	p.must = uniqueClauses(p.must)
 	if len(p.required()) == 0 {
 		// Only homographs: they are the words searched for.
 		for i := range p.must {
@@ -355,6 +357,31 @@ func parseQuery(q string) (*parsedQuery, error) {
 		return nil, bad("it only excludes words; add at least one word to search for")
 	}
 	return p, nil
+}
+
+// uniqueClauses drops the clauses that repeat an earlier one's analyzed
+// words ("public key from a private key", "key … keys"): each would count
+// the same matches again, and a note titled "key" outranked the note that
+// holds every word of the question.
+func uniqueClauses(cs []clause) []clause {
+	seen := make(map[string]bool, len(cs))
+	return slices.DeleteFunc(cs, func(c clause) bool {
+		var b strings.Builder
+		b.WriteByte(byte(c.kind))
+		if c.optional {
+			b.WriteByte('?')
+		}
+		for _, w := range c.words {
+			b.WriteByte(0)
+			b.WriteString(w.Term)
+		}
+		k := b.String()
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
 }
 
 func termOf(words []qword) string {

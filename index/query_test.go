@@ -52,3 +52,37 @@ func TestParseQuery_QuestionSyntax(t *testing.T) {
 		}
 	}
 }
+
+// A word the query repeats, in the same or another form, counts once: twice
+// "key" made every note titled "… key" outrank the page that holds every
+// word of the question (tldr: "get the public key from a private key with
+// ssh-keygen" put tlmgr-key, gh-gpg-key and gh-ssh-key before ssh-keygen).
+func TestSearch_RepeatedWordCountsOnce(t *testing.T) {
+	pq, err := parseQuery("public key from a private key, keys and KEY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, c := range pq.must {
+		terms = append(terms, c.words[0].Term)
+	}
+	if got := strings.Join(terms, " "); got != "public kei privat" {
+		t.Errorf("clauses = %q, want each word once: %q", got, "public kei privat")
+	}
+
+	v, _ := newVault(t, map[string]string{
+		"common/tlmgr-key.md":  "# tlmgr key\n\n> Manage GPG keys used to verify TeX Live databases.\n\n- List all keys:\n\n`tlmgr key list`\n\n- Add a key from a specific file:\n\n`sudo tlmgr key add {{path/to/key.gpg}}`\n",
+		"common/gh-gpg-key.md": "# gh gpg-key\n\n> Manage GPG keys registered with the authorized GitHub account.\n\n- List GPG keys:\n\n`gh gpg-key list`\n\n- Add a GPG key:\n\n`gh gpg-key add {{path/to/key_file}}`\n",
+		"common/salt-key.md":   "# salt-key\n\n> Manage salt minion keys.\n\n- List all keys:\n\n`salt-key {{[-L|--list-all]}}`\n\n- Print fingerprints of all public keys:\n\n`salt-key {{[-F|--finger]}}`\n",
+		"common/ssh-keygen.md": "# ssh-keygen\n\n> Generate SSH keys used for authentication, password-less logins, and other things.\n\n" +
+			"- Generate a key interactively:\n\n`ssh-keygen`\n\n" +
+			"- Remove the keys of a host from the `known_hosts` file:\n\n`ssh-keygen -R {{remote_host}}`\n\n" +
+			"- Change the password of a key:\n\n`ssh-keygen -p -f {{~/.ssh/OpenSSH_private_key}}`\n\n" +
+			"- Retrieve public key from private key:\n\n`ssh-keygen -y -f {{~/.ssh/OpenSSH_private_key}}`\n",
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "How do I get the public key from a private key with ssh-keygen?", Some: true})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "common/ssh-keygen.md" {
+		t.Errorf("first hit: want common/ssh-keygen.md\n%s", describe(r))
+	}
+}
