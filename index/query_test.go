@@ -86,3 +86,36 @@ func TestSearch_RepeatedWordCountsOnce(t *testing.T) {
 		t.Errorf("first hit: want common/ssh-keygen.md\n%s", describe(r))
 	}
 }
+
+// Among notes with some of the words, the note that holds most of them
+// comes first, though others have one of them in their title: "docker
+// logs", "git log" and "kubectl logs" outranked journalctl, which holds
+// five of the six words ("2 days", not "two").
+func TestSearch_SomeWordsMostWordsFirst(t *testing.T) {
+	page := func(title, desc string, items ...string) string {
+		s := "# " + title + "\n\n> " + desc + "\n> More information: <https://example.org/" + strings.ReplaceAll(title, " ", "-") + ">.\n"
+		for _, it := range items {
+			s += "\n- " + it + ":\n\n`" + title + " {{arg}}`\n"
+		}
+		return s
+	}
+	v, _ := newVault(t, map[string]string{
+		"common/docker-logs.md":  page("docker logs", "This command is an alias of `docker container logs`.", "View documentation for the original command"),
+		"common/kubectl-logs.md": page("kubectl logs", "Show logs for containers in a pod.", "Show logs for a single-container pod", "Show logs for the specified container in a pod", "Stream logs"),
+		"common/git-log.md":      page("git log", "Show a history of commits.", "Show the sequence of commits starting from the current one", "Show commits between two dates (yyyy-mm-dd)", "Show only commits whose messages include a given string"),
+		"common/hub-delete.md":   page("hub delete", "Delete an existing repository on GitHub.", "Delete a personal repository", "Delete an organization repository"),
+		"linux/journalctl.md": page("journalctl", "Query the systemd journal.",
+			"Show all messages with priority level 3 (errors) from this boot",
+			"Show the latest `n` lines and follow new messages (like `tail --follow` for traditional syslog)",
+			"Show all messages by a specific unit",
+			"Show logs for a given unit since the last time it started",
+			"Filter messages within a time range (either timestamp or placeholders like \"yesterday\")",
+			"Delete journal logs which are older than 2 days",
+			"Output the logs in JSON format"),
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "How to delete journal logs older than two days?", Some: true})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "linux/journalctl.md" {
+		t.Errorf("first hit: want linux/journalctl.md\n%s", describe(r))
+	}
+}

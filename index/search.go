@@ -592,6 +592,11 @@ func (ix *Index) bySections(ctx context.Context, pq *parsedQuery, positive query
 		sc := byNote[cands[i].id]
 		cands[i].score = sc.secs[0] + sc.secs[1]/4 + sc.secs[2]/8 + sc.doc
 	}
+	if pq.relaxed {
+		if err := ix.coordinate(ctx, pq, cands); err != nil {
+			return nil, err
+		}
+	}
 	sortRanked(cands)
 	cands = cands[:min(len(cands), 2*want+10)]
 	if pq.needsMembership() && len(cands) > 0 {
@@ -617,6 +622,52 @@ func (ix *Index) bySections(ctx context.Context, pq *parsedQuery, positive query
 		cands = slices.DeleteFunc(cands, func(r ranked) bool { return !in[r.id] })
 	}
 	return cands, nil
+}
+
+// coordinate weighs the notes of a search with some of the words by how
+// many of them each note holds, in any of its sections or its title: a
+// note's score adds up documents (its sections, its title) that bleve
+// coordinates one by one, so a note titled with one word of the question
+// ("docker logs") outranked the page that holds five of its six words in
+// one section (journalctl for "delete journal logs older than two days").
+// The share is squared: by the share alone, "git log" (three of the six
+// words, one in its title) still came first and journalctl fifth.
+func (ix *Index) coordinate(ctx context.Context, pq *parsedQuery, cands []ranked) error {
+	var cs []clause
+	for _, c := range pq.must {
+		if !c.optional {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) < 2 || len(cands) == 0 {
+		return nil
+	}
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.id
+	}
+	only := query.NewDocIDQuery(ids)
+	held := make(map[string]int, len(cands))
+	for _, c := range cs {
+		q := ix.clauseQuery(c, true)
+		if q == nil {
+			continue
+		}
+		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{q, only}), len(ids), 0, false)
+		req.Score = "none"
+		res, err := ix.bi.SearchInContext(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, h := range res.Hits {
+			held[h.ID]++
+		}
+	}
+	for i := range cands {
+		f := float64(held[cands[i].id]) / float64(len(cs))
+		cands[i].score *= f * f
+	}
+	return nil
 }
 
 // searchBy is search for the notes matching positive (and the filters),
