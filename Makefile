@@ -123,13 +123,17 @@ clients:
 # sync (TestStress_GitSyncConverges: a minute of appends on two clones
 # served with --git-sync) and of the gesetze questions and budgeted agent on
 # all 6,636 laws. They log their figures; VAULTD_E2E_BIN=path measures
-# another build over HTTP.
+# another build over HTTP. Every step runs, also after one fails; the last
+# line names the steps that failed.
 stress:
-	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/
-	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/
-	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/
-	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestQuality_Gesetze' -v ./index
-	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestBudgetedAgent_Gesetze' -v ./e2e/
+	@failed=; \
+	VAULTD_STRESS=1 $(GO) test -count=1 -timeout 30m -run 'Editors|Crash_Killed|FullStateDir' -v ./vault/ || failed="$$failed vault"; \
+	$(GO) test -tags stress -count=1 -timeout 30m -run Stress -v ./e2e/ || failed="$$failed e2e-stress"; \
+	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/ || failed="$$failed clients"; \
+	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestQuality_Gesetze' -v ./index || failed="$$failed gesetze-quality"; \
+	VAULTD_GESETZE=full $(GO) test -count=1 -timeout 30m -run 'TestBudgetedAgent_Gesetze' -v ./e2e/ || failed="$$failed gesetze-agent"; \
+	if [ -n "$$failed" ]; then echo "make stress: failed:$$failed"; exit 1; fi; \
+	echo "make stress: every step passed"
 
 vet:
 	$(GO) vet ./...
