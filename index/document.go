@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -21,8 +22,12 @@ type Document struct {
 	Title string
 	// Titles are the names the note's own text gives it (vault.TitleNames:
 	// frontmatter title, first H1); the name table looks notes up by them.
-	Titles    []string
-	Aliases   []string
+	Titles  []string
+	Aliases []string
+	// Slug is the name the note's permalink or slug property gives it,
+	// in words ("configuration-folder" → "configuration folder"; "" if
+	// none): searched like an alias (searchAliases).
+	Slug      string
 	Headings  []Heading
 	Body      string // the note's text after the frontmatter
 	BodyStart int    // byte offset of Body in the file
@@ -87,6 +92,7 @@ func fromNote(p string, src []byte, mod time.Time, r *note.Resolver, d *note.Doc
 		Title:      note.NoteTitle(p, d),
 		Titles:     note.TitleNames(d),
 		Aliases:    d.Aliases,
+		Slug:       slugName(d.Frontmatter),
 		Body:       string(src[min(d.BodyStart, len(src)):]),
 		BodyStart:  min(d.BodyStart, len(src)),
 		BodyLine:   1 + bytes.Count(src[:min(d.BodyStart, len(src))], []byte{'\n'}),
@@ -187,18 +193,63 @@ const (
 // Website-Relaunch"). Generic names that many notes share (index.md,
 // README.md: a folder's page) name nothing: a folder note is searched by
 // its folder's name instead (x/BGB/index.md by "BGB", vault.NoteName).
+//
+// A permalink or slug property names the note too, in the words of the
+// site it is published on: each note of the German Obsidian help has an
+// English one ("Konfigurationsordner": permalink configuration-folder), so
+// that "configuration folder" finds it.
 func searchAliases(d *Document) []string {
+	out := d.Aliases[:len(d.Aliases):len(d.Aliases)]
+	has := func(s string) bool {
+		k := foldKey(s)
+		if k == foldKey(d.Title) {
+			return true
+		}
+		for _, a := range out {
+			if foldKey(a) == k {
+				return true
+			}
+		}
+		return false
+	}
 	name := note.NoteName(d.Path)
 	switch foldKey(name) {
-	case "", "index", "_index", "readme", foldKey(d.Title):
-		return d.Aliases
-	}
-	for _, a := range d.Aliases {
-		if foldKey(a) == foldKey(name) {
-			return d.Aliases
+	case "", "index", "_index", "readme":
+	default:
+		if !has(name) {
+			out = append(out, name)
 		}
 	}
-	return append(d.Aliases[:len(d.Aliases):len(d.Aliases)], name)
+	if d.Slug != "" && !has(d.Slug) {
+		out = append(out, d.Slug)
+	}
+	return out
+}
+
+// slugName returns the name a note's permalink or slug property gives it,
+// in words: the last part of its path without an extension, with - and _
+// as spaces ("plugins/graph-view.html" → "graph view"); "" when there is
+// none or it has no letters.
+func slugName(fm map[string]any) string {
+	for k, v := range fm {
+		if !strings.EqualFold(k, "permalink") && !strings.EqualFold(k, "slug") {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		s = path.Base(strings.Trim(strings.TrimSpace(s), "/"))
+		if e := path.Ext(s); e == ".html" || e == ".htm" || e == ".md" {
+			s = strings.TrimSuffix(s, e)
+		}
+		s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
+		if len(s) > 100 || !strings.ContainsFunc(s, unicode.IsLetter) {
+			continue
+		}
+		return s
+	}
+	return ""
 }
 
 // folderChain lists the folders a note is in, outermost first:

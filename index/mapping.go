@@ -18,7 +18,8 @@ import (
 //	5: a section document's heading's compound part tokens (shpart)
 //	6: a long heading's read_note name is its first words (headingRefs);
 //	   a byte that is not UTF-8 no longer ends a note's tokens
-const mappingVersion = 6
+//	7: a permalink or slug property is searched like an alias (slugName)
+const mappingVersion = 7
 
 const docType = "note"
 

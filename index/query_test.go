@@ -119,3 +119,44 @@ func TestSearch_SomeWordsMostWordsFirst(t *testing.T) {
 		t.Errorf("first hit: want linux/journalctl.md\n%s", describe(r))
 	}
 }
+
+// A permalink or slug property names the note like an alias: each note of
+// the German Obsidian help has an English permalink, which is how an
+// English question reaches it ("configuration folder" →
+// Konfigurationsordner). A note named by the words as a phrase comes
+// before notes whose text has the phrase.
+func TestSearch_PermalinkNamesTheNote(t *testing.T) {
+	for _, c := range []struct {
+		fm   map[string]any
+		want string
+	}{
+		{map[string]any{"permalink": "configuration-folder"}, "configuration folder"},
+		{map[string]any{"permalink": "plugins/daily-notes"}, "daily notes"},
+		{map[string]any{"Slug": "/blog/graph_view.html"}, "graph view"},
+		{map[string]any{"permalink": "/2024/11/"}, ""},
+		{map[string]any{"permalink": 42}, ""},
+		{map[string]any{"publish": true}, ""},
+	} {
+		if got := slugName(c.fm); got != c.want {
+			t.Errorf("slugName(%v) = %q, want %q", c.fm, got, c.want)
+		}
+	}
+
+	v, _ := newVault(t, map[string]string{
+		"Dateien/Konfigurationsordner.md":   "---\npermalink: configuration-folder\n---\nDer Konfigurationsordner enthält alle Einstellungsdateien des Vaults.\n\n## Mobil\n\nAuf Android und iOS liegt er im Vault-Ordner.\n",
+		"Import/Notion.md":                  "---\npermalink: import/notion\n---\nExportiere aus Notion. The export folder holds a configuration file for each page.\n",
+		"Erweiterungen/Tägliche Notizen.md": "---\npermalink: plugins/daily-notes\n---\nTägliche Notizen öffnet eine Notiz für das heutige Datum.\n\n## Vorlage\n\nWähle eine Vorlage.\n",
+		"Suchen.md":                         "---\npermalink: plugins/search\n---\n# Suchen\n\nBeispiel: `path:\"Daily notes/2022-07\"` findet die Notizen eines Monats.\n",
+		"Eigenschaften.md":                  "---\npermalink: properties\n---\n# Eigenschaften\n\nEin Datum verknüpft die Notiz mit daily notes, wie in Daily notes beschrieben.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	for q, want := range map[string]string{
+		"configuration folder": "Dateien/Konfigurationsordner.md",
+		"daily notes":          "Erweiterungen/Tägliche Notizen.md",
+	} {
+		r := mustSearch(t, ix, Query{Text: q, Some: true})
+		if len(r.Hits) == 0 || r.Hits[0].Path != want {
+			t.Errorf("%q: first hit: want %s\n%s", q, want, describe(r))
+		}
+	}
+}

@@ -131,6 +131,13 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 				k = 1
 			}
 			list, totals[i] = []secHit{{k: k}}, 1
+			if len(phrase) > 1 && namesPhrase(byID[ids[i]], phrase) {
+				// Its title or an alias is the words as a phrase:
+				// among the notes with the phrase (rank) it is the
+				// one named by it, before every section that
+				// mentions it.
+				hit.phrase = 1
+			}
 		}
 		f := ix.openNote(hit.Path, m)
 		if ks := inPhrase[hit.Path]; len(ks) > 0 {
@@ -414,6 +421,35 @@ type secHit struct {
 
 // holds reports whether the section's document holds clause c.
 func (s secHit) holds(c int) bool { return c >= 0 && c < 64 && s.held&(1<<c) != 0 }
+
+// namesPhrase reports whether the note's title or one of its aliases
+// holds the words of phrase one after another.
+func namesPhrase(d *search.DocumentMatch, phrase []qword) bool {
+	names := []string{fieldString(d, fTitle)}
+	switch a := d.Fields[fAliases].(type) {
+	case string:
+		names = append(names, a)
+	case []any:
+		for _, x := range a {
+			if s, ok := x.(string); ok {
+				names = append(names, s)
+			}
+		}
+	}
+	for _, name := range names {
+		ts := headingTokens(name)
+		for i := 0; i+len(phrase) <= len(ts); i++ {
+			j := 0
+			for j < len(phrase) && slices.Contains(phrase[j].terms(), ts[i+j].term) {
+				j++
+			}
+			if j == len(phrase) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // titleClauses returns which positive clauses the note's title or aliases
 // hold, as a string of '1' and '0' (a map key).
