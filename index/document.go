@@ -200,13 +200,18 @@ const (
 // that "configuration folder" finds it.
 func searchAliases(d *Document) []string {
 	out := d.Aliases[:len(d.Aliases):len(d.Aliases)]
+	// Names that differ only in case or in - and _ for spaces are one
+	// (a law's folder baupg_2013 and its slug baupg_2013).
+	key := func(s string) string {
+		return strings.Join(strings.FieldsFunc(foldKey(s), func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
+	}
 	has := func(s string) bool {
-		k := foldKey(s)
-		if k == foldKey(d.Title) {
+		k := key(s)
+		if k == key(d.Title) {
 			return true
 		}
 		for _, a := range out {
-			if foldKey(a) == k {
+			if key(a) == k {
 				return true
 			}
 		}

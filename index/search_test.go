@@ -388,19 +388,26 @@ func TestSearchAliases_FileName(t *testing.T) {
 		path, title string
 		aliases     []string
 		want        string
+		slug        string
 	}{
-		{"a/2026-11-04 Design-Review.md", "Design-Review Website-Relaunch", nil, "2026-11-04 Design-Review"},
-		{"a/Note.md", "Note", []string{"N"}, "N"},
-		{"a/note.md", "Note", nil, ""},
-		{"a/Note.md", "Other", []string{"note"}, "note"},
+		{"a/2026-11-04 Design-Review.md", "Design-Review Website-Relaunch", nil, "2026-11-04 Design-Review", ""},
+		{"a/Note.md", "Note", []string{"N"}, "N", ""},
+		{"a/note.md", "Note", nil, "", ""},
+		{"a/Note.md", "Other", []string{"note"}, "note", ""},
 		// A folder note is searched by its folder's name.
-		{"gesetze/bgb/index.md", "Bürgerliches Gesetzbuch", nil, "bgb"},
-		{"x/README.md", "X", []string{"Y"}, "Y"},
-		{"Projekt/Projekt.md", "Projekt", nil, ""},
-		{"index.md", "Start", nil, ""},
+		{"gesetze/bgb/index.md", "Bürgerliches Gesetzbuch", nil, "bgb", ""},
+		{"x/README.md", "X", []string{"Y"}, "Y", ""},
+		{"Projekt/Projekt.md", "Projekt", nil, "", ""},
+		{"index.md", "Start", nil, "", ""},
+		// A permalink or slug names the note too, once.
+		{"Dateien/Konfigurationsordner.md", "Konfigurationsordner", nil, "configuration folder", "configuration folder"},
+		{"b/baupg_2013/index.md", "Baupreisgesetz", nil, "baupg_2013", "baupg 2013"},
+		{"b/bgb/index.md", "Bürgerliches Gesetzbuch", nil, "bgb", "bgb"},
+		{"en/Configuration folder.md", "Configuration folder", nil, "", "configuration folder"},
+		{"a/Note.md", "Other", []string{"Daily notes"}, "Daily notes|Note", "daily notes"},
 	}
 	for _, c := range cases {
-		got := strings.Join(searchAliases(&Document{Path: c.path, Title: c.title, Aliases: c.aliases}), "|")
+		got := strings.Join(searchAliases(&Document{Path: c.path, Title: c.title, Aliases: c.aliases, Slug: c.slug}), "|")
 		if got != c.want {
 			t.Errorf("searchAliases(%q, title %q, aliases %q) = %q, want %q", c.path, c.title, c.aliases, got, c.want)
 		}
