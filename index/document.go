@@ -202,9 +202,7 @@ func searchAliases(d *Document) []string {
 	out := d.Aliases[:len(d.Aliases):len(d.Aliases)]
 	// Names that differ only in case or in - and _ for spaces are one
 	// (a law's folder baupg_2013 and its slug baupg_2013).
-	key := func(s string) string {
-		return strings.Join(strings.FieldsFunc(foldKey(s), func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
-	}
+	key := func(s string) string { return spaced(foldKey(s)) }
 	has := func(s string) bool {
 		k := key(s)
 		if k == key(d.Title) {
@@ -248,13 +246,18 @@ func slugName(fm map[string]any) string {
 		if e := path.Ext(s); e == ".html" || e == ".htm" || e == ".md" {
 			s = strings.TrimSuffix(s, e)
 		}
-		s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
+		s = spaced(s)
 		if len(s) > 100 || !strings.ContainsFunc(s, unicode.IsLetter) {
 			continue
 		}
 		return s
 	}
 	return ""
+}
+
+// spaced returns s with each run of -, _ and spaces as one space, trimmed.
+func spaced(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
 }
 
 // folderChain lists the folders a note is in, outermost first:

@@ -633,12 +633,7 @@ func (ix *Index) bySections(ctx context.Context, pq *parsedQuery, positive query
 // The share is squared: by the share alone, "git log" (three of the six
 // words, one in its title) still came first and journalctl fifth.
 func (ix *Index) coordinate(ctx context.Context, pq *parsedQuery, cands []ranked) error {
-	var cs []clause
-	for _, c := range pq.must {
-		if !c.optional {
-			cs = append(cs, c)
-		}
-	}
+	cs := pq.required()
 	if len(cs) < 2 || len(cands) == 0 {
 		return nil
 	}

@@ -425,18 +425,7 @@ func (s secHit) holds(c int) bool { return c >= 0 && c < 64 && s.held&(1<<c) != 
 // namesPhrase reports whether the note's title or one of its aliases
 // holds the words of phrase one after another.
 func namesPhrase(d *search.DocumentMatch, phrase []qword) bool {
-	names := []string{fieldString(d, fTitle)}
-	switch a := d.Fields[fAliases].(type) {
-	case string:
-		names = append(names, a)
-	case []any:
-		for _, x := range a {
-			if s, ok := x.(string); ok {
-				names = append(names, s)
-			}
-		}
-	}
-	for _, name := range names {
+	for _, name := range storedNames(d) {
 		ts := headingTokens(name)
 		for i := 0; i+len(phrase) <= len(ts); i++ {
 			j := 0
@@ -451,24 +440,29 @@ func namesPhrase(d *search.DocumentMatch, phrase []qword) bool {
 	return false
 }
 
+// storedNames returns a note document's stored title and aliases.
+func storedNames(d *search.DocumentMatch) []string {
+	names := []string{fieldString(d, fTitle)}
+	switch a := d.Fields[fAliases].(type) {
+	case string:
+		names = append(names, a)
+	case []any:
+		for _, x := range a {
+			if s, ok := x.(string); ok {
+				names = append(names, s)
+			}
+		}
+	}
+	return names
+}
+
 // titleClauses returns which positive clauses the note's title or aliases
 // hold, as a string of '1' and '0' (a map key).
 func titleClauses(pq *parsedQuery, d *search.DocumentMatch) string {
 	var toks []string
-	add := func(s string) {
+	for _, s := range storedNames(d) {
 		for _, t := range headingTokens(s) {
 			toks = append(toks, t.term)
-		}
-	}
-	add(fieldString(d, fTitle))
-	switch a := d.Fields[fAliases].(type) {
-	case string:
-		add(a)
-	case []any:
-		for _, x := range a {
-			if s, ok := x.(string); ok {
-				add(s)
-			}
 		}
 	}
 	key := make([]byte, len(pq.must))
