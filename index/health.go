@@ -461,6 +461,8 @@ func (s *store) advanced(write bool, f func(bindex.Index) error) error {
 	enter := s.enterRead
 	if write {
 		enter = s.enter
+	} else {
+		defer s.turn()()
 	}
 	bi, err := enter()
 	if err != nil {
@@ -481,13 +483,18 @@ func (s *store) advanced(write bool, f func(bindex.Index) error) error {
 }
 
 func (s *store) FieldDictRange(field string, start, end []byte) (_ bindex.FieldDict, err error) {
+	// The turn is held until the dictionary is closed: its segments
+	// are read as it is walked.
+	done := s.turn()
 	bi, err := s.enterRead()
 	if err != nil {
+		done()
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			s.leave()
+			done()
 		}
 	}()
 	defer s.recovered(&err)
@@ -495,17 +502,22 @@ func (s *store) FieldDictRange(field string, start, end []byte) (_ bindex.FieldD
 	if err != nil {
 		return nil, err
 	}
-	return &countedDict{FieldDict: d, s: s}, nil
+	return &countedDict{FieldDict: d, s: s, end: done}, nil
 }
 
 func (s *store) FieldDictPrefix(field string, prefix []byte) (_ bindex.FieldDict, err error) {
+	// The turn is held until the dictionary is closed: its segments
+	// are read as it is walked.
+	done := s.turn()
 	bi, err := s.enterRead()
 	if err != nil {
+		done()
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			s.leave()
+			done()
 		}
 	}()
 	defer s.recovered(&err)
@@ -513,18 +525,23 @@ func (s *store) FieldDictPrefix(field string, prefix []byte) (_ bindex.FieldDict
 	if err != nil {
 		return nil, err
 	}
-	return &countedDict{FieldDict: d, s: s}, nil
+	return &countedDict{FieldDict: d, s: s, end: done}, nil
 }
 
-// countedDict keeps its store's call counted in until it is closed.
+// countedDict keeps its store's call counted in, and its turn (see
+// turn), until it is closed.
 type countedDict struct {
 	bindex.FieldDict
 	s    *store
+	end  func() // ends the turn
 	once sync.Once
 }
 
 func (d *countedDict) Close() error {
 	err := d.FieldDict.Close()
-	d.once.Do(d.s.leave)
+	d.once.Do(func() {
+		d.s.leave()
+		d.end()
+	})
 	return err
 }
