@@ -340,11 +340,42 @@ type qword struct {
 	// Alt are further index terms that count as the word itself (a date's
 	// other spellings, see dates.go).
 	Alt []string
+	// Noun is the index term of the noun a verb form stands for
+	// (fortgezahlt: Fortzahlung, see nominal), NounStem its German stem;
+	// "" if none.
+	Noun, NounStem string
 }
 
-// terms returns Term and Alt.
+// terms returns Term, Alt and Noun: the terms that are the word.
 func (w qword) terms() []string {
+	ts := w.exact()
+	if w.Noun != "" {
+		ts = append(ts, w.Noun)
+	}
+	return ts
+}
+
+// exact returns Term and Alt: the word as typed, without its noun.
+func (w qword) exact() []string {
 	return append([]string{w.Term}, w.Alt...)
+}
+
+// nounBoost is how much a verb form's noun counts against the word itself
+// (see nominal): as much as a compound holding the word. A text that names
+// the act with the noun is about it, but one with the verb as asked is
+// nearer the question; at the word's own weight the noun in a heading
+// ("§ 1751 … Verpflichtung zum Unterhalt") put the section that answers
+// "Wer ist zum Unterhalt verpflichtet?" (§ 1601 Unterhaltsverpflichtete)
+// further down.
+const nounBoost = partBoost
+
+// partStems returns the German stems whose compounds count as the word's
+// (partOK words): its own and its noun's.
+func (w qword) partStems() []string {
+	if w.NounStem != "" {
+		return []string{w.Stem, w.NounStem}
+	}
+	return []string{w.Stem}
 }
 
 // Letters reports whether the stem is all letters.
@@ -395,7 +426,16 @@ func analyzeQuery(s string) []qword {
 		folded := string(one[0].Term)
 		one = a.light.Filter(one)
 		stem := string(one[0].Term)
-		out = append(out, qword{Term: string(porterStem([]byte(stem))), Stem: stem, Folded: folded, Pos: t.Position, Optional: homograph})
+		w := qword{Term: string(porterStem([]byte(stem))), Stem: stem, Folded: folded, Pos: t.Position, Optional: homograph}
+		if n := nominal(string(t.Term)); n != "" {
+			nw := analysis.TokenStream{{Term: []byte(n)}}
+			nw = a.light.Filter(a.norm.Filter(nw))
+			nstem := string(nw[0].Term)
+			if term := string(porterStem([]byte(nstem))); term != w.Term {
+				w.Noun, w.NounStem = term, nstem
+			}
+		}
+		out = append(out, w)
 	}
 	return out
 }

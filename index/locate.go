@@ -80,10 +80,11 @@ const snippetLen = 130
 type qmatcher struct {
 	whole    string   // the word's analyzed term
 	alt      []string // its other spellings (dates)
+	noun     string   // the noun a verb form stands for (nominal), at nounBoost
 	parts    []string // its parts, for a compound no note has (see decompound)
 	prefix   string   // prefix*: every term starting with it is the word
-	stem     string   // modifier end: terms starting with the stem (projekt → projektplan)
-	suffix   string   // head end: part tokens starting with partMark + reversed stem
+	stems    []string // modifier end: terms starting with a stem (projekt → projektplan)
+	suffixes []string // head end: part tokens starting with partMark + a reversed stem
 	optional bool     // a homograph: it ranks sections but does not make them match
 }
 
@@ -92,14 +93,17 @@ func (m qmatcher) weight(t string) float64 {
 	switch {
 	case t == m.whole || slices.Contains(m.alt, t):
 		return 1
+	case t == m.noun && t != "":
+		return nounBoost
 	case slices.Contains(m.parts, t):
 		return partBoost
 	case m.prefix != "" && strings.HasPrefix(t, m.prefix):
 		return 1
-	case m.suffix != "" && strings.HasPrefix(t, m.suffix):
-		return partBoost
-	case m.stem != "" && strings.HasPrefix(t, m.stem):
-		return partBoost
+	}
+	for i, st := range m.stems {
+		if strings.HasPrefix(t, m.suffixes[i]) || strings.HasPrefix(t, st) {
+			return partBoost
+		}
 	}
 	return 0
 }
@@ -119,10 +123,12 @@ func matchers(pq *parsedQuery) []qmatcher {
 			}
 		default:
 			w := c.words[0]
-			m := qmatcher{whole: w.Term, alt: w.Alt, parts: c.parts, optional: c.optional && !pq.anyOf()}
+			m := qmatcher{whole: w.Term, alt: w.Alt, noun: w.Noun, parts: c.parts, optional: c.optional && !pq.anyOf()}
 			if w.partOK() && !c.wholeOnly {
-				m.stem = w.Stem
-				m.suffix = partMark + string(reverseRunes([]byte(w.Stem)))
+				for _, st := range w.partStems() {
+					m.stems = append(m.stems, st)
+					m.suffixes = append(m.suffixes, partMark+string(reverseRunes([]byte(st))))
+				}
 			}
 			out = append(out, m)
 		}

@@ -145,8 +145,9 @@ func (p *parsedQuery) needsMembership() bool {
 
 // parseQuery parses the query language:
 //
-//	word         a word; inflections and (for words of ≥ 4 letters) compounds match too
-//	"a phrase"   the words in this order; no word parts
+//	word         a word; inflections and (for words of ≥ 4 letters) compounds match too,
+//	             and for a German verb form its noun (fortgezahlt: Fortzahlung)
+//	"a phrase"   the words in this order; no word parts, no nouns
 //	-word        exclude notes with the word; -"a phrase" likewise
 //	proj*        words starting with proj (at least 2 letters before *)
 //	#tag, tag:x  only notes with the tag (or a tag below it: x/y)
@@ -199,7 +200,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 			if strings.Contains(text, "*") {
 				return nil, bad("* does not work inside a phrase (%q); use it at the end of a single word", text)
 			}
-			c := clause{kind: kindPhrase, raw: text, words: analyzeQuery(text)}
+			c := clause{kind: kindPhrase, raw: text, words: withoutNouns(analyzeQuery(text))}
 			if len(c.words) == 0 {
 				p.ignored = append(p.ignored, text)
 				continue
@@ -336,6 +337,9 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			pos += words[len(words)-1].Pos
 		}
+		if neg || c.kind == kindPhrase {
+			c.words = withoutNouns(c.words) // exactly the words typed
+		}
 		if neg {
 			p.not = append(p.not, c)
 		} else {
@@ -357,6 +361,15 @@ func parseQuery(q string) (*parsedQuery, error) {
 		return nil, bad("it only excludes words; add at least one word to search for")
 	}
 	return p, nil
+}
+
+// withoutNouns returns ws without the nouns of verb forms (nominal): a
+// phrase in quotes or an excluded word is meant as typed.
+func withoutNouns(ws []qword) []qword {
+	for i := range ws {
+		ws[i].Noun, ws[i].NounStem = "", ""
+	}
+	return ws
 }
 
 // uniqueClauses drops the clauses that repeat an earlier one's analyzed

@@ -762,13 +762,13 @@ var secTitleFields = []boostedField{{fTitle, boostTitle * secBoostTitle}, {fAlia
 // searched by section.
 func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 	cost := uint64(0)
-	word := func(ts ...string) query.Query {
+	word := func(k float64, ts ...string) query.Query {
 		var qs []query.Query
 		for _, t := range ts {
 			for _, f := range sectionFields {
-				if n := ix.docFreq(f.name, t); n > 0 {
+				if n := ix.docFreq(f.name, t); t != "" && n > 0 {
 					cost += n
-					qs = append(qs, term(f.name, t, f.boost))
+					qs = append(qs, term(f.name, t, k*f.boost))
 				}
 			}
 		}
@@ -787,13 +787,23 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 		switch c.kind {
 		case kindWord:
 			var alts []query.Query
-			if w := word(c.words[0].terms()...); w != nil {
-				alts = append(alts, w)
+			w := c.words[0]
+			// The word and its noun add up (in a disjunction, a section
+			// with the word alone would count half); its compounds in
+			// headings join them as in the note query (fieldsQuery):
+			// the word or a compound is one match of two.
+			h, n := ix.headCompounds(c)
+			cost += n
+			if q := sumOf(word(1, w.exact()...), word(nounBoost, w.Noun)); q != nil {
+				alts = append(alts, q)
+			}
+			if h != nil {
+				alts = append(alts, h)
 			}
 			if len(c.parts) > 0 {
 				var ps []query.Query
 				for _, p := range c.parts {
-					if w := word(p); w != nil {
+					if w := word(1, p); w != nil {
 						ps = append(ps, w)
 					}
 				}
@@ -807,7 +817,7 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 		case kindPhrase:
 			var ws []query.Query
 			for _, w := range c.words {
-				if q := word(w.terms()...); q != nil {
+				if q := word(1, w.terms()...); q != nil {
 					ws = append(ws, q)
 				}
 			}
@@ -823,7 +833,7 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 			for _, t := range ix.dictPrefix(fSecBody, w.Folded, w.Term) {
 				ts = append(ts, t.t)
 			}
-			q = word(ts...)
+			q = word(1, ts...)
 		}
 		var alts []query.Query
 		if q != nil {
@@ -1067,7 +1077,7 @@ func (ix *Index) fieldsQuery(c clause, withParts bool, fields []boostedField) qu
 	switch c.kind {
 	case kindPhrase:
 		if len(c.words) == 1 {
-			return wholeWord(fields, c.words[0].terms()...)
+			return wordQuery(fields, c.words[0])
 		}
 		phrase := phraseTerms(c.words)
 		var qs []query.Query
@@ -1096,7 +1106,7 @@ func (ix *Index) fieldsQuery(c clause, withParts bool, fields []boostedField) qu
 	}
 	w := c.words[0]
 	if !withParts || !w.partOK() || c.wholeOnly {
-		return wholeWord(fields, w.terms()...)
+		return wordQuery(fields, w)
 	}
 	// Word parts: compounds ending in the word (its reversed stem is a
 	// prefix of their part tokens: häuser → "~suah" ⊂ "~suahneknark") and
@@ -1112,20 +1122,20 @@ func (ix *Index) fieldsQuery(c clause, withParts bool, fields []boostedField) qu
 	// disjunction) treats a note with a whole word and a note with only a
 	// compound in the same field alike: "fields matched of 4".
 	n := ix.docCount()
-	suffix := partMark + string(reverseRunes([]byte(w.Stem)))
 	groups := make([]query.Query, 0, len(fields))
 	for _, f := range fields {
 		idfWord := idf(ix.docFreq(f.name, w.Term), n)
 		var fq []query.Query
-		for _, t := range append(ix.dictPrefix(f.name, suffix, ""), ix.dictPrefix(f.name, w.Stem, w.Term)...) {
+		for _, t := range ix.partTerms(f.name, w) {
 			r := idfWord / idf(t.n, n)
 			fq = append(fq, term(f.name, t.t, f.boost*partBoost*r*r))
 		}
+		whole := wordQuery([]boostedField{f}, w)
 		if len(fq) == 0 {
-			groups = append(groups, term(f.name, w.Term, f.boost))
+			groups = append(groups, whole)
 			continue
 		}
-		groups = append(groups, query.NewDisjunctionQuery([]query.Query{term(f.name, w.Term, f.boost), disjunction(fq)}))
+		groups = append(groups, query.NewDisjunctionQuery([]query.Query{whole, disjunction(fq)}))
 	}
 	if len(c.parts) > 0 {
 		// A compound no note has: notes with its parts, at part weight.
@@ -1144,6 +1154,30 @@ func (ix *Index) fieldsQuery(c clause, withParts bool, fields []boostedField) qu
 		groups = append(groups, all)
 	}
 	return query.NewDisjunctionQuery(groups)
+}
+
+// partTerms returns the terms of field that hold w as a word part: the
+// compounds ending in it (its reversed stem is a prefix of their part
+// tokens: häuser → "~suah" ⊂ "~suahneknark") and the words starting with
+// it (projekt → projektplan), for its own stem and its noun's.
+func (ix *Index) partTerms(field string, w qword) []termCount {
+	stems := w.partStems()
+	if len(stems) == 1 {
+		return append(ix.dictPrefix(field, partMark+string(reverseRunes([]byte(w.Stem))), ""), ix.dictPrefix(field, w.Stem, w.Term)...)
+	}
+	var out []termCount
+	seen := map[string]bool{w.Term: true, w.Noun: true}
+	for _, st := range stems {
+		for _, ts := range [][]termCount{ix.dictPrefix(field, partMark+string(reverseRunes([]byte(st))), ""), ix.dictPrefix(field, st, "")} {
+			for _, t := range ts {
+				if !seen[t.t] {
+					seen[t.t] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // partBudget bounds the postings (as counted in the term dictionaries)
@@ -1170,10 +1204,9 @@ func (ix *Index) boundParts(pq *parsedQuery) {
 			continue
 		}
 		x := word{i: i}
-		suffix := partMark + string(reverseRunes([]byte(w.Stem)))
 		for _, f := range textFields {
 			// (Remembered: the note query asks for the same lists.)
-			for _, t := range append(ix.dictPrefix(f.name, suffix, ""), ix.dictPrefix(f.name, w.Stem, w.Term)...) {
+			for _, t := range ix.partTerms(f.name, w) {
 				x.cost += t.n
 			}
 		}
@@ -1328,6 +1361,37 @@ func wholeWord(fields []boostedField, ts ...string) query.Query {
 		}
 	}
 	return query.NewDisjunctionQuery(qs)
+}
+
+// wordQuery matches w as a whole word in fields: its terms, its noun at
+// nounBoost.
+func wordQuery(fields []boostedField, w qword) query.Query {
+	if w.Noun == "" && len(fields) == 1 && len(w.Alt) == 0 {
+		return term(fields[0].name, w.Term, fields[0].boost)
+	}
+	exact := wholeWord(fields, w.exact()...)
+	if w.Noun == "" {
+		return exact
+	}
+	qs := make([]query.Query, 0, len(fields))
+	for _, f := range fields {
+		qs = append(qs, term(f.name, w.Noun, f.boost*nounBoost))
+	}
+	return sumOf(exact, query.NewDisjunctionQuery(qs))
+}
+
+// sumOf matches any of qs (nil ones left out) and scores a match by the
+// sum of theirs, as alternative forms of one word: a text with the word
+// scores as it would without its other forms in the query (a disjunction
+// would scale it by the share of its clauses matched). nil for none.
+func sumOf(qs ...query.Query) query.Query {
+	var in []query.Query
+	for _, q := range qs {
+		if q != nil {
+			in = append(in, q)
+		}
+	}
+	return newAnyOf(in)
 }
 
 // phraseTerms lays the words out by position; stop words leave empty slots

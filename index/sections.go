@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"maps"
@@ -155,8 +156,18 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 			// A section whose heading names every word is about them
 			// ("§ 1 Sozial ungerechtfertigte Kündigungen" for Kündigung
 			// sozial ungerechtfertigt); it goes before those that only
-			// mention them, even as a phrase.
-			sort.SliceStable(list, func(a, b int) bool { return headed(list[a].k) && !headed(list[b].k) })
+			// mention them, even as a phrase, and one that names them
+			// as they are asked before one that names them in other
+			// forms ("§ 1601 Unterhaltsverpflichtete" before "§ 1751 …,
+			// Verpflichtung zum Unterhalt" for "Unterhalt verpflichtet").
+			sort.SliceStable(list, func(a, b int) bool { return headed(list[a].k) > headed(list[b].k) })
+		}
+		if f != nil {
+			// A section with nothing to read (its heading, then a heading
+			// as high: a law's "§ 9" before a paragraph that the text's
+			// "-----" line made a heading) goes last: reading it would
+			// show its heading alone.
+			sort.SliceStable(list, func(a, b int) bool { return !f.empty(m, list[a].k) && f.empty(m, list[b].k) })
 		}
 		hit.SectionsTotal = totals[i]
 		hit.SectionsOffset = min(from, len(list))
@@ -173,10 +184,12 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 	return out, nil
 }
 
-// headingHolds returns whether section k's own heading holds every
-// required word of the query (nil for a query of fewer than two: a
-// heading with the one word already weighs more in the section's score).
-func headingHolds(m meta, qm []qmatcher) func(k int) bool {
+// headingHolds returns how section k's own heading holds the required
+// words of the query: 2 every one as itself (or in a compound with
+// another of them), 1 every one in some form (a compound, the noun of a
+// verb), 0 not every one. nil for a query of fewer than two words: a
+// heading with the one word already weighs more in the section's score.
+func headingHolds(m meta, qm []qmatcher) func(k int) int {
 	required := 0
 	for _, q := range qm {
 		if !q.optional {
@@ -186,20 +199,22 @@ func headingHolds(m meta, qm []qmatcher) func(k int) bool {
 	if required < 2 {
 		return nil
 	}
-	return func(k int) bool {
+	return func(k int) int {
 		if k <= 0 || k > len(m.headings) {
-			return false
+			return 0
 		}
-		ts := headingTokens(m.headings[k-1].Text)
-		for _, q := range qm {
-			if q.optional {
-				continue
-			}
-			if !slices.ContainsFunc(ts, func(t posTerm) bool { return q.weight(t.term) > 0 }) {
-				return false
+		hh := matchHeading(m.headings[k-1].Text, qm, true)
+		level := 2
+		for w, q := range qm {
+			switch {
+			case q.optional:
+			case hh.words[w] == 0:
+				return 0
+			case hh.words[w] < 1:
+				level = 1
 			}
 		}
-		return true
+		return level
 	}
 }
 
@@ -807,19 +822,45 @@ type headingHit struct {
 
 // headingMatch matches a heading's text against the query words.
 func headingMatch(text string, qm []qmatcher) headingHit {
+	return matchHeading(text, qm, false)
+}
+
+// matchHeading is headingMatch; with pairs, a compound that holds two of
+// the words counts as each of them itself ("§ 1601
+// Unterhaltsverpflichtete" for "Unterhalt verpflichtet"): it names both,
+// where a compound holding one word names it in passing.
+func matchHeading(text string, qm []qmatcher, pairs bool) headingHit {
 	hh := headingHit{words: make([]float64, len(qm))}
-	last := -1
-	for _, t := range headingTokens(text) { // by position: a part token shares its word's
-		for w, q := range qm {
-			if x := q.weight(t.term); x > 0 {
-				hh.words[w] = max(hh.words[w], x)
-				if t.pos != last {
-					hh.positions++
-					last = t.pos
-				}
+	at := make([]float64, len(qm)) // the weights at the current position
+	pos := -1
+	flush := func() {
+		n := 0
+		for _, x := range at {
+			if x > 0 {
+				n++
 			}
 		}
+		for w, x := range at {
+			if pairs && n > 1 && x > 0 {
+				x = 1
+			}
+			hh.words[w] = max(hh.words[w], x)
+			at[w] = 0
+		}
+		if n > 0 {
+			hh.positions++
+		}
 	}
+	for _, t := range headingTokens(text) { // by position: a part token shares its word's
+		if t.pos != pos {
+			flush()
+			pos = t.pos
+		}
+		for w, q := range qm {
+			at[w] = max(at[w], q.weight(t.term))
+		}
+	}
+	flush()
 	return hh
 }
 
@@ -859,11 +900,13 @@ var headTokens struct {
 // (without their order: section documents keep no positions), a prefix's
 // expansions. nil if it can match no section.
 func (ix *Index) secClause(c clause) query.Query {
-	word := func(ts ...string) query.Query {
+	word := func(k float64, ts ...string) query.Query {
 		var qs []query.Query
 		for _, t := range ts {
 			for _, f := range sectionFields {
-				qs = append(qs, term(f.name, t, f.boost))
+				if t != "" {
+					qs = append(qs, term(f.name, t, k*f.boost))
+				}
 			}
 		}
 		return disjunction(qs)
@@ -872,7 +915,7 @@ func (ix *Index) secClause(c clause) query.Query {
 	case kindPhrase:
 		var ws []query.Query
 		for _, w := range c.words {
-			ws = append(ws, word(w.terms()...))
+			ws = append(ws, word(1, w.terms()...))
 		}
 		if len(ws) == 1 {
 			return ws[0]
@@ -887,40 +930,63 @@ func (ix *Index) secClause(c clause) query.Query {
 		for _, t := range ix.dictPrefix(fSecBody, w.Folded, w.Term) {
 			ts = append(ts, t.t)
 		}
-		return word(ts...)
+		return word(1, ts...)
 	}
 	w := c.words[0]
-	alts := []query.Query{word(w.terms()...)}
-	if w.partOK() && !c.wholeOnly {
-		// Compounds in the section's heading ("§ 833 Haftung des
-		// Tierhalters" for Tier, "§ 11 Urlaubsentgelt" for Entgelt): the
-		// heading names the topic, though not in the word's own form.
-		// Ends (part tokens) and starts, as in the note query, at part
-		// weight.
-		var ps []query.Query
-		suffix := partMark + string(reverseRunes([]byte(w.Stem)))
-		for _, t := range ix.dictPrefix(fSecParts, suffix, "") {
-			ps = append(ps, term(fSecParts, t.t, secHeadBoost*partBoost))
-		}
-		for _, t := range ix.dictPrefix(fSecHead, w.Stem, w.Term) {
-			ps = append(ps, term(fSecHead, t.t, secHeadBoost*partBoost))
-		}
-		// One of many compounds ("anzeig": Anzeigepflicht,
-		// Anzeigeverfahren …) weighs as much as one of few (anyOf).
-		if q := newAnyOf(ps); q != nil {
-			alts = append(alts, q)
-		}
+	alts := []query.Query{sumOf(word(1, w.exact()...), word(nounBoost, w.Noun))}
+	if q, _ := ix.headCompounds(c); q != nil {
+		alts = append(alts, q)
 	}
 	if len(c.parts) > 0 {
 		ps := make([]query.Query, 0, len(c.parts))
 		for _, p := range c.parts {
-			ps = append(ps, word(p))
+			ps = append(ps, word(1, p))
 		}
 		cq := query.NewConjunctionQuery(ps)
 		cq.SetBoost(partBoost)
 		alts = append(alts, cq)
 	}
 	return disjunction(alts)
+}
+
+// headCompounds matches the compounds in section headings that hold a
+// word clause's word ("§ 833 Haftung des Tierhalters" for Tier, "§ 11
+// Urlaubsentgelt" for Entgelt, "§ 17 Anzeigepflicht" for anzeigen): the
+// heading names the topic, though not in the word's own form. Ends (part
+// tokens) and starts, as in the note query, for a verb form its noun's
+// too. It returns the postings the query reads (as counted in the term
+// dictionaries); nil for a word not searched in parts.
+//
+// As in the note query, a compound's boost carries (idf(word)/idf(compound))²,
+// so that a heading with a compound weighs partBoost of one with the word
+// itself, whether the compound is rare or not; the word's own part token
+// is the word itself, which its whole-word query already counts.
+func (ix *Index) headCompounds(c clause) (query.Query, uint64) {
+	if c.kind != kindWord || c.wholeOnly || !c.words[0].partOK() {
+		return nil, 0
+	}
+	w := c.words[0]
+	own := map[string]bool{}
+	for _, st := range w.partStems() {
+		own[partMark+string(reverseRunes([]byte(st)))] = true
+	}
+	n := ix.docCount()
+	idfWord := idf(ix.docFreq(fSecHead, w.Term), n)
+	var ps []query.Query
+	cost := uint64(0)
+	for _, f := range []string{fSecParts, fSecHead} {
+		for _, t := range ix.partTerms(f, w) {
+			if own[t.t] {
+				continue
+			}
+			r := idfWord / idf(t.n, n)
+			ps = append(ps, term(f, t.t, secHeadBoost*partBoost*r*r))
+			cost += t.n
+		}
+	}
+	// One of many compounds ("anzeig": Anzeigepflicht, Anzeigeverfahren
+	// …) weighs as much as one of few, and two in one heading as one.
+	return newMaxOf(ps), cost
 }
 
 // noteFile reads a note's sections for their snippets.
@@ -985,6 +1051,14 @@ func (f *noteFile) section(m meta, k int, qm []qmatcher, withSnippet, dates bool
 		return sh
 	}
 	src, start, bodyStart, line := f.read(m, k, snippetWindows*snippetWindow)
+	// A section with no text of its own (a law's "§ 9 Zahl der
+	// Betriebsratsmitglieder" whose paragraphs are headings) shows the
+	// snippet of its first sub-section with text: that is what reading it
+	// shows first.
+	for j := k; j > 0 && j < len(m.headings) && m.headings[j].Level > m.headings[k-1].Level && blank(src[bodyStart-start:]); j++ {
+		k = j + 1
+		src, start, bodyStart, line = f.read(m, k, snippetWindows*snippetWindow)
+	}
 	if k > 0 && k <= len(m.headings) && note.LongHeading(m.headings[k-1].Text) {
 		bodyStart = start // a paragraph: its words are the snippet's
 	}
@@ -1013,6 +1087,24 @@ func (f *noteFile) section(m meta, k int, qm []qmatcher, withSnippet, dates bool
 	sh.Line = line + ln
 	return sh
 }
+
+// empty reports whether section k has no text: blank lines between its
+// heading and the next heading, which is not one of its sub-sections.
+func (f *noteFile) empty(m meta, k int) bool {
+	if k < 1 || k > len(m.headings) || !f.ok {
+		return false
+	}
+	_, bodyStart, end, _ := m.bounds(k)
+	if end-bodyStart > 64 || (k < len(m.headings) && m.headings[k].Level > m.headings[k-1].Level) {
+		return false
+	}
+	b := make([]byte, max(end-bodyStart, 0))
+	n, _ := f.ra.ReadAt(b, int64(bodyStart))
+	return blank(b[:n])
+}
+
+// blank reports whether b is white space only.
+func blank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 // snippetToken is a word of a section as the snippet sees it.
 type snippetToken struct {

@@ -364,3 +364,89 @@ func TestSections_RepeatsCountOnce(t *testing.T) {
 		t.Errorf("want Gesetze/Urlaub.md first; got:%s", describe(r))
 	}
 }
+
+// A section whose heading names every word as asked comes before one
+// whose heading names one of them in another form, even with the words
+// as a phrase in its text: § 1601 Unterhaltsverpflichtete (a compound of
+// both words) before § 1751's "Verpflichtung zum Unterhalt" (the noun of
+// verpflichtet), whose text says "des Unterhalts verpflichtet".
+func TestSearch_HeadingNamingTheWordsFirst(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"b/bgb/index.md": "# Bürgerliches Gesetzbuch\n\n" +
+			"## § 1601 Unterhaltsverpflichtete\n\nVerwandte in gerader Linie sind verpflichtet, einander Unterhalt zu gewähren.\n\n" +
+			"## § 1751 Wirkung der elterlichen Einwilligung, Verpflichtung zum Unterhalt\n\n(4) Der Annehmende ist dem Kind vor den Verwandten des Kindes zur Gewährung des Unterhalts verpflichtet, sobald die Eltern des Kindes die erforderliche Einwilligung erteilt haben.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Wer ist zum Unterhalt verpflichtet?"})
+	if secs := flatSections(r); len(secs) < 2 || !strings.HasSuffix(secs[0].heading, "§ 1601 Unterhaltsverpflichtete") {
+		t.Errorf("first: want § 1601 Unterhaltsverpflichtete\n%s", describe(r))
+	}
+}
+
+// A section with nothing to read (its heading, then a heading as high)
+// is shown last: reading it would show its heading alone. A section whose
+// text is its sub-sections shows the first one's snippet.
+func TestSearch_EmptySectionsLast(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"2_Bereiche/Wochenrunde.md": "# Wochenrunde 2026-11-16\n\n" +
+			"## Budget Beschlüsse\n\n" +
+			"## Protokoll\n\nBeschlüsse: Das Budget für den Relaunch wird freigegeben, 12.000 Euro.\n",
+		"1_Projekte/Relaunch.md": "# Relaunch\n\n" +
+			"## Budget Planung\n\n" +
+			"### Erstes Quartal\n\nDie Planung sieht für das erste Quartal ein Budget von 4.000 Euro vor.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Budget Beschlüsse"})
+	if len(r.Hits) == 0 || len(r.Hits[0].Sections) < 2 || !strings.HasSuffix(r.Hits[0].Sections[0].Heading, "Protokoll") {
+		t.Errorf("first section: want Protokoll, before the empty Budget Beschlüsse\n%s", describe(r))
+	}
+	r = mustSearch(t, ix, Query{Text: "Budget Planung"})
+	if len(r.Hits) == 0 || len(r.Hits[0].Sections) == 0 {
+		t.Fatalf("no hit\n%s", describe(r))
+	}
+	s := r.Hits[0].Sections[0]
+	if !strings.HasSuffix(s.Heading, "Budget Planung") || !strings.Contains(s.Snippet, "«Budget»") || s.Line != 7 {
+		t.Errorf("first section: want Budget Planung with the snippet of its sub-section, line 7; got %q line %d %q\n%s", s.Heading, s.Line, s.Snippet, describe(r))
+	}
+}
+
+// Notes are ranked by their best sections, and a section whose heading
+// names a word in a compound ("§ 11 Urlaubsentgelt" for Urlaub) counts
+// it there, at part weight, as the sections shown within a note do: the
+// paragraph about holiday pay comes before a shorter one that mentions
+// both words in passing.
+func TestSearch_SectionRankCountsHeadingCompounds(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"b/burlg/index.md": "# Mindesturlaubsgesetz für Arbeitnehmer (Bundesurlaubsgesetz)\n\n" +
+			"## § 1 Urlaubsanspruch\n\nJeder Arbeitnehmer hat in jedem Kalenderjahr Anspruch auf bezahlten Erholungsurlaub.\n\n" +
+			"## § 11 Urlaubsentgelt\n\n(1) Das Urlaubsentgelt bemißt sich nach dem durchschnittlichen Arbeitsverdienst, das der Arbeitnehmer in den letzten dreizehn Wochen vor dem Beginn des Urlaubs erhalten hat, mit Ausnahme des zusätzlich für Überstunden gezahlten Arbeitsverdienstes. " +
+			"Bei Verdiensterhöhungen nicht nur vorübergehender Natur, die während des Berechnungszeitraums oder des Urlaubs eintreten, ist von dem erhöhten Verdienst auszugehen.\n",
+		"s/sgb_9/index.md": "# Neuntes Buch Sozialgesetzbuch\n\n" +
+			"## § 210 Beschäftigung schwerbehinderter Menschen in Heimarbeit\n\n(3) Die Bezahlung des zusätzlichen Urlaubs richtet sich nach dem Arbeitsverdienst.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Urlaub Arbeitsverdienst"})
+	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "b/burlg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 11 Urlaubsentgelt") {
+		t.Errorf("first: want BUrlG § 11 Urlaubsentgelt\n%s", describe(r))
+	}
+}
+
+// A heading with two compounds of a word names it once: a collective
+// agreement's "Arbeitszeitverteilung / Arbeitszeitausgleich", repeated for
+// each trade, does not outrank the paragraph on the working day.
+func TestSearch_HeadingCompoundsCountOnce(t *testing.T) {
+	trade := "## Arbeitszeitverteilung / Arbeitszeitausgleich\n\nDie regelmäßige oder an einzelnen Werktagen ausfallende Arbeitszeit kann durch Verlängerung der Arbeitszeit an anderen Werktagen ausgeglichen werden. " +
+		"Für gesetzliche Wochenfeiertage ist eine Arbeitszeit von 7,5 Stunden (Winterarbeitszeit) bzw. von 8 Stunden (Sommerarbeitszeit) maßgeblich, die werktägliche Arbeitszeit beträgt acht Stunden.\n\n"
+	v, _ := newVault(t, map[string]string{
+		"a/arbzg/index.md": "# Arbeitszeitgesetz (ArbZG)\n\n" +
+			"## § 3 Arbeitszeit der Arbeitnehmer\n\nDie werktägliche Arbeitszeit der Arbeitnehmer darf acht Stunden nicht überschreiten. Sie kann auf bis zu zehn Stunden nur verlängert werden, wenn innerhalb von sechs Kalendermonaten oder innerhalb von 24 Wochen im Durchschnitt acht Stunden werktäglich nicht überschritten werden.\n\n" +
+			"## § 4 Ruhepausen\n\nDie Arbeit ist durch im Voraus feststehende Ruhepausen von mindestens 30 Minuten bei einer Arbeitszeit von mehr als sechs bis zu neun Stunden zu unterbrechen.\n",
+		"s/sokasig/index.md": "# Gesetz zur Sicherung der Sozialkassenverfahren\n\n" +
+			"# Dachdeckerhandwerk\n\n" + trade + "# Gerüstbauerhandwerk\n\n" + trade + "# Steinmetzhandwerk\n\n" + trade,
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "werktägliche Arbeitszeit acht Stunden"})
+	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "a/arbzg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 3 Arbeitszeit der Arbeitnehmer") {
+		t.Errorf("first: want ArbZG § 3\n%s", describe(r))
+	}
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -57,12 +58,14 @@ func (ix *Index) suggest(ctx context.Context, q Query, pq *parsedQuery) []Sugges
 // occurs reports whether some note has w: as a word in a text field, or as
 // a part of a compound.
 func (ix *Index) occurs(w qword) bool {
-	if ix.known(w.Term) {
+	if slices.ContainsFunc(w.terms(), ix.known) {
 		return true
 	}
-	for _, p := range []string{partMark + string(reverseRunes([]byte(w.Stem))), w.Stem} {
-		if len(ix.dictPrefix(fBody, p, "")) > 0 {
-			return true
+	for _, st := range w.partStems() {
+		for _, p := range []string{partMark + string(reverseRunes([]byte(st))), st} {
+			if len(ix.dictPrefix(fBody, p, "")) > 0 {
+				return true
+			}
 		}
 	}
 	return false
