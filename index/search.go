@@ -788,17 +788,17 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 		case kindWord:
 			var alts []query.Query
 			w := c.words[0]
-			// The word and its noun add up (in a disjunction, a section
-			// with the word alone would count half); its compounds in
-			// headings join them as in the note query (fieldsQuery):
-			// the word or a compound is one match of two.
-			h, n := ix.headCompounds(c)
+			// The word, its noun and its compounds in section headings
+			// add up (in a disjunction, a section with the word alone
+			// would count as much less as the word has more forms). A
+			// compound counts half, as in the note query (fieldsQuery),
+			// where the word or a compound is one match of two: the
+			// note documents' titles, whose compounds count so, stay
+			// above sections that name the word only in a compound.
+			h, n := ix.headCompounds(c, 0.5)
 			cost += n
-			if q := sumOf(word(1, w.exact()...), word(nounBoost, w.Noun)); q != nil {
+			if q := sumOf(word(1, w.exact()...), word(nounBoost, w.Noun), h); q != nil {
 				alts = append(alts, q)
-			}
-			if h != nil {
-				alts = append(alts, h)
 			}
 			if len(c.parts) > 0 {
 				var ps []query.Query

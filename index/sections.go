@@ -934,7 +934,7 @@ func (ix *Index) secClause(c clause) query.Query {
 	}
 	w := c.words[0]
 	alts := []query.Query{sumOf(word(1, w.exact()...), word(nounBoost, w.Noun))}
-	if q, _ := ix.headCompounds(c); q != nil {
+	if q, _ := ix.headCompounds(c, 1); q != nil {
 		alts = append(alts, q)
 	}
 	if len(c.parts) > 0 {
@@ -954,14 +954,14 @@ func (ix *Index) secClause(c clause) query.Query {
 // Urlaubsentgelt" for Entgelt, "§ 17 Anzeigepflicht" for anzeigen): the
 // heading names the topic, though not in the word's own form. Ends (part
 // tokens) and starts, as in the note query, for a verb form its noun's
-// too. It returns the postings the query reads (as counted in the term
-// dictionaries); nil for a word not searched in parts.
+// too, their boosts times k. It returns the postings the query reads (as
+// counted in the term dictionaries); nil for a word not searched in parts.
 //
 // As in the note query, a compound's boost carries (idf(word)/idf(compound))²,
 // so that a heading with a compound weighs partBoost of one with the word
 // itself, whether the compound is rare or not; the word's own part token
 // is the word itself, which its whole-word query already counts.
-func (ix *Index) headCompounds(c clause) (query.Query, uint64) {
+func (ix *Index) headCompounds(c clause, k float64) (query.Query, uint64) {
 	if c.kind != kindWord || c.wholeOnly || !c.words[0].partOK() {
 		return nil, 0
 	}
@@ -980,7 +980,7 @@ func (ix *Index) headCompounds(c clause) (query.Query, uint64) {
 				continue
 			}
 			r := idfWord / idf(t.n, n)
-			ps = append(ps, term(f, t.t, secHeadBoost*partBoost*r*r))
+			ps = append(ps, term(f, t.t, k*secHeadBoost*partBoost*r*r))
 			cost += t.n
 		}
 	}
