@@ -221,6 +221,11 @@ type Index struct {
 		gen uint64
 		m   map[string]map[string]any
 	}
+	freqs struct { // docFreq
+		sync.Mutex
+		gen uint64
+		m   map[string]uint64
+	}
 }
 
 // mergeOptions are the merge policy of the index while it serves: bleve's

@@ -1337,18 +1337,53 @@ func (ix *Index) docCount() uint64 {
 	return n
 }
 
-// docFreq is the number of notes with term t in field f.
+// docFreq is the number of notes with term t in field f, remembered
+// until the index next changes (ix.gen): a search asks for its words'
+// counts in several fields, again for each group of notes it shows, and
+// each lookup walks every segment's dictionary.
 func (ix *Index) docFreq(f, t string) uint64 {
+	key := f + "\x00" + t
+	gen := ix.gen.Load()
+	ix.freqs.Lock()
+	if ix.freqs.gen != gen || ix.freqs.m == nil || len(ix.freqs.m) >= maxFreqs {
+		ix.freqs.m, ix.freqs.gen = map[string]uint64{}, gen
+	}
+	n, ok := ix.freqs.m[key]
+	ix.freqs.Unlock()
+	if ok {
+		return n
+	}
+	n, ok = ix.lookupFreq(f, t)
+	if !ok {
+		return 0 // not remembered: the index could not be read
+	}
+	ix.freqs.Lock()
+	if ix.freqs.gen == gen {
+		ix.freqs.m[key] = n
+	}
+	ix.freqs.Unlock()
+	return n
+}
+
+// maxFreqs bounds the remembered counts.
+const maxFreqs = 1 << 16
+
+// lookupFreq is docFreq without the memory; ok is false when the
+// dictionary could not be read.
+func (ix *Index) lookupFreq(f, t string) (uint64, bool) {
 	d, err := ix.bi.FieldDictRange(f, []byte(t), []byte(t))
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	defer d.Close()
 	e, err := d.Next()
-	if err != nil || e == nil || e.Term != t {
-		return 0
+	if err != nil {
+		return 0, false
 	}
-	return e.Count
+	if e == nil || e.Term != t {
+		return 0, true
+	}
+	return e.Count, true
 }
 
 // wholeWord matches analyzed terms (a word and its other spellings) in any

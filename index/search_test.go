@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -473,5 +475,32 @@ func TestSearch_SomeWords(t *testing.T) {
 		if r.Some != 0 {
 			t.Errorf("%+v: Some = %d, want 0", q, r.Some)
 		}
+	}
+}
+
+// The counts docFreq remembers follow the index: a note written or
+// deleted changes them at once.
+func TestDocFreq_FollowsChanges(t *testing.T) {
+	v, dir := newVault(t, map[string]string{"a.md": "# A\n\nZitronenbaum im Garten.\n"})
+	ix := openIndex(t, v, Options{})
+	term := analyzeQuery("Zitronenbaum")[0].Term
+	if n := ix.docFreq(fBody, term); n != 1 {
+		t.Fatalf("docFreq before = %d, want 1", n)
+	}
+	writeFiles(t, dir, map[string]string{"b.md": "# B\n\nNoch ein Zitronenbaum.\n"})
+	if err := ix.Update("b.md"); err != nil {
+		t.Fatal(err)
+	}
+	if n := ix.docFreq(fBody, term); n != 2 {
+		t.Errorf("docFreq after writing b.md = %d, want 2", n)
+	}
+	if err := os.Remove(filepath.Join(dir, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update("a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if n := ix.docFreq(fBody, term); n != 1 {
+		t.Errorf("docFreq after deleting a.md = %d, want 1", n)
 	}
 }
