@@ -870,6 +870,16 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 	if len(clauses) == 0 {
 		return nil
 	}
+	if len(clauses) > 1 {
+		// A section with every word counts twice: the paragraph that
+		// holds the whole question ("§ 17 Anzeigepflicht": Arbeitgeber,
+		// Entlassungen, Anzeige in its long text) answers it more than a
+		// short one with two of the words in its heading and text, which
+		// bleve's coordination factor (matched/all) alone let win. Added
+		// up rather than joined as another clause, which would lower
+		// the note documents' share.
+		return sumOf(disjunction(clauses), query.NewConjunctionQuery(slices.Clone(clauses)))
+	}
 	return disjunction(clauses)
 }
 

@@ -348,14 +348,14 @@ func TestSections_FrequentWordLeftOut(t *testing.T) {
 }
 
 // A section repeated word for word (a law's annex repeats a contract's
-// "Urlaub" section for each trade) counts once for its note: the note
-// whose one section answers better comes first, though the repeats add
-// up to more.
+// "Urlaub" section for each trade) counts once for its note: of two notes
+// with the same section, the one named by the words (Urlaub.md) comes
+// first, though the other's repeats add up to more.
 func TestSections_RepeatsCountOnce(t *testing.T) {
 	repeat := "## Urlaub\n\n24 Werktage sind mindestens als Urlaub zu gewähren.\n\n"
 	v, _ := newVault(t, map[string]string{
 		"Tarif/Anlagen.md":  "# Anlagen\n\n" + strings.Repeat("## Anlage\n\nFür das Gewerbe gilt:\n\n"+repeat, 4),
-		"Gesetze/Urlaub.md": "# Arbeitnehmerrechte\n\n## § 3 Dauer des Urlaubs\n\nDer Urlaub beträgt jährlich mindestens 24 Werktage.\n\n## § 4 Wartezeit\n\nNach sechs Monaten.\n",
+		"Gesetze/Urlaub.md": "# Arbeitnehmerrechte\n\n" + repeat + "## § 4 Wartezeit\n\nNach sechs Monaten.\n",
 		"Gesetze/Andere.md": "# Andere\n\nNichts zum Thema.\n",
 	})
 	ix := openIndex(t, v, Options{})
@@ -448,5 +448,30 @@ func TestSearch_HeadingCompoundsCountOnce(t *testing.T) {
 	r := mustSearch(t, ix, Query{Text: "werktägliche Arbeitszeit acht Stunden"})
 	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "a/arbzg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 3 Arbeitszeit der Arbeitnehmer") {
 		t.Errorf("first: want ArbZG § 3\n%s", describe(r))
+	}
+}
+
+// A section that holds every word of the question answers it more than a
+// short one with some of them in its heading and text: KSchG § 17
+// (Arbeitgeber, Entlassungen and Anzeige in its long text) before a
+// pension fund's "§ 6 Ausscheiden von Arbeitgebern", which mentions an
+// Entlassung and has no Anzeige.
+func TestSearch_SectionWithEveryWordFirst(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"k/kschg/index.md": "# Kündigungsschutzgesetz (KSchG)\n\n## § 1 Sozial ungerechtfertigte Kündigungen\n\n(1) Die Kündigung des Arbeitsverhältnisses gegenüber einem Arbeitnehmer ist rechtsunwirksam, wenn sie sozial ungerechtfertigt ist.\n\n" +
+			"## Dritter Abschnitt - Anzeigepflichtige Entlassungen\n\n### § 17 Anzeigepflicht\n\n(1) Der Arbeitgeber ist verpflichtet, der Agentur für Arbeit Anzeige zu erstatten, bevor er\n\n" +
+			"1.  in Betrieben mit in der Regel mehr als 20 und weniger als 60 Arbeitnehmern mehr als 5 Arbeitnehmer,\n\n" +
+			"2.  in Betrieben mit in der Regel mindestens 60 und weniger als 500 Arbeitnehmern 10 vom Hundert der im Betrieb regelmäßig beschäftigten Arbeitnehmer oder aber mehr als 25 Arbeitnehmer,\n\n" +
+			"3.  in Betrieben mit in der Regel mindestens 500 Arbeitnehmern mindestens 30 Arbeitnehmer\n\n" +
+			"innerhalb von 30 Kalendertagen entläßt. Den Entlassungen stehen andere Beendigungen des Arbeitsverhältnisses gleich, die vom Arbeitgeber veranlaßt werden.\n\n" +
+			"(2) Beabsichtigt der Arbeitgeber, nach Absatz 1 anzeigepflichtige Entlassungen vorzunehmen, hat er dem Betriebsrat rechtzeitig die zweckdienlichen Auskünfte zu erteilen und ihn schriftlich insbesondere zu unterrichten über die Gründe für die geplanten Entlassungen.\n",
+		"p/pkdbsa/index.md": "# Satzung der Pensionskasse (PKDBSa)\n\n## § 5 Anzeige der Beschäftigten\n\nDie beteiligten Arbeitgeber zeigen der Kasse die Beschäftigten an.\n\n" +
+			"## § 6 Ausscheiden von Arbeitgebern\n\n(2) Die Arbeitgeber können ihre Mitgliedschaft mit einer Frist von einem Jahr zum Ende eines Geschäftsjahres kündigen.\n\n" +
+			"(3) In besonderen Fällen kann eine Entlassung aus der Mitgliedschaft ohne Kündigungsfrist vereinbart werden, wenn der Arbeitgeber eine gleichwertige Versorgung anderweitig sicherstellt.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	r := mustSearch(t, ix, Query{Text: "Muss der Arbeitgeber Entlassungen anzeigen?"})
+	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "k/kschg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 17 Anzeigepflicht") {
+		t.Errorf("first: want KSchG § 17 Anzeigepflicht\n%s", describe(r))
 	}
 }
