@@ -378,9 +378,7 @@ func TestSearch_HeadingNamingTheWordsFirst(t *testing.T) {
 	})
 	ix := openIndex(t, v, Options{})
 	r := mustSearch(t, ix, Query{Text: "Wer ist zum Unterhalt verpflichtet?"})
-	if secs := flatSections(r); len(secs) < 2 || !strings.HasSuffix(secs[0].heading, "§ 1601 Unterhaltsverpflichtete") {
-		t.Errorf("first: want § 1601 Unterhaltsverpflichtete\n%s", describe(r))
-	}
+	wantFirstSection(t, r, "b/bgb/index.md", "§ 1601 Unterhaltsverpflichtete")
 }
 
 // A section with nothing to read (its heading, then a heading as high)
@@ -426,9 +424,7 @@ func TestSearch_SectionRankCountsHeadingCompounds(t *testing.T) {
 	})
 	ix := openIndex(t, v, Options{})
 	r := mustSearch(t, ix, Query{Text: "Urlaub Arbeitsverdienst"})
-	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "b/burlg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 11 Urlaubsentgelt") {
-		t.Errorf("first: want BUrlG § 11 Urlaubsentgelt\n%s", describe(r))
-	}
+	wantFirstSection(t, r, "b/burlg/index.md", "§ 11 Urlaubsentgelt")
 }
 
 // A heading with two compounds of a word names it once: a collective
@@ -446,9 +442,7 @@ func TestSearch_HeadingCompoundsCountOnce(t *testing.T) {
 	})
 	ix := openIndex(t, v, Options{})
 	r := mustSearch(t, ix, Query{Text: "werktägliche Arbeitszeit acht Stunden"})
-	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "a/arbzg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 3 Arbeitszeit der Arbeitnehmer") {
-		t.Errorf("first: want ArbZG § 3\n%s", describe(r))
-	}
+	wantFirstSection(t, r, "a/arbzg/index.md", "§ 3 Arbeitszeit der Arbeitnehmer")
 }
 
 // A section that holds every word of the question answers it more than a
@@ -471,7 +465,14 @@ func TestSearch_SectionWithEveryWordFirst(t *testing.T) {
 	})
 	ix := openIndex(t, v, Options{})
 	r := mustSearch(t, ix, Query{Text: "Muss der Arbeitgeber Entlassungen anzeigen?"})
-	if secs := flatSections(r); len(secs) == 0 || secs[0].path != "k/kschg/index.md" || !strings.HasSuffix(secs[0].heading, "§ 17 Anzeigepflicht") {
-		t.Errorf("first: want KSchG § 17 Anzeigepflicht\n%s", describe(r))
+	wantFirstSection(t, r, "k/kschg/index.md", "§ 17 Anzeigepflicht")
+}
+
+// wantFirstSection fails t unless the first section shown is note p's
+// section whose heading path ends in heading.
+func wantFirstSection(t *testing.T, r *Results, p, heading string) {
+	t.Helper()
+	if secs := flatSections(r); len(secs) == 0 || secs[0].path != p || !strings.HasSuffix(secs[0].heading, heading) {
+		t.Errorf("first section: want %s, %s\n%s", p, heading, describe(r))
 	}
 }
