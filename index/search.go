@@ -765,8 +765,11 @@ func (ix *Index) sectionQuery(pq *parsedQuery) query.Query {
 	word := func(k float64, ts ...string) query.Query {
 		var qs []query.Query
 		for _, t := range ts {
+			if t == "" {
+				continue // a word without a noun
+			}
 			for _, f := range sectionFields {
-				if n := ix.docFreq(f.name, t); t != "" && n > 0 {
+				if n := ix.docFreq(f.name, t); n > 0 {
 					cost += n
 					qs = append(qs, term(f.name, t, k*f.boost))
 				}

@@ -160,14 +160,19 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 			// as they are asked before one that names them in other
 			// forms ("§ 1601 Unterhaltsverpflichtete" before "§ 1751 …,
 			// Verpflichtung zum Unterhalt" for "Unterhalt verpflichtet").
-			sort.SliceStable(list, func(a, b int) bool { return headed(list[a].k) > headed(list[b].k) })
+			sortSections(list, headed)
 		}
 		if f != nil {
 			// A section with nothing to read (its heading, then a heading
 			// as high: a law's "§ 9" before a paragraph that the text's
 			// "-----" line made a heading) goes last: reading it would
 			// show its heading alone.
-			sort.SliceStable(list, func(a, b int) bool { return !f.empty(m, list[a].k) && f.empty(m, list[b].k) })
+			sortSections(list, func(k int) int {
+				if f.empty(m, k) {
+					return 0
+				}
+				return 1
+			})
 		}
 		hit.SectionsTotal = totals[i]
 		hit.SectionsOffset = min(from, len(list))
@@ -182,6 +187,16 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 		}
 	}
 	return out, nil
+}
+
+// sortSections orders list stably by key, the largest first, asking key
+// once per section (it reads headings, or the note's file).
+func sortSections(list []secHit, key func(k int) int) {
+	keys := make(map[int]int, len(list))
+	for _, s := range list {
+		keys[s.k] = key(s.k)
+	}
+	sort.SliceStable(list, func(a, b int) bool { return keys[list[a].k] > keys[list[b].k] })
 }
 
 // headingHolds returns how section k's own heading holds the required
