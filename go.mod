@@ -2,6 +2,8 @@ module github.com/vaultd/vaultd
 
 go 1.26.8
 
+toolchain go1.26.10
+
 require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1

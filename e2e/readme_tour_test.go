@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // tourSections are the README sections whose ```sh blocks make up the
@@ -96,14 +94,22 @@ func TestReadmeTour(t *testing.T) {
 			shellQuote("$ "+cmd), cmd, want, l.n, want)
 	}
 	home, tmp := t.TempDir(), t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-c", script.String())
+	// No deadline of its own: the tour is bounded by what it runs (go
+	// test's -timeout catches a hang), and a cold or loaded machine must
+	// not fail it. Go's caches stay where they are (they live under HOME
+	// by default): a new HOME would download every module, and the pinned
+	// toolchain, again.
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", script.String())
 	cmd.Dir = repoRoot
 	var env []string
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "VAULTD_") && !strings.HasPrefix(e, "HOME=") && !strings.HasPrefix(e, "TMPDIR=") {
 			env = append(env, e)
+		}
+	}
+	for _, name := range []string{"GOPATH", "GOMODCACHE", "GOCACHE", "GOENV"} {
+		if v := goEnv(t, name); v != "" {
+			env = append(env, name+"="+v)
 		}
 	}
 	cmd.Env = append(env, "HOME="+home, "TMPDIR="+tmp, "NO_COLOR=1")
@@ -116,3 +122,14 @@ func TestReadmeTour(t *testing.T) {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// goEnv is what go env says of name for this test's environment ("" if
+// it cannot tell).
+func goEnv(t *testing.T, name string) string {
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Logf("go env %s: %v", name, err)
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
