@@ -33,6 +33,12 @@ type Error struct {
 	// ("headings", "notes", "folders", "spaces", "candidates").
 	Alternatives []string
 	AltKind      string
+	// AltWhy says, for each of Alternatives (when set), what made it a
+	// candidate (`title "Grundgesetz für …"`), and AltClose how many of
+	// them, from the first, are close by name; the rest only hold the
+	// words asked for or share the folder named.
+	AltWhy   []string
+	AltClose int
 
 	// Conflicts: the version the caller expected and the current one.
 	Expected, Current string
