@@ -41,6 +41,7 @@ type Document struct {
 	Size       int64
 	Version    string // full hex SHA-256 of the file
 	Links      []LinkRef
+	Conflicts  bool // the text holds merge conflict markers
 }
 
 // Heading is a heading of a note as the index keeps it.
@@ -102,6 +103,7 @@ func fromNote(p string, src []byte, mod time.Time, r *note.Resolver, d *note.Doc
 		Modified:   mod,
 		Size:       int64(len(src)),
 		Version:    note.Version(src),
+		Conflicts:  len(d.Conflicts) > 0,
 	}
 	refs := headingRefs(d)
 	for i, h := range d.Headings {

@@ -182,9 +182,13 @@ type Index struct {
 	resolver  atomic.Pointer[note.Resolver]
 	noteCount atomic.Int64
 
-	names      atomic.Pointer[vault.NameTable] // names.go
-	namesDirty atomic.Bool                     // a commit changed the notes' names
-	namesMu    sync.Mutex                      // one rebuild at a time
+	// openedWithNames: the manifest Open loaded held notes, whose names
+	// answer lookups before the catch-up ends (names.go).
+	openedWithNames bool
+	names           atomic.Pointer[vault.NameTable] // names.go
+	namesGen        atomic.Uint64                   // counts the tables built
+	namesDirty      atomic.Bool                     // a commit changed the notes' names
+	namesMu         sync.Mutex                      // one rebuild at a time
 
 	indexed     atomic.Int64
 	updated     atomic.Int64 // unix nanoseconds of the last batch written; 0: none yet
@@ -329,6 +333,7 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	}
 	ix.rebuildResolver()
 	ix.noteCount.Store(int64(ix.man.notes()))
+	ix.openedWithNames = ix.noteCount.Load() > 0
 	ix.total.Store(ix.noteCount.Load())
 	ix.done.Store(ix.noteCount.Load())
 	ix.building.Store(true)
@@ -854,6 +859,7 @@ func (ix *Index) checkOrphans(onDisk map[string]bool) ([]string, error) {
 		if e.Note && !inIndex[p] {
 			delete(ix.man.Files, p)
 			ix.manDirty = true
+			ix.namesDirty.Store(true)
 			if onDisk[p] {
 				again = append(again, p)
 			}

@@ -19,7 +19,9 @@ import (
 //	6: a long heading's read_note name is its first words (headingRefs);
 //	   a byte that is not UTF-8 no longer ends a note's tokens
 //	7: a permalink or slug property is searched like an alias (slugName)
-const mappingVersion = 7
+//	8: the manifest keeps each note's title shown, tags and conflict
+//	   markers (the catalog vault_overview lists from, names.go)
+const mappingVersion = 8
 
 const docType = "note"
 

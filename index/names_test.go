@@ -168,3 +168,143 @@ func TestNames_SharedClientAsksOwner(t *testing.T) {
 		t.Errorf("client LookupName = %+v, %v; want b/bgb/index.md by title", m, ok)
 	}
 }
+
+// TestNames_RestartAnswersFromSavedTable: after a restart the saved table
+// answers at once, before the comparison with the files ends: a note that
+// still bears the name is found without waiting, and a name the saved
+// table does not know waits for the comparison instead of failing or
+// walking the vault.
+func TestNames_RestartAnswersFromSavedTable(t *testing.T) {
+	v, dir := newVault(t, map[string]string{
+		"a/Alpha.md": "---\ntitle: Projekt Alpha\n---\n# Alpha\n",
+		"b/Beta.md":  "---\ntitle: Alter Titel\n---\n",
+	})
+	state := t.TempDir()
+	ix := openIndex(t, v, Options{Dir: state})
+	ix.Close()
+	// Changed while no vaultd ran.
+	writeFiles(t, dir, map[string]string{
+		"c/Neu.md":  "---\ntitle: Neuer Plan\n---\n",
+		"b/Beta.md": "---\ntitle: Neuer Titel\n---\n",
+	})
+	hold := make(chan struct{})
+	testHookCommit = func() { <-hold }
+	defer func() { testHookCommit = nil }()
+	ix, err := Open(v, Options{Dir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	released := false
+	defer func() {
+		if !released {
+			close(hold)
+		}
+	}()
+	m, ok := ix.LookupName("Projekt Alpha", false)
+	if !ok || !m.Behind || len(m.Paths) != 1 || m.Paths[0] != "a/Alpha.md" {
+		t.Fatalf("LookupName before the catch-up = %+v, %v; want a/Alpha.md from the saved table, behind", m, ok)
+	}
+	v.SetNames(ix)
+	if got := lookupPath(t, v, "Projekt Alpha"); got != "a/Alpha.md" {
+		t.Errorf("Find before the catch-up = %q, want a/Alpha.md", got)
+	}
+	// The new note is found once the catch-up ends, which Find waits for.
+	time.AfterFunc(100*time.Millisecond, func() { close(hold) })
+	released = true
+	if got := lookupPath(t, v, "Neuer Plan"); got != "c/Neu.md" {
+		t.Errorf("Find of a note added while no vaultd ran = %q, want c/Neu.md", got)
+	}
+	if got := lookupPath(t, v, "Alter Titel"); got != "" {
+		t.Errorf("Find of a title changed while no vaultd ran = %q, want none", got)
+	}
+	if got := lookupPath(t, v, "Neuer Titel"); got != "b/Beta.md" {
+		t.Errorf("Find(Neuer Titel) = %q, want b/Beta.md", got)
+	}
+}
+
+// TestOpenNames_SavedTableThenCatchUp: a process without the index (vaultd
+// read on the command line) looks names up in the manifest the index saved:
+// a note that still bears the name is read without a walk; a name the saved
+// table lacks makes it compare the files once, reading only what changed.
+func TestOpenNames_SavedTableThenCatchUp(t *testing.T) {
+	v, dir := newVault(t, map[string]string{
+		"a/Alpha.md":       "---\ntitle: Projekt Alpha\ntags: [projekt]\n---\n# Alpha\n",
+		"b/Beta.md":        "---\ntitle: Alter Titel\n---\n",
+		"x/bild.png":       "png",
+		"k/kschg/index.md": "---\ntitle: Kündigungsschutzgesetz\n---\n",
+	})
+	state := t.TempDir()
+	ix := openIndex(t, v, Options{Dir: state})
+	ix.Close()
+	writeFiles(t, dir, map[string]string{
+		"c/Neu.md":  "---\ntitle: Neuer Plan\n---\n",
+		"b/Beta.md": "---\ntitle: Neuer Titel\n---\n",
+	})
+	names := OpenNames(v, Options{Dir: state})
+	defer names.Close()
+	v.SetNames(names)
+	if got := lookupPath(t, v, "Projekt Alpha"); got != "a/Alpha.md" {
+		t.Errorf("Find(Projekt Alpha) = %q, want a/Alpha.md", got)
+	}
+	if got := lookupPath(t, v, "kschg"); got != "k/kschg/index.md" {
+		t.Errorf("Find(kschg) = %q, want the folder note", got)
+	}
+	if names.current {
+		t.Errorf("a name the saved table holds made Names compare the files")
+	}
+	if got := lookupPath(t, v, "Neuer Plan"); got != "c/Neu.md" {
+		t.Errorf("Find(Neuer Plan) = %q, want c/Neu.md after the comparison", got)
+	}
+	if !names.current {
+		t.Errorf("a miss did not make Names compare the files")
+	}
+	if got := lookupPath(t, v, "Alter Titel"); got != "" {
+		t.Errorf("Find(Alter Titel) = %q, want none", got)
+	}
+	entries, behind := names.Catalog()
+	byPath := map[string]vault.NameEntry{}
+	for _, e := range entries {
+		byPath[e.Path] = e
+	}
+	if behind || byPath["c/Neu.md"].Title != "Neuer Plan" || !byPath["x/bild.png"].Attachment ||
+		len(byPath["a/Alpha.md"].Tags) != 1 || byPath["a/Alpha.md"].Version == "" {
+		t.Errorf("Catalog = %+v (behind %v)", entries, behind)
+	}
+	// Nothing was written to the state dir by Names.
+	if fi, err := os.Stat(filepath.Join(state, manifestName)); err != nil || fi.ModTime().After(time.Now()) {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenNames_AsksTheOwner: while a vaultd process keeps the index,
+// Names asks it, and its answers are current.
+func TestOpenNames_AsksTheOwner(t *testing.T) {
+	v, dir := newVault(t, map[string]string{"b/bgb/index.md": "---\nTitle: Bürgerliches Gesetzbuch\n---\n"})
+	state := t.TempDir()
+	owner, err := OpenShared(v, Options{Dir: state, Watch: true, Quiet: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := owner.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	names := OpenNames(v, Options{Dir: state})
+	defer names.Close()
+	m, ok := names.LookupName("Bürgerliches Gesetzbuch", false)
+	if !ok || len(m.Paths) != 1 || m.Paths[0] != "b/bgb/index.md" || names.client == nil {
+		t.Fatalf("LookupName = %+v, %v (asked the owner: %v)", m, ok, names.client != nil)
+	}
+	writeFiles(t, dir, map[string]string{"n/neu.md": "# Ganz neu\n"})
+	v.SetNames(names)
+	if got := lookupPath(t, v, "Ganz neu"); got != "n/neu.md" {
+		t.Errorf("Find of a note the owner's watcher takes in = %q, want n/neu.md", got)
+	}
+	tab, _ := names.Names()
+	if tab == nil || tab.Len() != 2 {
+		t.Errorf("Names from the owner = %v", tab)
+	}
+}

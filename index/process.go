@@ -150,6 +150,7 @@ func (ix *Index) prepare(paths []string, force map[string]bool) (items []item, k
 		exists := it.size >= 0
 		if exists != it.had {
 			changed = true
+			ix.namesDirty.Store(true) // a file came or went: the name table lists files
 			keys = append(keys, pathKey(it.path))
 			if !exists {
 				targets = append(targets, it.path)
@@ -438,7 +439,9 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			n++
 		default:
 			old := ix.man.Files[r.path]
-			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases, Titles: r.doc.Titles, Sections: r.doc.sectionSlots(), SectionDocs: r.doc.sectionDocs()}
+			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases, Titles: r.doc.Titles,
+				Title: r.doc.Title, Tags: r.doc.Tags, Conflicts: r.doc.Conflicts,
+				Sections: r.doc.sectionSlots(), SectionDocs: r.doc.sectionDocs()}
 			if !old.Note || !slices.Equal(old.Titles, e.Titles) || !slices.Equal(old.Aliases, e.Aliases) {
 				ix.namesDirty.Store(true)
 			}

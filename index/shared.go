@@ -50,7 +50,8 @@ const (
 	//	2: Query.Path and Query.Sections; hits carry their sections
 	//	3: similar
 	//	4: names (LookupName)
-	wireProto = 4
+	//	5: catchup-names, names-table, catalog
+	wireProto = 5
 )
 
 // Shared is a handle on a vault's index that other vaultd processes on the

@@ -28,13 +28,14 @@ type wireHello struct {
 
 type wireRequest struct {
 	ID      uint64
-	Method  string // search, similar, backlinks, status, update, wait, names
+	Method  string // search, similar, backlinks, status, update, wait, names, catchup-names, names-table, catalog
 	Query   Query
 	Similar SimilarQuery
 	Path    string
 	Link    bool // names: the reference was a [[link]]
 	Paths   []string
 	Timeout time.Duration // the caller's remaining time; 0: none
+	Gen     uint64        // names-table: the generation of the table the caller has
 }
 
 type wireResponse struct {
@@ -45,7 +46,9 @@ type wireResponse struct {
 	Status    *Status
 	Ready     bool
 	Names     *vault.NameMatch
-	ErrKind   string // "", query, closed, canceled, deadline, other
+	NamesGen  uint64            // names-table: the generation of the owner's table
+	Catalog   []vault.NameEntry // catalog; names-table when the caller's table is old
+	ErrKind   string            // "", query, closed, canceled, deadline, other
 	Err       string
 	QueryErr  *QueryError
 }
@@ -180,6 +183,21 @@ func (w *wireServer) handle(req wireRequest) (resp wireResponse) {
 	case "names":
 		m, ok := w.ix.LookupName(req.Path, req.Link)
 		resp.Names, resp.Ready = &m, ok
+	case "catchup-names":
+		resp.Ready = w.ix.CatchUpNames(ctx)
+	case "names-table":
+		// The generation is read first: a table built meanwhile goes out
+		// under the older number, and the caller fetches it once more.
+		resp.NamesGen = w.ix.namesGen.Load()
+		t, behind := w.ix.Names()
+		resp.Ready = t != nil && !behind
+		if t != nil && resp.NamesGen != req.Gen {
+			resp.Catalog = t.Entries()
+		}
+	case "catalog":
+		var behind bool
+		resp.Catalog, behind = w.ix.Catalog()
+		resp.Ready = !behind
 	case "wait":
 		// Not ready within the slice is an answer, not an error.
 		resp.Ready = w.ix.WaitReady(ctx) == nil
@@ -242,6 +260,25 @@ type wireClient struct {
 	pending map[uint64]chan wireResponse
 	nextID  uint64
 	dead    bool
+
+	namesMu  sync.Mutex
+	namesGen uint64 // of table
+	table    *vault.NameTable
+}
+
+// names returns the owner's name table, fetched again only when the
+// owner's changed since the last call.
+func (c *wireClient) names() (*vault.NameTable, bool, error) {
+	c.namesMu.Lock()
+	defer c.namesMu.Unlock()
+	r, err := c.call(context.Background(), nameLookupTimeout, wireRequest{Method: "names-table", Gen: c.namesGen})
+	if err != nil {
+		return nil, false, err
+	}
+	if r.NamesGen != c.namesGen || c.table == nil {
+		c.table, c.namesGen = vault.NewNameTable(r.Catalog), r.NamesGen
+	}
+	return c.table, !r.Ready, nil
 }
 
 // dial connects to the owner of the index in dir.
@@ -320,6 +357,13 @@ func (c *wireClient) fail() {
 }
 
 func (c *wireClient) close() { c.fail() }
+
+// isDead reports whether the connection to the owner is lost.
+func (c *wireClient) isDead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
 
 // call sends req and waits for its answer, for ctx or timeout (if > 0).
 // Errors: errConnLost when the owner went away or is closing; the owner's

@@ -93,6 +93,10 @@ type CoreOptions struct {
 	// until it is open. An error leaves search and backlinks out with it as
 	// the reason, as IndexUnavailable does.
 	OpenIndex func() (Index, error)
+	// Names answers name lookups where there is no index, and until the
+	// index given as OpenIndex is open (index.OpenNames: the manifest the
+	// index saved, or the process that keeps it); nil: the vault walks.
+	Names vault.NameSource
 	// Logger receives problems worth a person's attention. Default: none.
 	Logger *slog.Logger
 }
@@ -131,6 +135,9 @@ func NewCore(v *vault.Vault, o CoreOptions) (*Core, error) {
 		return nil, err
 	}
 	v.SetPolicy(policy{c})
+	if o.Names != nil {
+		v.SetNames(o.Names)
+	}
 	opened := func() {
 		if ns, ok := c.idx.(vault.NameSource); ok {
 			// Names resolve from the index's table instead of a walk of the
@@ -142,18 +149,14 @@ func NewCore(v *vault.Vault, o CoreOptions) (*Core, error) {
 	if o.OpenIndex == nil {
 		opened()
 	} else {
-		// Until the index is open, name lookups wait for its table rather
-		// than walk the vault.
-		v.SetNames(openingNames{c})
+		// Until the index is open, o.Names answers (the index's saved
+		// table), so the first calls after a start wait for nothing.
 		go func() {
 			ix, err := o.OpenIndex()
 			if err != nil || ix == nil {
 				ix, c.noIndex = nil, err
 			}
 			c.idx = ix
-			if ix == nil {
-				v.SetNames(nil)
-			}
 			opened()
 		}()
 	}
@@ -181,28 +184,6 @@ func (c *Core) index() Index {
 // WaitIndex waits until the index given as CoreOptions.OpenIndex is open
 // (or failed to open) and returns it; nil when the core has none.
 func (c *Core) WaitIndex() Index { return c.index() }
-
-// openingNames answers name lookups while the index opens: from its table
-// once it is open, or, without an index, not at all (the vault then
-// looks names up itself). A reference that is the exact path of a note
-// waits for nothing: the vault reads it directly.
-type openingNames struct{ c *Core }
-
-func (o openingNames) LookupName(target string, link bool) (vault.NameMatch, bool) {
-	select {
-	case <-o.c.idxOpen:
-	default:
-		if p, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil {
-			if fi, err := fs.Stat(o.c.v.FS(), p); err == nil && fi.Mode().IsRegular() {
-				return vault.NameMatch{}, false
-			}
-		}
-	}
-	if ns, ok := o.c.index().(vault.NameSource); ok {
-		return ns.LookupName(target, link)
-	}
-	return vault.NameMatch{}, false
-}
 
 // Vault returns the vault the core serves.
 func (c *Core) Vault() *vault.Vault { return c.v }

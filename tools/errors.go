@@ -22,6 +22,8 @@ type failure struct {
 	path string // the note path or reference the caller gave
 	args []arg  // the failed call's arguments, to build corrected calls
 	note *vault.Note
+	// noteArg is the argument that names the note ("" means "path").
+	noteArg string
 }
 
 // fail renders a domain error as an agent-facing error result: the wrong
@@ -56,15 +58,22 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
 	case errors.Is(err, note.ErrAmbiguous):
 		data["candidates"] = ve.Alternatives
-		b.WriteString("candidates (name one by its full path):\n")
-		for _, a := range ve.Alternatives {
-			b.WriteString("- " + a + "\n")
+		name := "heading"
+		if ve.AltKind == "notes" {
+			name = "path" // several notes share the name: pick one by its path
+			if f.noteArg != "" {
+				name = f.noteArg
+			}
+			why := c.titlesOf(ve.Alternatives)
+			b.WriteString("candidates, each a call to copy (their paths tell them apart):\n")
+			writeCandidates(&b, caller.Door, f, name, ve.Alternatives, why)
+		} else {
+			b.WriteString("candidates (name one by its full path):\n")
+			for _, a := range ve.Alternatives {
+				b.WriteString("- " + a + "\n")
+			}
 		}
 		if len(ve.Alternatives) > 0 {
-			name := "heading"
-			if ve.AltKind == "notes" {
-				name = "path" // several notes share the name: pick one by its path
-			}
 			next = append(next, retryWith(f, name, stripLineHint(ve.Alternatives[0])))
 		}
 	case errors.Is(err, note.ErrNotFound) && ve.AltKind == "headings":
@@ -113,18 +122,30 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		}
 	case errors.Is(err, note.ErrNotFound):
 		alts := limit(ve.Alternatives, maxAlternatives)
+		var why []string
 		if ve.AltKind == "notes" {
-			alts = c.closestBySearch(f.path, ve.Alternatives)
+			alts, why = c.closestBySearch(f.path, ve)
 		}
 		if len(alts) > 0 {
 			data["closest"] = alts
 			what, argName := "notes", "path"
+			if f.noteArg != "" {
+				argName = f.noteArg
+			}
 			if ve.AltKind == "folders" {
 				what, argName = "folders", "folder"
 			}
-			b.WriteString("closest " + what + ":\n")
-			for _, a := range alts {
-				b.WriteString("- " + a + "\n")
+			if ve.AltKind == "notes" {
+				// Every candidate is a call (rule 21): an agent that
+				// followed the first and found nothing reaches the rest.
+				data["closest_why"] = why
+				b.WriteString("closest notes, nearest first, each a call to copy:\n")
+				writeCandidates(&b, caller.Door, f, argName, alts, why)
+			} else {
+				b.WriteString("closest " + what + ":\n")
+				for _, a := range alts {
+					b.WriteString("- " + a + "\n")
+				}
 			}
 			next = append(next, retryWith(f, argName, alts[0]))
 		}
@@ -323,6 +344,24 @@ var toolPerms = map[string]string{}
 func init() {
 	for _, t := range tools {
 		toolPerms[t.name] = t.perm
+	}
+}
+
+// writeCandidates lists candidate notes, each as the call that takes the
+// agent there — the failed call with the candidate in argName when it
+// reads; for a write, the read that shows the candidate (a guess is never
+// offered as a change to make) — with what tells it apart.
+func writeCandidates(b *strings.Builder, door Door, f failure, argName string, paths, why []string) {
+	for i, p := range paths {
+		n := retryWith(f, argName, p)
+		if toolPerm(n.tool) != "read" {
+			n = readFor(n)
+		}
+		b.WriteString("- " + n.render(door))
+		if i < len(why) && why[i] != "" {
+			b.WriteString("  (" + why[i] + ")")
+		}
+		b.WriteString("\n")
 	}
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -40,31 +41,60 @@ func refWords(ref string) string {
 	return searchTerms(note.NoteName(t))
 }
 
-// closestBySearch extends the closest notes of a missing reference (found
-// by name: vault.NameTable) with what the index finds for the reference's
-// words, up to maxAlternatives: notes whose names are not like the
-// reference but whose title, aliases, folder-note folder name or text hold
-// its words — an English word for a German note reaches it this way when
-// the note's text uses it. Name matches stay first.
-func (c *Core) closestBySearch(ref string, byName []string) []string {
-	out := limit(byName, maxAlternatives)
-	words := refWords(ref)
-	if c.index() == nil || words == "" || len(out) >= maxAlternatives {
-		return out
+// closestBySearch completes the closest notes of a missing reference
+// (ve: found by name, vault.NameTable) with what the index finds for the
+// reference's words, up to maxAlternatives, and says of each why it is
+// listed. The notes close by name come first (ve.AltClose: the typed name
+// starts a name, or is a few slips from one), then the search's hits —
+// notes whose title, aliases, folder-note folder name or text hold the
+// words: an English word for a German note reaches it this way, and a law
+// the name merely shares a word with does not outrank the law the search
+// ranks first — then the rest of the name matches.
+func (c *Core) closestBySearch(ref string, ve *note.Error) ([]string, []string) {
+	paths, why := ve.Alternatives, ve.AltWhy
+	if len(why) != len(paths) {
+		why = make([]string, len(paths))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), nameSearchWait)
-	defer cancel()
-	res, err := c.idx.Search(ctx, index.Query{Text: words, Limit: maxAlternatives, Sections: 1})
+	closeN := min(ve.AltClose, len(paths))
+	out, outWhy := append([]string(nil), paths[:closeN]...), append([]string(nil), why[:closeN]...)
+	words := refWords(ref)
+	if c.index() != nil && words != "" && len(out) < maxAlternatives {
+		ctx, cancel := context.WithTimeout(context.Background(), nameSearchWait)
+		res, err := c.idx.Search(ctx, index.Query{Text: words, Limit: maxAlternatives, Sections: 1})
+		cancel()
+		if err == nil {
+			for _, h := range res.Hits {
+				if len(out) >= maxAlternatives {
+					break
+				}
+				if !contains(out, h.Path) {
+					out = append(out, h.Path)
+					outWhy = append(outWhy, "a search for "+strconv.Quote(words)+" finds it")
+				}
+			}
+		}
+	}
+	for i := closeN; i < len(paths) && len(out) < maxAlternatives; i++ {
+		if !contains(out, paths[i]) {
+			out, outWhy = append(out, paths[i]), append(outWhy, why[i])
+		}
+	}
+	return out, outWhy
+}
+
+// titlesOf says of each note its title, from the vault's name table:
+// `title "…"` ("" where it has none).
+func (c *Core) titlesOf(paths []string) []string {
+	out := make([]string, len(paths))
+	t, _, err := c.v.Names()
 	if err != nil {
 		return out
 	}
-	out = append([]string(nil), out...)
-	for _, h := range res.Hits {
-		if len(out) >= maxAlternatives {
-			break
-		}
-		if !contains(out, h.Path) {
-			out = append(out, h.Path)
+	for i, p := range paths {
+		if e, ok := t.Entry(p); ok && e.Title != "" {
+			out[i] = "title " + strconv.Quote(e.Title)
+		} else if e, ok := t.Entry(p); ok && len(e.Titles) > 0 {
+			out[i] = "title " + strconv.Quote(e.Titles[0])
 		}
 	}
 	return out

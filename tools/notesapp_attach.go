@@ -43,7 +43,7 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 	if r := c.need(caller, tool, "write"); r != nil {
 		return r
 	}
-	f := failure{tool: tool, path: a.Note, args: []arg{{"name", a.Name}, {"content_base64", "…"}}}
+	f := failure{tool: tool, path: a.Note, args: []arg{{"name", a.Name}, {"content_base64", "…"}}, noteArg: "note"}
 	if a.Note != "" {
 		f.args = append(f.args, arg{"note", a.Note})
 	}
@@ -81,15 +81,7 @@ func (c *Core) UploadAttachment(ctx context.Context, caller Caller, a UploadAtta
 		RuleFolder: rl.Attachments, RuleSource: rl.AttachmentsSource}
 	res, err := c.v.UploadAttachment(up, c.opts(caller, a.ChangeSummary, ""))
 	if err != nil && res == nil {
-		r := c.failApp(caller, f, a.Note, err)
-		if errKind(err) == note.ErrNotFound && a.Note != "" {
-			// The note is what is missing: suggest the call with the
-			// closest note, not with a "path" the tool does not take.
-			if ve, ok := note.AsError(err); ok && len(ve.Alternatives) > 0 {
-				r.Text = dropNext(r.Text) + "\n" + strings.Join(suggest(caller.Door, f, retryWith(f, "note", ve.Alternatives[0])), "\n")
-			}
-		}
-		return r
+		return c.failApp(caller, f, a.Note, err)
 	}
 	d := UploadData{File: res.Path, Size: res.Size, Type: res.MIME, Version: note.ShortVersion(res.Version),
 		Folder: res.Folder, FolderFrom: res.FolderFrom, Renamed: res.Renamed, ChangeID: res.ChangeID,

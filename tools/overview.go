@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -89,7 +90,10 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 		return r
 	}
 	f := failure{tool: tool}
-	notes, err := c.v.Notes()
+	// From the name table, which knows every note's space, tags and time
+	// without reading it (the 14,594 notes of a docs vault took 2.4 s to
+	// list by reading them, each call).
+	entries, _, err := c.v.Catalog()
 	if err != nil {
 		return c.fail(caller, f, err)
 	}
@@ -97,13 +101,16 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 	if err != nil {
 		return c.fail(caller, f, err)
 	}
-	data := OverviewData{Notes: len(notes), Rules: strings.TrimSpace(rl.Summary())}
-	_ = c.v.Walk(func(e vault.Entry) error {
-		if !e.Note {
+	var data OverviewData
+	var notes []vault.NameEntry
+	for _, e := range entries {
+		if e.Attachment {
 			data.Attachments++
+		} else {
+			notes = append(notes, e)
 		}
-		return nil
-	})
+	}
+	data.Notes, data.Rules = len(notes), strings.TrimSpace(rl.Summary())
 
 	spaceCount := map[string]int{}
 	for _, s := range c.v.Spaces() {
@@ -112,10 +119,10 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 	folderCount := map[string]int{}
 	tagCount := map[string]int{}
 	for _, n := range notes {
-		if n.Space == "" {
+		if sp := note.SpaceOf(n.Path); sp == "" {
 			data.RootNotes++
 		} else {
-			spaceCount[n.Space]++
+			spaceCount[sp]++
 		}
 		parts := strings.Split(n.Path, "/")
 		for depth := 2; depth <= overviewFolderDepth && depth < len(parts); depth++ {
@@ -137,10 +144,23 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 		data.Folders = data.Folders[:overviewMaxFolders]
 	}
 
-	recent := append([]*vault.Note(nil), notes...)
-	sort.SliceStable(recent, func(i, j int) bool { return recent[i].ModTime.After(recent[j].ModTime) })
-	for _, n := range recent[:min(overviewRecent, len(recent))] {
-		data.Recent = append(data.Recent, ListedNote{NoteRef: refOf(n), Modified: when(n.ModTime)})
+	sort.Slice(notes, func(i, j int) bool {
+		if !notes[i].ModTime.Equal(notes[j].ModTime) {
+			return notes[i].ModTime.After(notes[j].ModTime)
+		}
+		return notes[i].Path < notes[j].Path
+	})
+	refs := c.noteRefs()
+	for _, n := range notes[:min(overviewRecent, len(notes))] {
+		ref := refs.at(n.Path) // as it is now: its version may have moved since the table read it
+		if ref.Version == goneVersion {
+			continue
+		}
+		modified := n.ModTime
+		if e, ok := c.v.Known(n.Path); ok {
+			modified = e.ModTime
+		}
+		data.Recent = append(data.Recent, ListedNote{NoteRef: ref, Modified: when(modified)})
 	}
 
 	for t, n := range tagCount {
@@ -198,7 +218,7 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 			}
 		}
 	}
-	c.overviewGit(&b, &data, notes, caller)
+	c.overviewGit(&b, &data, caller)
 	if len(data.Recent) > 0 {
 		b.WriteString("\nrecently changed:\n")
 		for _, n := range data.Recent {
@@ -232,7 +252,7 @@ func (c *Core) Overview(ctx context.Context, caller Caller, _ OverviewArgs) *Res
 }
 
 // overviewGit writes the notes in conflict and the last sync round.
-func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, notes []*vault.Note, caller Caller) {
+func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, caller Caller) {
 	if last, ok := c.v.LastSync(); ok {
 		data.Sync = &SyncData{Time: when(last.Time), Result: last.Text()}
 		if last.OK() {
@@ -246,21 +266,13 @@ func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, notes []*vaul
 		return
 	}
 	refs := c.noteRefs()
-	byPath := map[string]*vault.Note{}
-	for _, n := range notes {
-		byPath[n.Path] = n
-	}
 	fmt.Fprintf(b, "\nin conflict (%s with unresolved merge conflicts; read them before relying on them):\n", plural(len(conflicts), "note", "notes"))
 	for i, nc := range conflicts {
 		if i == overviewConflicts {
 			fmt.Fprintf(b, "(%d more notes in conflict)\n", len(conflicts)-overviewConflicts)
 			break
 		}
-		ref := refs.at(nc.Path)
-		if n := byPath[nc.Path]; n != nil {
-			ref = refOf(n)
-		}
-		cn := ConflictedNote{NoteRef: ref, Conflict: conflictData(nc, caller, false, nil)}
+		cn := ConflictedNote{NoteRef: refs.at(nc.Path), Conflict: conflictData(nc, caller, false, nil)}
 		data.InConflict = append(data.InConflict, cn)
 		b.WriteString("\n")
 		writeRef(b, cn.NoteRef, "")

@@ -45,31 +45,38 @@ func writeRef(b *strings.Builder, r NoteRef, indent string) {
 // or moved away since): there is no version to pass as expected_version.
 const goneVersion = "(none: not in the vault now)"
 
-// noteRefs names notes as they are now, from the vault's cached snapshot,
-// read once per answer (not per note) on first use.
+// noteRefs names notes as they are now: from the vault's name table where
+// the file is as the table read it (a stat), else read afresh (Known);
+// each note once per answer.
 type noteRefs struct {
-	c     *Core
-	notes map[string]*vault.Note
+	c    *Core
+	refs map[string]NoteRef
 }
 
-func (c *Core) noteRefs() *noteRefs { return &noteRefs{c: c} }
+func (c *Core) noteRefs() *noteRefs { return &noteRefs{c: c, refs: map[string]NoteRef{}} }
 
 // at names the note at p: its path, title, current version and space; or,
 // where no note is now, its path, the title its file name gives,
 // goneVersion and its space.
 func (r *noteRefs) at(p string) NoteRef {
-	if r.notes == nil {
-		r.notes = map[string]*vault.Note{}
-		if notes, err := r.c.v.Notes(); err == nil {
-			for _, n := range notes {
-				r.notes[n.Path] = n
-			}
-		}
+	if ref, ok := r.refs[p]; ok {
+		return ref
 	}
-	if n := r.notes[p]; n != nil {
-		return refOf(n)
+	ref := NoteRef{Path: p, Title: note.NoteTitle(p, nil), Version: goneVersion, Space: note.SpaceOf(p)}
+	if e, ok := r.c.v.Known(p); ok {
+		ref = refOfEntry(e)
 	}
-	return NoteRef{Path: p, Title: note.NoteTitle(p, nil), Version: goneVersion, Space: note.SpaceOf(p)}
+	r.refs[p] = ref
+	return ref
+}
+
+// refOfEntry names a note as the name table knows it.
+func refOfEntry(e vault.NameEntry) NoteRef {
+	title := e.Title
+	if title == "" {
+		title = note.NoteTitle(e.Path, nil)
+	}
+	return NoteRef{Path: e.Path, Title: title, Version: note.ShortVersion(e.Version), Space: note.SpaceOf(e.Path)}
 }
 
 // FileRef names a file an answer lists: a note by its block (path, title,

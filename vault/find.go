@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -121,10 +122,12 @@ func (v *Vault) snapshot() (*snapshot, error) {
 		s.paths = append(s.paths, p)
 		if f.note != nil {
 			s.notes = append(s.notes, f.note)
-			names = append(names, NameEntry{Path: p, Titles: note.TitleNames(f.note.Doc), Aliases: f.note.Aliases})
+			names = append(names, nameEntryOf(f.note))
 			if len(f.note.Aliases) > 0 {
 				aliases[p] = f.note.Aliases
 			}
+		} else {
+			names = append(names, NameEntry{Path: p, Attachment: true, Size: f.size, ModTime: f.mod})
 		}
 	}
 	sort.Strings(s.paths)
@@ -159,6 +162,19 @@ func (v *Vault) Resolver() (*note.Resolver, error) {
 	return s.resolver, nil
 }
 
+// NameEntry is what a name table knows of the note.
+func (n *Note) NameEntry() NameEntry { return nameEntryOf(n) }
+
+// nameEntryOf is what a name table knows of a note read whole.
+func nameEntryOf(n *Note) NameEntry {
+	e := NameEntry{Path: n.Path, Title: n.Title, Aliases: n.Aliases, Tags: n.Tags, Version: n.Version, Size: n.Size, ModTime: n.ModTime}
+	if n.Doc != nil {
+		e.Titles = note.TitleNames(n.Doc)
+		e.Conflicts = len(n.Doc.Conflicts) > 0
+	}
+	return e
+}
+
 // Find locates one note by a reference, trying in this order:
 //
 //  1. an exact vault path, with or without ".md" ("1_Projekte/Alpha");
@@ -181,14 +197,18 @@ func (v *Vault) Resolver() (*note.Resolver, error) {
 // (Resolver), Find never picks among notes that share a name: a caller
 // that names a note must get the one it means.
 //
-// The names come from the vault's NameSource (SetNames) when it is ready,
-// so a lookup reads one note and walks nothing; otherwise, and whenever
-// what the source answered is not what is on disk (an external change not
-// yet seen), from a walk of the vault.
+// The names come from the vault's NameSource (SetNames): a lookup reads
+// the one note it finds and walks nothing. A table that may lag the files
+// (the source is still reading the vault, or a change waits to be taken
+// in) is trusted for a note it finds that, read, still bears the name;
+// anything else — a miss, several notes, a note that no longer bears the
+// name — waits for the source to catch up (at most nameCatchUpWait) and
+// looks again. Without a source the vault is walked.
 //
 // Errors (all *Error): ErrInvalid for an empty reference; ErrAmbiguous
 // listing every candidate path (AltKind "notes"); ErrNotFound with the
-// closest notes, nearest first, at most 5 (AltKind "notes").
+// closest notes, nearest first, at most 5 (AltKind "notes", AltWhy saying
+// what made each close).
 func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	ref = strings.TrimSpace(ref)
 	target := ref
@@ -203,18 +223,15 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 		}
 		return nil, "", &note.Error{Op: "find", Kind: note.ErrInvalid, Msg: msg}
 	}
-	if src := v.nameSource(); src != nil {
-		if m, t, h, ok := lookupSplit(target, heading, bracketed, src.LookupName); ok {
-			if n, err, ok := v.found(m, t, ref); ok {
-				return n, h, err
-			}
-		}
-	}
-	// Step 1 without the walk: an exact path that exists needs no snapshot
-	// (the walk costs ~120 ms on a 6,600-note vault).
+	// Step 1 needs no table: an exact path that exists is read directly.
 	if c, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
 		if n, err := v.read(c); err == nil {
 			return n, heading, nil
+		}
+	}
+	if src := v.nameSource(); src != nil {
+		if n, h, err, ok := v.findIn(src, target, heading, bracketed); ok {
+			return n, h, err
 		}
 	}
 	s, err := v.snapshot()
@@ -226,7 +243,7 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	})
 	switch {
 	case m.What == "":
-		return nil, "", v.findNotFound(s.resolver, target, m.Closest)
+		return nil, "", v.findNotFound(target, m)
 	case len(m.Paths) > 1:
 		return nil, "", ambiguous(m, t)
 	}
@@ -237,6 +254,55 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	n.Path = m.Paths[0]
 	return n, h, nil
 }
+
+// nameCatchUpWait bounds how long a lookup waits for its name source to
+// take in the latest changes (a restart's comparison with the files takes
+// a fraction of a second on the 6,636 laws). Past it the lookup answers
+// from the table as it is, and a miss says the vault is still being read.
+const nameCatchUpWait = 3 * time.Second
+
+// findIn is Find's lookup in a name source; ok false when the source has
+// no table (Find then walks).
+func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *Note, h string, err error, ok bool) {
+	deadline := time.Now().Add(nameCatchUpWait)
+	for {
+		m, t, h, ok := lookupSplit(target, heading, link, src.LookupName)
+		if !ok {
+			return nil, "", nil, false
+		}
+		// One note that, read, no longer bears the name: the table lags a
+		// change even if the source does not know it yet (the watcher's
+		// event is on its way).
+		stale := false
+		if m.What != "" && len(m.Paths) == 1 {
+			n, ok := v.bearsName(m, t)
+			if ok {
+				return n, h, nil, true
+			}
+			stale = true
+		}
+		if (!m.Behind && !stale) || !time.Now().Before(deadline) {
+			if m.What != "" && len(m.Paths) > 1 {
+				return nil, "", ambiguous(m, t), true
+			}
+			if stale {
+				m = NameMatch{Closest: m.Paths, Why: []string{"changed a moment ago"}, Close: 1, Behind: true}
+			}
+			return nil, "", v.findNotFound(target, m), true
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		src.CatchUpNames(ctx)
+		cancel()
+		if stale {
+			time.Sleep(staleWait)
+		}
+	}
+}
+
+// staleWait is how long Find waits before it looks again when the table
+// named a note that no longer bears the name and the source did not know
+// of the change yet.
+const staleWait = 20 * time.Millisecond
 
 // SetNames makes Find look names up in src (see NameSource) instead of
 // walking the vault. nil goes back to walking.
@@ -250,6 +316,84 @@ func (v *Vault) nameSource() NameSource {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	return v.names
+}
+
+// Names returns the vault's name table: the NameSource's, brought up to
+// date first (at most nameCatchUpWait), or, without a source, one built
+// from a walk of the vault. behind says it may still lag the files.
+func (v *Vault) Names() (t *NameTable, behind bool, err error) {
+	if src := v.nameSource(); src != nil {
+		if t, behind := src.Names(); t != nil {
+			if behind {
+				ctx, cancel := context.WithTimeout(context.Background(), nameCatchUpWait)
+				src.CatchUpNames(ctx)
+				cancel()
+				if t2, b2 := src.Names(); t2 != nil {
+					t, behind = t2, b2
+				}
+			}
+			return t, behind, nil
+		}
+	}
+	s, err := v.snapshot()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.names, false, nil
+}
+
+// Catalog returns what the vault's NameSource knows of every file (a
+// note's title, tags, size, time and version as of its last reading),
+// brought up to date first (at most nameCatchUpWait); without a source, or
+// when it has no table, what a walk of the vault finds. behind says it may
+// still lag the files.
+func (v *Vault) Catalog() (entries []NameEntry, behind bool, err error) {
+	if src := v.nameSource(); src != nil {
+		if _, b := src.Names(); b {
+			ctx, cancel := context.WithTimeout(context.Background(), nameCatchUpWait)
+			src.CatchUpNames(ctx)
+			cancel()
+		}
+		if entries, behind := src.Catalog(); entries != nil {
+			return entries, behind, nil
+		}
+	}
+	s, err := v.snapshot()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.names.Entries(), false, nil
+}
+
+// Known returns what listings show of the note at p — its title, tags,
+// version, size and time — from the name table when the file's size and
+// time are still what the table read (one stat), else from the note read
+// afresh; ok false when there is no note at p.
+func (v *Vault) Known(p string) (NameEntry, bool) {
+	fi, err := v.root.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || !IsNote(p) {
+		return NameEntry{}, false
+	}
+	if t := v.namesNow(); t != nil {
+		if e, ok := t.Entry(p); ok && fi.Size() == e.Size && fi.ModTime().Equal(e.ModTime) && e.Version != "" {
+			return e, true
+		}
+	}
+	n, err := v.readAt(p, false)
+	if err != nil {
+		return NameEntry{}, false
+	}
+	n.Path = p
+	return nameEntryOf(n), true
+}
+
+// namesNow is the name source's table as it is, nil without one.
+func (v *Vault) namesNow() *NameTable {
+	if src := v.nameSource(); src != nil {
+		t, _ := src.Names()
+		return t
+	}
+	return nil
 }
 
 // lookupSplit runs lookup for target and, when that matches nothing and
@@ -272,23 +416,13 @@ func lookupSplit(target, heading string, link bool, lookup func(string, bool) (N
 	return m, target, heading, true
 }
 
-// found turns what a NameSource answered into Find's result. ok is false
-// when the answer cannot be trusted — the note it names is gone or no
-// longer bears the name (an external change the source has not seen yet),
-// or the reference may be an attachment — and Find must walk.
-func (v *Vault) found(m NameMatch, target, ref string) (*Note, error, bool) {
-	switch {
-	case m.What == "":
-		if note.IsFileExt(path.Ext(target)) && !strings.EqualFold(path.Ext(target), ".md") {
-			return nil, nil, false // an attachment: the walk says so
-		}
-		return nil, v.findNotFound(nil, target, m.Closest), true
-	case len(m.Paths) > 1:
-		return nil, ambiguous(m, target), true
-	}
+// bearsName reads the one note a name source matched and checks that it
+// still bears the name it was found by (the table may lag an edit); ok
+// false when it does not, or is gone.
+func (v *Vault) bearsName(m NameMatch, target string) (*Note, bool) {
 	n, err := v.readAt(m.Paths[0], false)
 	if err != nil {
-		return nil, nil, false
+		return nil, false
 	}
 	n.Path = m.Paths[0]
 	k := note.NameKey(target)
@@ -296,19 +430,19 @@ func (v *Vault) found(m NameMatch, target, ref string) (*Note, error, bool) {
 	case "title":
 		for _, t := range note.TitleNames(n.Doc) {
 			if note.NameKey(t) == k {
-				return n, nil, true
+				return n, true
 			}
 		}
-		return nil, nil, false
+		return nil, false
 	case "alias":
 		for _, a := range n.Aliases {
 			if note.NameKey(a) == k {
-				return n, nil, true
+				return n, true
 			}
 		}
-		return nil, nil, false
+		return nil, false
 	}
-	return n, nil, true
+	return n, true
 }
 
 // ambiguous is Find's ErrAmbiguous for a step that matched several notes.
@@ -377,24 +511,30 @@ func (v *Vault) foldsNames() bool {
 	return v.folds
 }
 
-// findNotFound builds Find's ErrNotFound: a path-like reference gets the
-// folder-aware message of notFound; a name gets what was searched. Both
-// list closest, the notes nearest to the reference (NameTable.Lookup). r,
-// when given, tells an attachment of that name, which is found but no note.
-func (v *Vault) findNotFound(r *note.Resolver, target string, closest []string) error {
-	if r != nil {
-		if res := r.ResolveName("", target); res.Status == note.Resolved && !IsNote(res.Target) {
-			return &note.Error{Op: "find", Path: res.Target, Kind: note.ErrNotFound, AltKind: "notes",
-				Msg:          "is an attachment, not a note; notes are .md files",
-				Alternatives: closest}
-		}
+// findNotFound builds Find's ErrNotFound from a lookup that matched no
+// note: a path-like reference gets the folder-aware message of notFound, a
+// name what was searched; both list the closest notes and say what made
+// each close. A reference naming an attachment is found, but no note.
+func (v *Vault) findNotFound(target string, m NameMatch) error {
+	if m.Attachment != "" && !IsNote(m.Attachment) {
+		return &note.Error{Op: "find", Path: m.Attachment, Kind: note.ErrNotFound, AltKind: "notes",
+			Msg:          "is an attachment, not a note; notes are .md files",
+			Alternatives: m.Closest, AltWhy: m.Why, AltClose: m.Close}
 	}
+	var e *note.Error
 	if strings.Contains(strings.Trim(target, "/"), "/") {
 		if c, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil {
-			return v.notFoundWith("find", c, closest)
+			e = v.notFoundWith("find", c, m.Closest)
 		}
 	}
-	return &note.Error{Op: "find", Kind: note.ErrNotFound, AltKind: "notes",
-		Msg:          fmt.Sprintf("no note has the path, file name, title or alias %q", target),
-		Alternatives: closest}
+	if e == nil {
+		e = &note.Error{Op: "find", Kind: note.ErrNotFound, AltKind: "notes",
+			Msg:          fmt.Sprintf("no note has the path, file name, title or alias %q", target),
+			Alternatives: m.Closest}
+	}
+	e.AltWhy, e.AltClose = m.Why, m.Close
+	if m.Behind {
+		e.Msg += " (vaultd is still reading the vault's notes: a note added or renamed in the last moments may not be known yet; retry in a few seconds)"
+	}
+	return e
 }

@@ -265,21 +265,33 @@ func (g *gitState) markClean(p string, k markerKey) {
 	g.noMarkers[p] = k
 }
 
-// Conflicts lists every note in conflict, by path.
+// Conflicts lists every note in conflict, by path: those the name table
+// knows to hold conflict markers (Catalog) and those git has unmerged,
+// each read to be sure; no other note is read.
 func (v *Vault) Conflicts() ([]*NoteConflict, error) {
-	notes, err := v.Notes()
+	entries, _, err := v.Catalog()
 	if err != nil {
 		return nil, err
 	}
 	m, _ := v.unmerged()
+	var candidates []string
+	for _, e := range entries {
+		if _, u := m[e.Path]; !e.Attachment && (e.Conflicts || u) {
+			candidates = append(candidates, e.Path)
+		}
+	}
 	var out []*NoteConflict
 	seen := map[string]bool{}
-	for _, n := range notes {
-		if _, u := m[n.Path]; len(n.Doc.Conflicts) == 0 && !u {
+	for _, p := range candidates {
+		n, err := v.Read(p)
+		if err != nil {
 			continue
 		}
-		seen[n.Path] = true
-		if c := v.ConflictIn(n.Path, n.Doc); c != nil {
+		if _, u := m[p]; len(n.Doc.Conflicts) == 0 && !u {
+			continue // resolved since the table read it
+		}
+		seen[p] = true
+		if c := v.ConflictIn(p, n.Doc); c != nil {
 			out = append(out, c)
 		}
 	}

@@ -100,13 +100,24 @@ func (v *Vault) NotePaths() []string {
 }
 
 // notFound builds the "note not found" error for path c: what the folder
-// holds instead, the closest notes elsewhere, and the spaces.
+// holds instead, the closest notes elsewhere, and the spaces. The closest
+// notes come from the name table (Names), ranked as Find ranks them.
 func (v *Vault) notFound(op, c string) error {
-	return v.notFoundWith(op, c, ClosestNotes(v.NotePaths(), c, 5))
+	t, behind, err := v.Names()
+	if err != nil {
+		return v.notFoundWith(op, c, ClosestNotes(v.NotePaths(), c, 5))
+	}
+	m := t.miss(c)
+	e := v.notFoundWith(op, c, m.Closest)
+	e.AltWhy, e.AltClose = m.Why, m.Close
+	if behind {
+		e.Msg += " (vaultd is still reading the vault's notes: a note added or renamed in the last moments may not be known yet)"
+	}
+	return e
 }
 
 // notFoundWith is notFound with the closest notes already known.
-func (v *Vault) notFoundWith(op, c string, closest []string) error {
+func (v *Vault) notFoundWith(op, c string, closest []string) *note.Error {
 	dir := note.FolderOf(c)
 	name := strings.TrimSuffix(path.Base(c), ".md")
 	e := &note.Error{Op: op, Path: c, Kind: note.ErrNotFound, AltKind: "notes"}

@@ -285,6 +285,7 @@ func (v *Vault) finishMove(g *Group) ([]string, string) {
 	var pending []string
 	renamed := 0
 	var recs []Change
+	var renamedNotes []string // old and new paths of the notes renamed here
 	for _, st := range g.Steps {
 		if st.Op != "rename" {
 			continue
@@ -315,12 +316,16 @@ func (v *Vault) finishMove(g *Group) ([]string, string) {
 		}
 		for _, old := range notes {
 			np := st.To + strings.TrimPrefix(old, st.From)
+			renamedNotes = append(renamedNotes, old, np)
 			if b, err := v.root.ReadFile(np); err == nil {
 				recs = append(recs, Change{Op: "move", Path: np, OldPath: old, Actor: g.Actor, Group: g.ID,
 					Summary: o.Summary, Before: note.Version(b), After: note.Version(b)})
 			}
 		}
 	}
+	// The index (and whoever else follows the vault) learns of the notes
+	// moved here as of any write's: no watcher has to see them.
+	v.notify(renamedNotes...)
 	if _, err := v.recordBatch(recs); err != nil {
 		return append(pending, g.From), ""
 	}

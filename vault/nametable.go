@@ -1,10 +1,12 @@
 package vault
 
 import (
+	"context"
 	"path"
-	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/vaultd/vaultd/note"
 )
@@ -17,16 +19,31 @@ import (
 // names 6,636 notes index.md, each in a folder named after its law).
 //
 // A NameTable answers Find's lookup steps from maps instead of a pass over
-// every note. Find builds one from its walk of the vault when nothing
-// better is at hand; a NameSource (the search index) keeps one current
-// across writes, external edits and processes, so that a lookup never walks
-// the vault.
+// every note, and knows what else of each note a listing needs without
+// reading it (its display title, tags, size, time, version): the vault's
+// overview, the notes an answer names. Find builds one from its walk of the
+// vault when nothing better is at hand; a NameSource (the search index,
+// whose manifest persists the table) keeps one current across writes,
+// external edits, processes and restarts, so that a lookup never walks the
+// vault.
 
-// NameEntry is one note as a name table knows it.
+// NameEntry is one file of the vault as a name table knows it: a note, or
+// an attachment (only Path, Size and ModTime are set then).
 type NameEntry struct {
 	Path    string   // as stored (Walk's NFC spelling)
 	Titles  []string // TitleNames of its parse
 	Aliases []string // frontmatter aliases
+
+	// What listings show of the note, as of its last reading.
+	Title     string // note.NoteTitle: the title it is shown with
+	Tags      []string
+	Version   string // hex SHA-256 of its bytes
+	Conflicts bool   // it holds merge conflict markers
+	Size      int64
+	ModTime   time.Time
+
+	// Attachment marks a file that is no note.
+	Attachment bool
 }
 
 // NameMatch is the outcome of one lookup in a name table: the paths of the
@@ -38,22 +55,55 @@ type NameMatch struct {
 	What  string
 	Paths []string // sorted; several mean the reference is ambiguous
 	// Closest are the notes nearest to a reference that matched nothing,
-	// nearest first, at most 5 (ClosestNotes, then titles and aliases).
+	// nearest first, at most 5 (closest.go); Why says for each what made
+	// it close (`title "…"`), for the agent to choose by; Close is how
+	// many of them are close by name (the rest only hold the typed words
+	// or are in the folder named).
 	Closest []string
+	Why     []string `json:",omitempty"`
+	Close   int      `json:",omitempty"`
+	// Attachment is the attachment a reference that matched no note names
+	// ("plan.pdf"), "" if none.
+	Attachment string `json:",omitempty"`
+	// Behind says the table may lag the files: it is being built or
+	// brought up to date, or a change waits to be taken in. A match is then
+	// checked against the note (Find reads it anyway), and a miss is not
+	// final until the source caught up (NameSource.CatchUpNames).
+	Behind bool `json:",omitempty"`
 }
 
-// NameSource looks names up in a table kept current elsewhere. LookupName
-// returns ok false when its table may be behind the files (still being
-// built, or changes are not being followed); Find then walks the vault.
+// NameSource keeps a vault's name table current (the search index does,
+// across processes and restarts), so that Find looks names up without a
+// walk of the vault.
 type NameSource interface {
+	// LookupName looks target up in the table as it is now (see
+	// NameTable.Lookup); m.Behind says whether the table may lag the
+	// files. ok is false when the source has no table at all (it failed,
+	// or was closed); Find then walks the vault.
 	LookupName(target string, link bool) (m NameMatch, ok bool)
+	// CatchUpNames waits until the table has taken in every change to the
+	// files made before the call, or until ctx ends; it reports whether
+	// the table is current.
+	CatchUpNames(ctx context.Context) bool
+	// Names returns the table as it is now, and whether it may lag the
+	// files; nil when the source has none.
+	Names() (t *NameTable, behind bool)
+	// Catalog returns what the source knows of every file as it is now
+	// (with what listings show: NameEntry), and whether it may lag the
+	// files; nil when the source has none.
+	Catalog() (entries []NameEntry, behind bool)
 }
 
 // NameTable is an immutable index of the names of a vault's notes. Build it
 // with NewNameTable; it is safe for concurrent use.
 type NameTable struct {
+	looseOnce sync.Once
+	loose     []closeName // every name, for closestNames (built at the first miss)
+
 	entries map[string]NameEntry // by path
 	paths   []string             // every note, sorted
+	files   map[string][]string  // LinkKey(path), LinkKey(file name) → attachments
+	attach  []NameEntry          // every attachment
 	exact   map[string][]string  // LinkKey(path) → paths
 	folder  map[string][]string  // LinkKey(folder) → its folder notes
 	name    map[string][]string  // LinkKey(file name, stem or folder-note folder name) → paths
@@ -65,6 +115,7 @@ type NameTable struct {
 func NewNameTable(entries []NameEntry) *NameTable {
 	t := &NameTable{
 		entries: make(map[string]NameEntry, len(entries)),
+		files:   make(map[string][]string),
 		exact:   make(map[string][]string, len(entries)),
 		folder:  make(map[string][]string),
 		name:    make(map[string][]string, len(entries)),
@@ -79,10 +130,21 @@ func NewNameTable(entries []NameEntry) *NameTable {
 			m[k] = append(l, p)
 		}
 	}
-	sorted := append([]NameEntry(nil), entries...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-	for _, e := range sorted {
+	order := make([]int, len(entries)) // sorted by path (the entries are large to move)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return entries[order[i]].Path < entries[order[j]].Path })
+	for _, i := range order {
+		e := entries[i]
 		if _, dup := t.entries[e.Path]; dup {
+			continue
+		}
+		if e.Attachment {
+			k := note.LinkKey(e.Path)
+			add(t.files, k, e.Path)
+			add(t.files, path.Base(k), e.Path)
+			t.attach = append(t.attach, e)
 			continue
 		}
 		t.entries[e.Path] = e
@@ -184,67 +246,62 @@ func compactSorted(s []string) []string {
 }
 
 func (t *NameTable) miss(target string) NameMatch {
-	return NameMatch{Closest: t.closest(target, 5)}
+	var m NameMatch
+	for _, c := range t.Closest(target, 5) {
+		m.Closest = append(m.Closest, c.Path)
+		m.Why = append(m.Why, c.Why)
+		if c.rank <= rankStartSpelling {
+			m.Close++
+		}
+	}
+	m.Attachment = t.attachment(target)
+	return m
+}
+
+// attachment returns the attachment target names, by its path or, alone
+// in the vault, by its file name ("" if none).
+func (t *NameTable) attachment(target string) string {
+	k := note.LinkKey(strings.Trim(strings.TrimSpace(target), "/"))
+	if l := t.files[k]; len(l) > 0 {
+		return l[0]
+	}
+	return ""
+}
+
+// Entry returns what the table knows of the note at p (as stored).
+func (t *NameTable) Entry(p string) (NameEntry, bool) {
+	e, ok := t.entries[p]
+	return e, ok
+}
+
+// Notes calls fn for every note, by path.
+func (t *NameTable) Notes(fn func(NameEntry)) {
+	for _, p := range t.paths {
+		fn(t.entries[p])
+	}
+}
+
+// Attachments is the number of attachments in the table.
+func (t *NameTable) Attachments() int { return len(t.attach) }
+
+// Entries returns every entry of the table, notes and attachments, as
+// NewNameTable took them.
+func (t *NameTable) Entries() []NameEntry {
+	out := make([]NameEntry, 0, len(t.paths)+len(t.attach))
+	for _, p := range t.paths {
+		out = append(out, t.entries[p])
+	}
+	return append(out, t.attach...)
+}
+
+// Closest ranks the notes nearest to target, at most n (closest.go).
+func (t *NameTable) Closest(target string, n int) []Closest {
+	t.looseOnce.Do(func() { t.loose = looseNames(t.paths, t.entries) })
+	return t.closestNames(target, n)
 }
 
 // Has reports whether the note at path p is in the table, as stored.
 func (t *NameTable) Has(p string) bool {
 	_, ok := t.entries[p]
 	return ok
-}
-
-// closest ranks notes for a reference that matched nothing: first by
-// name (ClosestNotes: file names, folder-note folder names), then notes
-// whose title or an alias contains the reference or is a few edits away
-// from it. At most n, nearest first.
-func (t *NameTable) closest(target string, n int) []string {
-	out := ClosestNotes(t.paths, target, n)
-	if len(out) >= n {
-		return out
-	}
-	k := note.NameKey(note.NoteName(strings.TrimSuffix(target, "/")))
-	if k == "" {
-		return out
-	}
-	type scored struct {
-		p string
-		d int
-	}
-	var more []scored
-	for _, p := range t.paths {
-		if slices.Contains(out, p) {
-			continue
-		}
-		e := t.entries[p]
-		best := -1
-		for _, name := range append(append([]string(nil), e.Titles...), e.Aliases...) {
-			nk := note.NameKey(name)
-			if nk == "" {
-				continue
-			}
-			d := note.Distance(k, nk)
-			if strings.Contains(nk, k) || strings.Contains(k, nk) {
-				d = min(d, 1)
-			}
-			if d <= max(2, len([]rune(k))/4) && (best < 0 || d < best) {
-				best = d
-			}
-		}
-		if best >= 0 {
-			more = append(more, scored{p, best})
-		}
-	}
-	sort.SliceStable(more, func(i, j int) bool {
-		if more[i].d != more[j].d {
-			return more[i].d < more[j].d
-		}
-		return more[i].p < more[j].p
-	})
-	for _, m := range more {
-		if len(out) >= n {
-			break
-		}
-		out = append(out, m.p)
-	}
-	return out
 }

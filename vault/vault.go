@@ -47,10 +47,11 @@ type Vault struct {
 	state    *os.Root
 	opts     Options
 
-	mu     sync.RWMutex
-	policy Policy
-	cache  noteCache  // parsed notes by (path, size, mtime) for Find, Notes, Resolver (find.go)
-	names  NameSource // Find's names without a walk (SetNames); nil: walk
+	mu      sync.RWMutex
+	policy  Policy
+	cache   noteCache  // parsed notes by (path, size, mtime) for Find, Notes, Resolver (find.go)
+	names   NameSource // Find's names without a walk (SetNames); nil: walk
+	onClose []func()   // OnClose
 
 	w writeState // the write side: note locks, subscribers (write.go)
 
@@ -187,7 +188,22 @@ func stateInside(vaultDir, stateDir string) string {
 
 // Close releases the vault's roots.
 func (v *Vault) Close() error {
+	v.mu.Lock()
+	fns := v.onClose
+	v.onClose = nil
+	v.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 	return errors.Join(v.root.r.Close(), v.state.Close())
+}
+
+// OnClose has Close call fn first (what a door opened for the vault, such
+// as its name source's connection).
+func (v *Vault) OnClose(fn func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.onClose = append(v.onClose, fn)
 }
 
 // Dir returns the vault's host path (for people; never shown to agents).

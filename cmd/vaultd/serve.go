@@ -249,7 +249,10 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	ctx, fail := context.WithCancelCause(cmd.Context())
 	defer fail(nil)
 	var idx *index.Shared // set by OpenIndex; read after c.WaitIndex
-	o := tools.CoreOptions{Logger: logger, OpenIndex: func() (tools.Index, error) {
+	// Until the index is open, names come from the table it saved.
+	names := index.OpenNames(v, ixo)
+	defer names.Close()
+	o := tools.CoreOptions{Logger: logger, Names: names, OpenIndex: func() (tools.Index, error) {
 		ix, err := index.OpenShared(v, ixo)
 		if err != nil {
 			if !errors.Is(err, index.ErrBusy) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -31,13 +32,17 @@ func (a *app) vaultDirFor() (dir, from string) {
 }
 
 // openCore opens the vault and the core every command shares. The caller
-// closes the vault.
+// closes the vault. Names are looked up in the index's saved table, or
+// asked of the vaultd process that keeps the index (index.OpenNames): a
+// command that names a note by its title reads that note, not the vault.
 func (a *app) openCore() (*tools.Core, *vault.Vault, error) {
 	v, err := a.openVault()
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := tools.NewCore(v, tools.CoreOptions{})
+	names := index.OpenNames(v, index.Options{})
+	v.OnClose(func() { names.Close() })
+	c, err := tools.NewCore(v, tools.CoreOptions{Names: names})
 	if err != nil {
 		v.Close()
 		return nil, nil, err

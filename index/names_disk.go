@@ -1,0 +1,234 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+
+	"github.com/vaultd/vaultd/vault"
+)
+
+// Names is a vault's name table for a process that needs names but no
+// search: vaultd read, append, history and overview on the command line,
+// and a server in the moments before its index is open. It opens no bleve
+// index and walks nothing to answer a lookup:
+//
+//   - when a vaultd process keeps the vault's index, Names asks it (over
+//     the socket, as Shared does): its table is current;
+//   - otherwise it reads the manifest the last process that kept the index
+//     saved (3 ms for the 6,636 laws): every note's names as of then.
+//     That table may lag the files (Behind), so Find trusts it only for a
+//     note that, read, still bears the name; anything else makes it catch
+//     up (CatchUpNames): one walk of the vault comparing sizes and times
+//     with the manifest, reading only the notes that changed.
+//
+// Without a manifest (the vault was never indexed) Names has no table, and
+// Find walks the vault as before. Names changes nothing on disk. It is safe
+// for concurrent use.
+type Names struct {
+	v   *vault.Vault
+	dir string
+
+	once   sync.Once
+	client *wireClient // the owner's, while one answers
+
+	mu      sync.Mutex
+	entries map[string]vault.NameEntry // from the manifest, then caught up; nil: no table
+	table   *vault.NameTable           // of entries, built when needed
+	current bool                       // entries were compared with the files
+}
+
+// OpenNames returns the name table of v (see Names). o.Dir is where the
+// index lives (default: the vault's state dir). Nothing is read until the
+// first call.
+func OpenNames(v *vault.Vault, o Options) *Names {
+	dir := o.Dir
+	if dir == "" {
+		dir = v.StateDir()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return &Names{v: v, dir: dir}
+}
+
+// Close lets go of the owner's connection.
+func (n *Names) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.client != nil {
+		n.client.close()
+		n.client = nil
+	}
+	return nil
+}
+
+// open finds the owner, or reads the manifest: once.
+func (n *Names) open() {
+	n.once.Do(func() {
+		if c, err := dial(n.dir); err == nil {
+			n.client = c
+			return
+		}
+		n.loadLocked()
+	})
+}
+
+// loadLocked reads the saved manifest into entries (nil when there is
+// none fit to use).
+func (n *Names) loadLocked() {
+	m, err := loadManifest(filepath.Join(n.dir, manifestName))
+	if err != nil || m.Version != mappingVersion {
+		return
+	}
+	n.entries = make(map[string]vault.NameEntry, len(m.Files))
+	for p, e := range m.Files {
+		n.entries[p] = nameEntry(p, e)
+	}
+}
+
+// owner returns the owner's connection while it answers; when it went
+// away, Names goes on with the manifest it saved.
+func (n *Names) owner() *wireClient {
+	n.open()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.client != nil && n.client.isDead() {
+		n.client.close()
+		n.client = nil
+		n.loadLocked()
+	}
+	return n.client
+}
+
+// LookupName looks target up; see vault.NameSource.
+func (n *Names) LookupName(target string, link bool) (vault.NameMatch, bool) {
+	if c := n.owner(); c != nil {
+		r, err := c.call(context.Background(), nameLookupTimeout, wireRequest{Method: "names", Path: target, Link: link})
+		if err == nil && r.Names != nil {
+			return *r.Names, r.Ready
+		}
+		if n.owner() != nil {
+			return vault.NameMatch{}, false
+		}
+	}
+	t, current := n.tableNow()
+	if t == nil {
+		return vault.NameMatch{}, false
+	}
+	m := t.Lookup(target, link)
+	m.Behind = !current
+	return m, true
+}
+
+// tableNow returns the table of entries (nil without one).
+func (n *Names) tableNow() (*vault.NameTable, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.entries == nil {
+		return nil, false
+	}
+	if n.table == nil {
+		list := make([]vault.NameEntry, 0, len(n.entries))
+		for _, e := range n.entries {
+			list = append(list, e)
+		}
+		n.table = vault.NewNameTable(list)
+	}
+	return n.table, n.current
+}
+
+// CatchUpNames brings the table up to date with the files: at the owner,
+// or by one walk of the vault against the manifest, reading the notes
+// whose size or time changed. See vault.NameSource.
+func (n *Names) CatchUpNames(ctx context.Context) bool {
+	if c := n.owner(); c != nil {
+		r, err := c.call(ctx, 0, wireRequest{Method: "catchup-names"})
+		if err == nil {
+			return r.Ready
+		}
+		if n.owner() != nil {
+			return false
+		}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.entries == nil {
+		return false
+	}
+	if n.current {
+		return true
+	}
+	seen := make(map[string]bool, len(n.entries))
+	var changed []vault.Entry
+	err := n.v.Walk(func(e vault.Entry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		seen[e.Path] = true
+		old, ok := n.entries[e.Path]
+		if !ok || old.Size != e.Size || !old.ModTime.Equal(e.ModTime) || old.Attachment == e.Note {
+			changed = append(changed, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	for p := range n.entries {
+		if !seen[p] {
+			delete(n.entries, p)
+		}
+	}
+	for _, e := range changed {
+		if !e.Note {
+			n.entries[e.Path] = vault.NameEntry{Path: e.Path, Attachment: true, Size: e.Size, ModTime: e.ModTime}
+			continue
+		}
+		note, err := n.v.Read(e.Path)
+		if err != nil {
+			delete(n.entries, e.Path) // gone since the walk
+			continue
+		}
+		ne := note.NameEntry()
+		ne.Path = e.Path // the walk's NFC spelling
+		n.entries[e.Path] = ne
+	}
+	n.table, n.current = nil, true
+	return true
+}
+
+// Names returns the table; see vault.NameSource.
+func (n *Names) Names() (*vault.NameTable, bool) {
+	if c := n.owner(); c != nil {
+		t, behind, err := c.names()
+		if err == nil {
+			return t, behind
+		}
+	}
+	t, current := n.tableNow()
+	return t, !current
+}
+
+// Catalog returns what the table knows of every file; see
+// vault.NameSource.
+func (n *Names) Catalog() ([]vault.NameEntry, bool) {
+	if c := n.owner(); c != nil {
+		r, err := c.call(context.Background(), nameLookupTimeout, wireRequest{Method: "catalog"})
+		if err == nil {
+			return r.Catalog, !r.Ready
+		}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.entries == nil {
+		return nil, false
+	}
+	out := make([]vault.NameEntry, 0, len(n.entries))
+	for _, e := range n.entries {
+		out = append(out, e)
+	}
+	return out, !n.current
+}
+
+var _ vault.NameSource = (*Names)(nil)
