@@ -150,7 +150,7 @@ func TestOutline_SameAsCounting(t *testing.T) {
 		for _, sub := range [][]int{all, all[min(1, len(all)):]} {
 			seen := 0
 			for off := 0; ; off += outlinePage {
-				page, total := outline(d, sub, off)
+				page, total := outline(d, sub, off, 0)
 				if len(page) == 0 {
 					if seen != total {
 						t.Fatalf("case %d: pages listed %d of %d entries", n, seen, total)

@@ -77,9 +77,8 @@ type OutlineEntry struct {
 // outlinePage bounds an outline page; outlineLong is the length from
 // which a note (or section) shows an outline at all.
 const (
-	outlinePage  = 40
-	outlineLong  = maxNoteChars
-	previewChars = 2000 // the first page of a note shown with its outline
+	outlinePage = 40
+	outlineLong = maxNoteChars
 )
 
 // ReadNote returns a note, or one section of it, with its version. The
@@ -177,17 +176,26 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	}
 
 	long := data.Total > outlineLong
-	if len(sub) > 0 && (long || a.OutlineOffset > 0) {
-		data.Outline, data.OutlineTotal = outline(d, sub, a.OutlineOffset)
+	// A page of a long note holds as many whole sections as fit, from the
+	// offset asked for (AGENT-CONTRACT rule 22): it ends before the last
+	// section that would not fit, and only a section longer than a page
+	// is cut, at a line end. The outline lists the sections after it.
+	page, next := pageOf(text, a.Offset, maxNoteChars)
+	starts := sectionStarts(d, sub, textStart)
+	if next > 0 {
+		if cut := lastStartWithin(starts, a.Offset, next); cut > 0 {
+			page, next = runeRange(text, a.Offset, cut), cut
+		}
+	}
+	if len(sub) > 0 && (long || a.OutlineOffset > 0) && (next > 0 || !long) {
+		// The sections not wholly on this page (the last page has none).
+		from := 0
+		if next > 0 {
+			from = textStart + len(runeRange(text, 0, next))
+		}
+		data.Outline, data.OutlineTotal = outline(d, sub, a.OutlineOffset, from)
 		data.OutlineOffset = a.OutlineOffset
 	}
-	// With an outline to go by, the first page is a preview: a law's
-	// first 12,000 characters are its amendment notes, not its answer.
-	pageSize := maxNoteChars
-	if len(data.Outline) > 0 && a.Offset == 0 {
-		pageSize = previewChars
-	}
-	page, next := pageOf(text, a.Offset, pageSize)
 	data.Content, data.Offset, data.NextPage = page, a.Offset, next
 	if hi >= 0 {
 		data.Previous, data.Next, data.Up = neighbours(d, hi)
@@ -233,7 +241,11 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	}
 	if len(data.Outline) > 0 {
 		first, last := data.OutlineOffset+1, data.OutlineOffset+len(data.Outline)
-		fmt.Fprintf(&b, "\noutline: sections %d–%d of %d (characters each, sub-sections included; a line is a heading for read_note):\n", first, last, data.OutlineTotal)
+		after := ""
+		if next > 0 {
+			after = " after this page"
+		}
+		fmt.Fprintf(&b, "\noutline%s: sections %d–%d of %d (characters each, sub-sections included; a line is a heading for read_note):\n", after, first, last, data.OutlineTotal)
 		for _, e := range data.Outline {
 			fmt.Fprintf(&b, "%s- %s (%s", strings.Repeat("  ", e.Depth-1), e.Heading, groupDigits(e.Chars))
 			if e.Folded > 0 {
@@ -242,7 +254,11 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			b.WriteString(")\n")
 		}
 		if last < data.OutlineTotal {
-			b.WriteString("more outline: " + call{"read_note", append(slices.Clone(at), arg{"outline_offset", last})}.render(caller.Door) + "\n")
+			more := slices.Clone(at)
+			if a.Offset > 0 {
+				more = append(more, arg{"offset", a.Offset})
+			}
+			b.WriteString("more outline: " + call{"read_note", append(more, arg{"outline_offset", last})}.render(caller.Door) + "\n")
 		}
 	}
 	if data.OutlineOffset == 0 || data.Offset > 0 {
@@ -321,11 +337,12 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 }
 
 // outline lists the sub-sections sub (heading indexes, in order) of what
-// is shown, from entry offset on: cut at the deepest depth at which the
-// whole outline fits on a page (at least the direct sub-sections), each
+// is shown that end after byte from of d.Src (the sections not wholly on
+// the page shown), from entry offset on: cut at the deepest depth at which
+// that outline fits on a page (at least the direct sub-sections), each
 // with its size and the number of sections folded inside it. It returns
 // the page and the number of entries in all.
-func outline(d *note.Doc, sub []int, offset int) ([]OutlineEntry, int) {
+func outline(d *note.Doc, sub []int, offset, from int) ([]OutlineEntry, int) {
 	depth := make([]int, len(sub))
 	var stack []int // levels of the open ancestors within sub
 	for k, i := range sub {
@@ -352,6 +369,15 @@ func outline(d *note.Doc, sub []int, offset int) ([]OutlineEntry, int) {
 		for k := range depth {
 			depth[k]--
 		}
+	}
+	if from > 0 {
+		var keepSub, keepDepth []int
+		for k, i := range sub {
+			if d.Headings[i].End > from {
+				keepSub, keepDepth = append(keepSub, i), append(keepDepth, depth[k])
+			}
+		}
+		sub, depth = keepSub, keepDepth
 	}
 	count := map[int]int{}
 	maxDepth := 0
@@ -502,6 +528,45 @@ func pageOf(s []byte, off, max int) (string, int) {
 		end = off + max/2 + utf8.RuneCount(s[half:to])
 	}
 	return runeString(s[from:to]), end
+}
+
+// sectionStarts returns, for each heading of sub, the rune offset of its
+// line in the text shown (which starts at byte textStart of d.Src).
+func sectionStarts(d *note.Doc, sub []int, textStart int) []int {
+	if len(sub) == 0 {
+		return nil
+	}
+	out := make([]int, len(sub))
+	at, n := textStart, 0
+	for k, i := range sub {
+		h := d.Headings[i].Start
+		if h > at {
+			n += utf8.RuneCount(d.Src[at:h])
+			at = h
+		}
+		out[k] = n
+	}
+	return out
+}
+
+// lastStartWithin is the last section start after from and at most to
+// (rune offsets), 0 if none: where a page of whole sections ends.
+func lastStartWithin(starts []int, from, to int) int {
+	cut := 0
+	for _, s := range starts {
+		if s > from && s <= to {
+			cut = s
+		}
+	}
+	return cut
+}
+
+// runeRange returns the runes from..to of s as a string (an invalid byte
+// is one rune, shown as U+FFFD, as in pageOf).
+func runeRange(s []byte, from, to int) string {
+	i := skipRunes(s, 0, from)
+	j := skipRunes(s, i, to-from)
+	return runeString(s[i:j])
 }
 
 // readProperties is propertiesData(d), remembered by the frontmatter's
