@@ -28,13 +28,14 @@ type wireHello struct {
 
 type wireRequest struct {
 	ID      uint64
-	Method  string // search, similar, backlinks, status, update, wait, names
+	Method  string // search, similar, backlinks, status, update, wait, names, changes
 	Query   Query
 	Similar SimilarQuery
 	Path    string
 	Link    bool // names: the reference was a [[link]]
 	Paths   []string
 	Timeout time.Duration // the caller's remaining time; 0: none
+	Mark    ChangeMark    // changes: since when
 }
 
 type wireResponse struct {
@@ -45,6 +46,7 @@ type wireResponse struct {
 	Status    *Status
 	Ready     bool
 	Names     *vault.NameMatch
+	Changes   *Changes
 	ErrKind   string // "", query, closed, canceled, deadline, other
 	Err       string
 	QueryErr  *QueryError
@@ -180,6 +182,10 @@ func (w *wireServer) handle(req wireRequest) (resp wireResponse) {
 	case "names":
 		m, ok := w.ix.LookupName(req.Path, req.Link)
 		resp.Names, resp.Ready = &m, ok
+	case "changes":
+		var ch Changes
+		ch, err = w.ix.Changes(req.Mark)
+		resp.Changes = &ch
 	case "wait":
 		// Not ready within the slice is an answer, not an error.
 		resp.Ready = w.ix.WaitReady(ctx) == nil
