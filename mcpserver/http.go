@@ -97,10 +97,13 @@ type HTTPServer struct {
 	guardMu sync.Mutex
 	guard   *connGuard // of the listener Serve accepts on
 
+	sub *subscriptions // the MCP server's resource subscriptions
+
 	mu       sync.Mutex
 	conns    map[string]*tools.Connection // key hash → its connection
 	keys     map[string]*keyState         // key hash ("open" with Open) → its requests and streams
 	sessions map[string]*session          // session id → its key and use
+	ended    []string                     // sessions ended while mu is held, to forget once it is not (unlockForget)
 }
 
 type connKey struct{}
@@ -126,14 +129,18 @@ func NewHTTPServer(c *tools.Core, o HTTPOptions) *HTTPServer {
 	lim := o.HTTP.withDefaults()
 	h := &HTTPServer{o: o, lim: lim, log: o.Logger, budget: newByteBudget(lim.BodyBudget), stop: make(chan struct{}),
 		conns: map[string]*tools.Connection{}, keys: map[string]*keyState{}, sessions: map[string]*session{}}
-	s := NewServer(c, ServerOptions{
+	s, sub := newServer(c, ServerOptions{
 		Logger:     o.Logger,
 		Connection: ConnectionFromContext,
 		// Never reached (every request is authenticated first), but if it
 		// were, it may do nothing.
-		Default:   tools.NewConnection("anonymous", tools.Perms{}, o.Limits),
-		ClientLog: o.ClientLog,
+		Default:       tools.NewConnection("anonymous", tools.Perms{}, o.Limits),
+		ClientLog:     o.ClientLog,
+		Subscriptions: SubscriptionLimits{MaxPerSession: lim.MaxSubscriptionsPerSession, MaxPerKey: lim.MaxSubscriptionsPerKey},
 	})
+	// Subscriptions end with the sessions of the table (http_sessions.go).
+	sub.alive = h.sessionAlive
+	h.sub = sub
 	h.http = &http.Server{
 		Handler: h,
 		// Headers must arrive promptly (slowloris). The body has its own
