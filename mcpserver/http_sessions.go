@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -284,8 +285,42 @@ func (h *HTTPServer) closeRevoked() {
 	}
 }
 
-// watch runs closeRevoked every RevokeCheck and expireSessions every
-// minute until stop closes.
+// forgetGoneKeys drops what the server holds of keys and signed-in
+// connections that no longer exist (revoked, or a grant that ended): their
+// connection with its rate limits, and their request and stream counts,
+// once nothing of theirs is in progress. Grants come and go with every
+// sign-in, so these tables grew for the life of the server.
+func (h *HTTPServer) forgetGoneKeys() {
+	if h.o.Keys == nil {
+		return
+	}
+	h.mu.Lock()
+	var idle []string
+	for id, ks := range h.keys {
+		if ks.inflight == 0 && len(ks.streams) == 0 {
+			idle = append(idle, id)
+		}
+	}
+	h.mu.Unlock()
+	for _, id := range idle {
+		if ok, err := h.o.Keys.Valid(id); err != nil || ok {
+			continue
+		}
+		h.mu.Lock()
+		if ks := h.keys[id]; ks != nil && ks.inflight == 0 && len(ks.streams) == 0 {
+			delete(h.keys, id)
+			for c := range h.conns {
+				if strings.HasPrefix(c, id+" ") {
+					delete(h.conns, c)
+				}
+			}
+		}
+		h.mu.Unlock()
+	}
+}
+
+// watch runs closeRevoked every RevokeCheck, and expireSessions and
+// forgetGoneKeys every minute, until stop closes.
 func (h *HTTPServer) watch(stop <-chan struct{}) {
 	t := time.NewTicker(h.lim.RevokeCheck)
 	defer t.Stop()
@@ -299,6 +334,7 @@ func (h *HTTPServer) watch(stop <-chan struct{}) {
 		h.closeRevoked()
 		if time.Since(swept) >= time.Minute {
 			h.expireSessions()
+			h.forgetGoneKeys()
 			swept = time.Now()
 		}
 	}
