@@ -296,7 +296,15 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hr.Body = body
 		if isListen(body) {
 			// A 2026-07-28 client's event stream: it counts as a stream,
-			// not as a request in progress.
+			// not as a request in progress. Its request (and what mcp-go
+			// makes of it) is held as long as the stream is open, so it is
+			// bounded as a stream, not as a body: a 16 MB list of
+			// resources held the whole body budget, for every client,
+			// until the stream closed.
+			if len(body) > maxListenBody {
+				h.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("a subscriptions/listen request is %s, more than the %s one may be: it is held as long as its stream is open; listen for fewer resources at once (resourceSubscriptions)", mib(int64(len(body))), mib(maxListenBody)))
+				return
+			}
 			h.end(ks)
 			began = false
 			sctx, done, ok := h.openStream(ctx, ks, "")
@@ -334,6 +342,10 @@ func durationText(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// maxListenBody bounds a subscriptions/listen request: a list of a few
+// hundred resources fits many times over.
+const maxListenBody = smallBody
 
 // isListen reports whether a POST body is a subscriptions/listen request,
 // which holds its response open as an event stream.

@@ -460,3 +460,44 @@ func TestHTTP_Subscriptions(t *testing.T) {
 		t.Errorf("after anna's sessions were replaced: held %d, want ben's 1", got)
 	}
 }
+
+// TestHTTP_ListenBounded: a 2026-07-28 subscriptions/listen request is
+// held as long as its stream is open, so one larger than 64 KB is refused
+// (a 16 MB one held the whole body budget for as long); a small one opens
+// its stream.
+func TestHTTP_ListenBounded(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read"})
+	listen := func(n int) (int, string) {
+		uris := make([]string, n)
+		for i := range uris {
+			uris[i] = fmt.Sprintf("%q", fmt.Sprintf("vault://note/4_Archiv/n%05d.md", i))
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":[` + strings.Join(uris, ",") +
+			`]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", f.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		req.Header.Set("Authorization", "Bearer "+f.token["anna"])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode == 200 {
+			return 200, "" // the stream: do not wait for its end
+		}
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	status, body := listen(3000)
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "more than the 64 KB one may be") {
+		t.Errorf("a listen request of 3,000 resources: %d %s", status, body)
+	}
+	if status, body := listen(10); status != 200 {
+		t.Errorf("a listen request of 10 resources: %d %s", status, body)
+	}
+}
