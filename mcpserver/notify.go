@@ -33,8 +33,9 @@ import (
 // costs nothing (each subscribed file used to be stat'ed every second:
 // 20,000 subscriptions of one read-only key held a quarter of a core).
 // Only when the journal cannot say — its owner changed, more changed than
-// it keeps, or the vault has no index — are the subscribed files looked
-// at, each once (with no index, on every tick: the limits bound them).
+// it keeps — are the subscribed files looked at, each once; when there is
+// none (no index, or its owner cannot be asked), on every tick: the
+// limits bound them.
 //
 // A session holds at most MaxPerSession subscriptions and the sessions of
 // one access key or signed-in connection MaxPerKey together; more are
@@ -387,11 +388,9 @@ func (sub *subscriptions) tick() bool {
 	switch {
 	case errors.Is(err, tools.ErrIndexOpening):
 		// Its first answer will be Lost: everything is looked at then.
-	case err != nil && !errors.Is(err, tools.ErrNoJournal):
-		// The index's owner cannot be asked now; the next answer says
-		// whether changes were lost meanwhile.
 	case err != nil || ch.Lost:
-		// No journal (no index: look every time), or it lost track.
+		// No journal (no index, or its owner cannot be asked: look
+		// every time), or it lost track (look once).
 		for uri := range sub.stamps {
 			look = append(look, uri)
 		}
