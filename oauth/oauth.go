@@ -439,6 +439,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
+	if p := repeated(f, tokenParams); p != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("%s is sent more than once; send each parameter once (RFC 6749 §3.2)", p))
+		return
+	}
 	c, ok := s.client(w, r, f)
 	if !ok {
 		return
@@ -556,6 +560,7 @@ func (e *AuthError) Error() string { return e.Msg }
 // AuthKinds are the kinds of AuthError, with their English texts (each a
 // format for the error's Args); the owner's page translates them.
 var AuthKinds = map[string]string{
+	"repeated":         "the sign-in request names %s more than once; nothing was sent to the client, start the connection again from it",
 	"no_client":        "the sign-in request names no client (client_id is missing); start the connection again from your client",
 	"store":            "the server cannot read its sign-in store; see vaultd's log",
 	"unknown_client":   "the client %q is not registered with this vault (or was dropped); start the connection again from your client, so that it registers",
@@ -566,6 +571,22 @@ var AuthKinds = map[string]string{
 	"challenge_method": "code_challenge_method %q is refused; vaultd accepts only S256",
 	"bad_challenge":    "code_challenge is not an S256 challenge (43 characters of base64url)",
 	"resource":         "resource %q is not served here; this server signs in only for %s",
+}
+
+// The parameters of the two requests that must not come twice.
+var (
+	authorizeParams = []string{"response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "resource", "scope"}
+	tokenParams     = []string{"grant_type", "code", "redirect_uri", "client_id", "client_secret", "code_verifier", "refresh_token", "resource"}
+)
+
+// repeated returns the first of params that q holds more than once, or "".
+func repeated(q url.Values, params []string) string {
+	for _, p := range params {
+		if len(q[p]) > 1 {
+			return p
+		}
+	}
+	return ""
 }
 
 func authErr(kind string, args ...any) *AuthError {
@@ -594,6 +615,12 @@ func (s *Server) Trusted(c keys.Client, redirect string) bool {
 // given, that is this server's /mcp. A refusal redirects to the client
 // only when its address is Trusted.
 func (s *Server) ParseAuthorize(q url.Values) (*Request, *AuthError) {
+	// A parameter twice is refused before anything else: which of its
+	// values counts would be a guess (RFC 6749 §3.1), and for client_id or
+	// redirect_uri it leaves the redirect address in doubt.
+	if p := repeated(q, authorizeParams); p != "" {
+		return nil, authErr("repeated", p)
+	}
 	id := q.Get("client_id")
 	if id == "" {
 		return nil, authErr("no_client")

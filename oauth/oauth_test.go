@@ -235,6 +235,8 @@ func TestAuthorize_Refusals(t *testing.T) {
 		{"redirect mismatch", func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1:33418/evil") }},
 		{"another resource", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }},
 		{"implicit flow", func(q url.Values) { q.Set("response_type", "token") }},
+		{"two redirect addresses", func(q url.Values) { q.Add("redirect_uri", "https://evil.example/cb") }},
+		{"two clients", func(q url.Values) { q.Add("client_id", "vdclient_other") }},
 	} {
 		q := authQuery(id)
 		tc.edit(q)
@@ -311,6 +313,7 @@ func TestToken_CodeFlowRefreshAndRefusals(t *testing.T) {
 	refused("no grant type", 400, form("client_id", id))
 	refused("client credentials", 400, form("grant_type", "client_credentials", "client_id", id))
 	refused("no code", 400, form("grant_type", "authorization_code", "client_id", id))
+	refused("two code verifiers", 400, url.Values{"grant_type": {"authorization_code"}, "code": {"vdc_x"}, "client_id": {id}, "code_verifier": {verifier, strings.Repeat("a", 43)}})
 
 	code = f.approve(id, keys.Rights{Read: true})
 	st, tok := f.token(exchange(code))
