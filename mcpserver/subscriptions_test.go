@@ -83,6 +83,11 @@ func TestSubscriptions_PerSessionLimit(t *testing.T) {
 		t.Fatal("an overlong URI was subscribed")
 	}
 	fmt.Fprintf(&golden, "\nan overlong URI:\n%s\n", err)
+	for _, bad := range []string{"%s", "%!", "{{", "<nil>", `""`, "<path>"} { // AGENT-CONTRACT rule 10
+		if strings.Contains(golden.String(), bad) {
+			t.Errorf("a refusal contains %q:\n%s", bad, golden.String())
+		}
+	}
 	compareGolden(t, filepath.Join("testdata", "golden", "errors", "subscribe_limits.golden"), golden.String())
 }
 
