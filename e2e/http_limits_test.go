@@ -215,3 +215,38 @@ func TestHTTP_KeyOwnLimits(t *testing.T) {
 		t.Errorf("keys list: %v\n%s", err, list)
 	}
 }
+
+// TestHTTP_SubscriptionCap: one session of a read-only key subscribes to
+// 300 notes over HTTP: 256 are held, the rest refused with an error that
+// says so and names the subscription to let go; the unsubscribe it names,
+// sent as printed, makes room (the long version, 20,000 attempts and the
+// idle CPU they cost, is TestStress_Subscriptions).
+func TestHTTP_SubscriptionCap(t *testing.T) {
+	t.Parallel()
+	vault, state := copyVault(t), t.TempDir()
+	secret := createKey(t, vault, state, "reader", "read")
+	m := rawConnect(t, serveHTTPProc(t, vault, state).url, secret)
+	refused, last := 0, ""
+	for i := range 300 {
+		_, body := m.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":"vault://note/4_Archiv/watch-%03d.md"}}`, i+10, i), nil)
+		if strings.Contains(body, `"error"`) {
+			refused++
+			last = body
+		}
+	}
+	if refused != 300-256 || !strings.Contains(last, "this session holds 256 subscriptions, the most one session may hold") {
+		t.Fatalf("300 subscriptions in one session: %d refused, want 44; the last: %s", refused, last)
+	}
+	var rpc struct{ Error struct{ Message string } }
+	_ = json.Unmarshal([]byte(last), &rpc)
+	call := regexp.MustCompile(`resources/unsubscribe (\{.*?\})`).FindStringSubmatch(rpc.Error.Message)
+	if call == nil {
+		t.Fatalf("the refusal names no unsubscribe call: %s", last)
+	}
+	if _, body := m.post(`{"jsonrpc":"2.0","id":400,"method":"resources/unsubscribe","params":`+call[1]+`}`, nil); strings.Contains(body, `"error"`) {
+		t.Fatalf("the unsubscribe the refusal names: %s", body)
+	}
+	if _, body := m.post(`{"jsonrpc":"2.0","id":401,"method":"resources/subscribe","params":{"uri":"vault://note/4_Archiv/watch-299.md"}}`, nil); strings.Contains(body, `"error"`) {
+		t.Errorf("a subscription after the unsubscribe made room: %s", body)
+	}
+}

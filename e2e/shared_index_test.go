@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,4 +140,60 @@ func TestSharedIndex_TwoServersAndCLI(t *testing.T) {
 	ap := b.mustOK("append_to_note", map[string]any{"path": "0_Inbox/Geteilter Index.md", "content": "Zqxnachher auch.", "change_summary": "e2e: after takeover"})
 	wantContains(t, "append after takeover", ap, "(operation: append)")
 	wantContains(t, "CLI finds b's append", cliSearch(t, vault, state, "zqxnachher"), "path: 0_Inbox/Geteilter Index.md")
+}
+
+// TestShared_SubscriptionsAcrossProcesses: a client of the second vaultd
+// process on a vault — not the one keeping the index — subscribes to two
+// notes; a write through the first process and an edit outside vaultd both
+// reach it, from the index's change journal (no process looks at the
+// subscribed files any more).
+func TestShared_SubscriptionsAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	vault, state := copyVault(t), t.TempDir()
+	first := serveState(t, vault, state)
+	first.waitIndexed()
+	second := serveState(t, vault, state)
+	// The stdio helper starts the transport only; Start (idempotent)
+	// hands the client the notifications too.
+	if err := second.c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	second.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationResourceUpdated {
+			mu.Lock()
+			got = append(got, fmt.Sprint(n.Params.AdditionalFields["uri"]))
+			mu.Unlock()
+		}
+	})
+	for _, uri := range []string{"vault://note/0_Inbox/Buchtipps.md", "vault://note/2_Bereiche/Team/%C3%9Cbersicht.md"} {
+		req := mcp.SubscribeRequest{}
+		req.Params.URI = uri
+		if err := second.c.Subscribe(context.Background(), req); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	notified := func(uri string) bool {
+		for range 300 { // the journal is asked every second
+			mu.Lock()
+			found := slices.Contains(got, uri)
+			mu.Unlock()
+			if found {
+				return true
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return false
+	}
+	first.mustOK("append_to_note", map[string]any{"path": "0_Inbox/Buchtipps.md", "content": "- aus dem ersten Prozess", "change_summary": "e2e"})
+	if !notified("vault://note/0_Inbox/Buchtipps.md") {
+		t.Error("no notifications/resources/updated in the second process after a write through the first")
+	}
+	if err := os.WriteFile(filepath.Join(vault, "2_Bereiche", "Team", "Übersicht.md"), []byte("# Übersicht\n\nin Obsidian geändert\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !notified("vault://note/2_Bereiche/Team/%C3%9Cbersicht.md") {
+		t.Error("no notifications/resources/updated in the second process after an edit outside vaultd")
+	}
 }

@@ -208,6 +208,8 @@ type Index struct {
 
 	watcher atomic.Pointer[watcher] // nil unless watching (tests look at it)
 
+	journal *journal // the paths handed to process (journal.go)
+
 	meaning    *Meaning // nil unless Options.Embedder
 	meaningErr string   // why search by meaning is off although configured
 
@@ -316,7 +318,7 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{v: v, o: o, log: o.Logger, dir: o.Dir, lock: lock, ready: make(chan struct{}), rescan: make(chan struct{}, 1)}
+	ix := &Index{v: v, o: o, log: o.Logger, dir: o.Dir, lock: lock, ready: make(chan struct{}), rescan: make(chan struct{}, 1), journal: newJournal()}
 	if err := ix.openBleve(); err != nil {
 		var busy *BusyError
 		if errors.As(err, &busy) {

@@ -50,6 +50,7 @@ const maxRetries = 3
 // Status. Reading and parsing run on Options.Workers goroutines; index
 // batches are committed one at a time under wmu.
 func (ix *Index) process(ctx context.Context, paths []string, force map[string]bool, progress bool) error {
+	ix.journal.add(paths)
 	for attempt := 0; attempt <= maxRetries && (len(paths) > 0 || len(force) > 0); attempt++ {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -50,8 +50,9 @@ const (
 	//	2: Query.Path and Query.Sections; hits carry their sections
 	//	3: similar
 	//	4: names (LookupName)
-	//	5: catchup-names, names-table, catalog
-	wireProto = 5
+	//	5: changes (the change journal)
+	//	6: catchup-names, names-table, catalog
+	wireProto = 6
 )
 
 // Shared is a handle on a vault's index that other vaultd processes on the
@@ -345,6 +346,28 @@ func (s *Shared) Update(paths ...string) error {
 		_, err := c.call(context.Background(), updateTimeout, wireRequest{Method: "update", Paths: paths})
 		return err
 	})
+}
+
+// Changes returns the paths the index looked at since mark m; see
+// (*Index).Changes. A client asks the owner, whose journal has every
+// process's writes and what the owner's watcher saw; when the owner
+// changed since m, the changes are Lost. Errors: the owner cannot be
+// reached.
+func (s *Shared) Changes(m ChangeMark) (Changes, error) {
+	var out Changes
+	err := s.do(func(ix *Index) (err error) {
+		out, err = ix.Changes(m)
+		return err
+	}, func(c *wireClient) error {
+		r, err := c.call(context.Background(), statusTimeout, wireRequest{Method: "changes", Mark: m})
+		if err == nil && r.Changes != nil {
+			out = *r.Changes
+		} else if err == nil {
+			out = Changes{Lost: true}
+		}
+		return err
+	})
+	return out, err
 }
 
 // WaitReady blocks until the index has compared itself with the files, or

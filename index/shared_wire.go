@@ -28,13 +28,14 @@ type wireHello struct {
 
 type wireRequest struct {
 	ID      uint64
-	Method  string // search, similar, backlinks, status, update, wait, names, catchup-names, names-table, catalog
+	Method  string // search, similar, backlinks, status, update, wait, names, changes, catchup-names, names-table, catalog
 	Query   Query
 	Similar SimilarQuery
 	Path    string
 	Link    bool // names: the reference was a [[link]]
 	Paths   []string
 	Timeout time.Duration // the caller's remaining time; 0: none
+	Mark    ChangeMark    // changes: since when
 	Gen     uint64        // names-table: the generation of the table the caller has
 }
 
@@ -46,6 +47,7 @@ type wireResponse struct {
 	Status    *Status
 	Ready     bool
 	Names     *vault.NameMatch
+	Changes   *Changes
 	NamesGen  uint64            // names-table: the generation of the owner's table
 	Catalog   []vault.NameEntry // catalog; names-table when the caller's table is old
 	ErrKind   string            // "", query, closed, canceled, deadline, other
@@ -183,6 +185,10 @@ func (w *wireServer) handle(req wireRequest) (resp wireResponse) {
 	case "names":
 		m, ok := w.ix.LookupName(req.Path, req.Link)
 		resp.Names, resp.Ready = &m, ok
+	case "changes":
+		var ch Changes
+		ch, err = w.ix.Changes(req.Mark)
+		resp.Changes = &ch
 	case "catchup-names":
 		resp.Ready = w.ix.CatchUpNames(ctx)
 	case "names-table":

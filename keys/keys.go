@@ -237,11 +237,9 @@ type Store struct {
 	byHash map[string]Key // of the file last loaded
 	loaded bool
 
-	// Of the OAuth file last loaded (oauth.go), under mu.
-	ofi      os.FileInfo
-	grants   map[string]Grant       // id → grant
-	byAccess map[string]accessEntry // access token hash → its grant
-	oloaded  bool
+	// The OAuth file as last loaded, with its lookups (oauth.go), under
+	// mu; nil until loaded.
+	otab *oauthTable
 
 	usedMu    sync.Mutex
 	pending   map[string]time.Time // hash → last use not yet written

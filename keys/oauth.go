@@ -1,12 +1,14 @@
 package keys
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,10 +51,27 @@ const (
 	RefreshTTL = 30 * 24 * time.Hour
 )
 
-// MaxClients bounds the registered clients: registration is open to
-// anyone who reaches the server, so the oldest clients without a grant
-// are dropped beyond it.
-const MaxClients = 500
+// Registration is open to anyone who reaches the server, so what it can
+// make the store hold is bounded: at most MaxPendingClients clients
+// without a connection the owner approved (and at most MaxClients in
+// all), the oldest of them dropped beyond it, and each dropped once it
+// has waited PendingClientTTL (a client registers right before the
+// owner's consent; it registers again when it is told its id is unknown).
+// With the size of one registration bounded too (package oauth: at most
+// 4 KB of redirect addresses), the file stays below a megabyte, and
+// nothing an anonymous caller sends makes the server read it: lookups use
+// the table in memory, reloaded only when the file changed. (Before,
+// 500 clients of 20 KB each made a 10 MB file that every anonymous
+// token request parsed: 0.6 s of CPU and 212-265 MB each.)
+const (
+	MaxClients        = 500
+	MaxPendingClients = 200
+	PendingClientTTL  = 24 * time.Hour
+)
+
+// accessKept bounds the live access tokens of a grant: each refresh adds
+// one for an hour, and a client uses the newest.
+const accessKept = 8
 
 // retiredKept is how many used refresh tokens a grant remembers, to
 // recognise a replayed one (a stolen token used after its rotation).
@@ -134,9 +153,15 @@ type code struct {
 	Name        string    `json:"name"`
 	Rights      Rights    `json:"rights"`
 	Expires     time.Time `json:"expires"`
+	// RedirectSent says the authorization request carried redirect_uri
+	// (else RedirectURI is the client's only one): then the token
+	// request must carry the same (RFC 6749 §4.1.3).
+	RedirectSent bool `json:"redirect_uri_sent,omitempty"`
 	// GrantID is set once the code was exchanged: a second exchange
-	// revokes that grant (OAuth 2.1 §4.1.3).
+	// revokes that grant (OAuth 2.1 §4.1.3). Spent is set when an
+	// exchange with a wrong code_verifier used the code up.
 	GrantID string `json:"grant_id,omitempty"`
+	Spent   bool   `json:"spent,omitempty"`
 }
 
 type oauthFile struct {
@@ -166,8 +191,14 @@ func (s *Store) RegisterClient(m ClientMeta, now time.Time) (Client, string, err
 	}
 	err := s.changeOAuth(now, func(f *oauthFile) error {
 		f.Clients = append(f.Clients, c)
-		if len(f.Clients) > MaxClients {
-			f.Clients = dropIdleClients(f.Clients, f.Grants, len(f.Clients)-MaxClients)
+		pending := 0
+		for _, x := range f.Clients {
+			if !f.approved(x.ID) {
+				pending++
+			}
+		}
+		if n := max(len(f.Clients)-MaxClients, pending-MaxPendingClients); n > 0 {
+			f.Clients = dropPendingClients(f, n)
 		}
 		return nil
 	})
@@ -177,15 +208,28 @@ func (s *Store) RegisterClient(m ClientMeta, now time.Time) (Client, string, err
 	return c, secret, nil
 }
 
-// dropIdleClients removes the n oldest clients that have no grant.
-func dropIdleClients(cs []Client, gs []Grant, n int) []Client {
-	used := map[string]bool{}
-	for _, g := range gs {
-		used[g.ClientID] = true
+// approved reports whether the client has a connection the owner approved
+// or a code for one.
+func (f *oauthFile) approved(clientID string) bool {
+	for _, g := range f.Grants {
+		if g.ClientID == clientID {
+			return true
+		}
 	}
-	out := cs[:0:0]
-	for _, c := range cs { // registration order is oldest first
-		if n > 0 && !used[c.ID] {
+	for _, c := range f.Codes {
+		if c.ClientID == clientID {
+			return true
+		}
+	}
+	return false
+}
+
+// dropPendingClients removes the n oldest clients the owner has not
+// approved (approved).
+func dropPendingClients(f *oauthFile, n int) []Client {
+	out := f.Clients[:0:0]
+	for _, c := range f.Clients { // registration order is oldest first
+		if n > 0 && !f.approved(c.ID) {
 			n--
 			continue
 		}
@@ -194,35 +238,50 @@ func dropIdleClients(cs []Client, gs []Grant, n int) []Client {
 	return out
 }
 
-// Client returns the registered client with this id.
+// Client returns the registered client with this id, from the table in
+// memory (the file is read again only when it changed).
 func (s *Store) Client(id string) (Client, bool, error) {
-	f, err := s.readOAuth()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.oauthLocked()
 	if err != nil {
 		return Client{}, false, err
 	}
-	for _, c := range f.Clients {
-		if c.ID == id {
-			return c, true, nil
-		}
+	c, ok := t.clients[id]
+	return c, ok, nil
+}
+
+// ClientApproved reports whether the owner approved a connection of the
+// client that still lasts (a grant): its redirect addresses are ones the
+// owner has seen and accepted.
+func (s *Store) ClientApproved(id string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.oauthLocked()
+	if err != nil {
+		return false, err
 	}
-	return Client{}, false, nil
+	return t.approved[id], nil
 }
 
 // CodeRequest is an approved authorization request, to be turned into a
 // code.
 type CodeRequest struct {
 	ClientID, RedirectURI string
-	Challenge             string // the S256 PKCE challenge
-	Resource              string
-	Name                  string // the connection's name, as the owner chose it
-	Rights                Rights
+	// RedirectSent says the authorization request named RedirectURI
+	// (rather than leaving it to the client's only one).
+	RedirectSent bool
+	Challenge    string // the S256 PKCE challenge
+	Resource     string
+	Name         string // the connection's name, as the owner chose it
+	Rights       Rights
 }
 
 // NewCode stores an authorization code for an approved request and
 // returns it; it is good for one exchange within CodeTTL.
 func (s *Store) NewCode(r CodeRequest, now time.Time) (string, error) {
 	secret := CodePrefix + NewSecret()[len(SecretPrefix):]
-	c := code{Hash: HashSecret(secret), ClientID: r.ClientID, RedirectURI: r.RedirectURI, Challenge: r.Challenge,
+	c := code{Hash: HashSecret(secret), ClientID: r.ClientID, RedirectURI: r.RedirectURI, RedirectSent: r.RedirectSent, Challenge: r.Challenge,
 		Resource: r.Resource, Name: r.Name, Rights: r.Rights, Expires: now.Add(CodeTTL).UTC()}
 	err := s.changeOAuth(now, func(f *oauthFile) error {
 		f.Codes = append(f.Codes, c)
@@ -256,16 +315,49 @@ func S256(verifier string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
-// ExchangeCode spends an authorization code: the client, the redirect
-// address and the resource must be those of the request, and the PKCE
+// ExchangeCode spends an authorization code: the client and the resource
+// must be those of the request, redirect_uri too when the request named
+// one (RFC 6749 §4.1.3: it may be left out when the request left it out;
+// when sent, it must be the address the code went to), and the PKCE
 // verifier must match the challenge. It makes the grant and its first
-// tokens. A code used a second time revokes the grant it made. Errors:
-// *GrantError (ErrInvalidGrant), ErrBusy, I/O errors.
+// tokens. Errors: *GrantError (ErrInvalidGrant), ErrBusy, I/O errors.
+//
+// A code issues tokens once; a code presented again after that revokes
+// the grant it made (RFC 6749 §4.1.2). A refused exchange:
+//   - by another client, or without a code_verifier, changes nothing:
+//     whoever saw a code cannot use it up for its client;
+//   - with a wrong code_verifier uses the code up (it is then refused as
+//     used): the verifier is the proof of holding the request, and nobody
+//     gets a second guess at it;
+//   - with the right verifier but a wrong redirect_uri or resource leaves
+//     the code for a corrected request within its minute: only the client
+//     that made the request holds the verifier, and those values are no
+//     secret that trying could find.
+//
+// An unknown code, or one of another client, is refused from the table in
+// memory, without the store's lock or a write.
 func (s *Store) ExchangeCode(secret, clientID, redirectURI, verifier, resource string, now time.Time) (Tokens, error) {
 	h := HashSecret(secret)
+	unknown := grantErr("the authorization code is unknown or expired (a code is good for %s); start the sign-in again", durationWords(CodeTTL))
+	s.mu.Lock()
+	t, err := s.oauthLocked()
+	var c code
+	var known bool
+	if err == nil {
+		c, known = t.codes[h]
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil:
+		return Tokens{}, err
+	case !known || !now.Before(c.Expires):
+		return Tokens{}, unknown
+	case c.ClientID != clientID:
+		return Tokens{}, grantErr("the authorization code was issued to another client")
+	}
 	var out Tokens
 	var refused error
-	err := s.changeOAuth(now, func(f *oauthFile) error {
+	err = s.changeOAuth(now, func(f *oauthFile) error {
 		i := -1
 		for j, c := range f.Codes {
 			if c.Hash == h {
@@ -273,32 +365,37 @@ func (s *Store) ExchangeCode(secret, clientID, redirectURI, verifier, resource s
 			}
 		}
 		if i < 0 {
-			refused = grantErr("the authorization code is unknown or expired (a code is good for %s); start the sign-in again", durationWords(CodeTTL))
+			refused = unknown
 			return nil
 		}
 		c := f.Codes[i]
-		if c.GrantID != "" {
+		switch {
+		case c.GrantID != "":
 			// Replayed: whoever holds the code may hold the tokens too.
 			f.Grants = removeGrant(f.Grants, c.GrantID)
 			refused = grantErr("the authorization code was used already; the connection it made is revoked, sign in again")
 			return nil
-		}
-		switch {
+		case c.Spent:
+			refused = grantErr("the authorization code was used up by a token request with a wrong code_verifier; start the sign-in again")
+			return nil
 		case c.ClientID != clientID:
 			refused = grantErr("the authorization code was issued to another client")
-		case c.RedirectURI != redirectURI:
-			refused = grantErr("redirect_uri %q is not the one of the authorization request", cut(redirectURI, 200))
+			return nil
+		case verifier == "":
+			refused = grantErr("code_verifier is missing (PKCE S256 is required): send the verifier whose S256 challenge the authorization request carried")
+			return nil
+		case subtle.ConstantTimeCompare([]byte(S256(verifier)), []byte(c.Challenge)) != 1:
+			f.Codes[i].Spent = true
+			refused = grantErr("code_verifier does not match the code_challenge of the authorization request; the code is used up, start the sign-in again")
+			return nil
+		case c.RedirectSent && redirectURI == "":
+			refused = grantErr("redirect_uri is missing: the authorization request named %s, so the token request must name it too (RFC 6749 §4.1.3)", cut(c.RedirectURI, 200))
+			return nil
+		case redirectURI != "" && redirectURI != c.RedirectURI:
+			refused = grantErr("redirect_uri %q is not the address the code was sent to (%s); send that one, or none if the authorization request named none", cut(redirectURI, 200), cut(c.RedirectURI, 200))
+			return nil
 		case resource != "" && resource != c.Resource:
 			refused = grantErr("resource %q is not the one of the authorization request (%s)", cut(resource, 200), c.Resource)
-		case verifier == "":
-			refused = grantErr("code_verifier is missing (PKCE S256 is required)")
-		case subtle.ConstantTimeCompare([]byte(S256(verifier)), []byte(c.Challenge)) != 1:
-			refused = grantErr("code_verifier does not match the code_challenge of the authorization request")
-		}
-		if refused != nil {
-			// A failed exchange spends the code too: no guessing at the
-			// verifier.
-			f.Codes = append(f.Codes[:i], f.Codes[i+1:]...)
 			return nil
 		}
 		var cl Client
@@ -332,6 +429,9 @@ func issue(g *Grant, now time.Time) Tokens {
 		}
 	}
 	g.Access = append(live, tokenHash{Hash: HashSecret(access), Expires: now.Add(AccessTTL).UTC()})
+	if len(g.Access) > accessKept {
+		g.Access = g.Access[len(g.Access)-accessKept:]
+	}
 	if g.Refresh.Hash != "" {
 		g.Retired = append(g.Retired, g.Refresh.Hash)
 		if len(g.Retired) > retiredKept {
@@ -348,9 +448,27 @@ func issue(g *Grant, now time.Time) Tokens {
 // (ErrInvalidGrant), ErrBusy, I/O errors.
 func (s *Store) Refresh(secret, clientID, resource string, now time.Time) (Tokens, error) {
 	h := HashSecret(secret)
+	unknown := grantErr("the refresh token is unknown, or its connection was revoked; sign in again")
+	s.mu.Lock()
+	t, err := s.oauthLocked()
+	var gid string
+	var current, retired bool
+	if err == nil {
+		gid, current = t.byRefresh[h]
+		_, retired = t.retired[h]
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil:
+		return Tokens{}, err
+	case !current && !retired:
+		return Tokens{}, unknown // nothing to change: no lock, no write
+	case current && t.grants[gid].ClientID != clientID:
+		return Tokens{}, grantErr("the refresh token was issued to another client")
+	}
 	var out Tokens
 	var refused error
-	err := s.changeOAuth(now, func(f *oauthFile) error {
+	err = s.changeOAuth(now, func(f *oauthFile) error {
 		for i := range f.Grants {
 			g := &f.Grants[i]
 			for _, old := range g.Retired {
@@ -377,7 +495,7 @@ func (s *Store) Refresh(secret, clientID, resource string, now time.Time) (Token
 			out = issue(g, now)
 			return nil
 		}
-		refused = grantErr("the refresh token is unknown, or its connection was revoked; sign in again")
+		refused = unknown
 		return nil
 	})
 	if err != nil {
@@ -407,14 +525,15 @@ func (s *Store) LookupAccess(token string) (g Grant, expires time.Time, ok bool,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshOAuthLocked(); err != nil {
+	t, err := s.oauthLocked()
+	if err != nil {
 		return Grant{}, time.Time{}, false, err
 	}
-	a, found := s.byAccess[HashSecret(token)]
+	a, found := t.byAccess[HashSecret(token)]
 	if !found {
 		return Grant{}, time.Time{}, false, nil
 	}
-	return s.grants[a.grant], a.expires, true, nil
+	return t.grants[a.grant], a.expires, true, nil
 }
 
 // GrantPrefix marks a grant's id where a key's hash is expected (Valid).
@@ -425,42 +544,76 @@ type accessEntry struct {
 	expires time.Time
 }
 
-// refreshOAuthLocked reloads the OAuth file when it changed.
-func (s *Store) refreshOAuthLocked() error {
+// oauthTable is the OAuth file as last loaded, with its lookups: what the
+// token endpoint and /mcp ask on every request, answered without reading
+// the file.
+type oauthTable struct {
+	fi        os.FileInfo            // of the file loaded; nil: there was none
+	clients   map[string]Client      // id → client
+	approved  map[string]bool        // client id → it has a grant
+	codes     map[string]code        // hash → code
+	grants    map[string]Grant       // id → grant
+	byAccess  map[string]accessEntry // access token hash → its grant
+	byRefresh map[string]string      // current refresh token hash → its grant
+	retired   map[string]string      // rotated refresh token hash → its grant
+}
+
+// oauthLocked returns the table of the OAuth file, loading it again when
+// the file changed (one stat: its identity, size and mtime). s.mu is held.
+func (s *Store) oauthLocked() (*oauthTable, error) {
 	name := filepath.Join(s.dir, OAuthName)
 	fi, err := os.Stat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		s.ofi, s.grants, s.byAccess, s.oloaded = nil, map[string]Grant{}, map[string]accessEntry{}, true
-		return nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if s.otab == nil || s.otab.fi != nil {
+			s.otab = newOAuthTable(oauthFile{}, nil)
+		}
+		return s.otab, nil
+	case err != nil:
+		return nil, err
 	}
+	if t := s.otab; t != nil && t.fi != nil && os.SameFile(t.fi, fi) && t.fi.ModTime().Equal(fi.ModTime()) && t.fi.Size() == fi.Size() {
+		return t, nil
+	}
+	f, fi, _, err := s.loadOAuth()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if s.oloaded && s.ofi != nil && os.SameFile(s.ofi, fi) && s.ofi.ModTime().Equal(fi.ModTime()) && s.ofi.Size() == fi.Size() {
-		return nil
+	s.otab = newOAuthTable(f, fi)
+	return s.otab, nil
+}
+
+func newOAuthTable(f oauthFile, fi os.FileInfo) *oauthTable {
+	t := &oauthTable{fi: fi, clients: make(map[string]Client, len(f.Clients)), approved: map[string]bool{},
+		codes: make(map[string]code, len(f.Codes)), grants: make(map[string]Grant, len(f.Grants)),
+		byAccess: map[string]accessEntry{}, byRefresh: make(map[string]string, len(f.Grants)), retired: map[string]string{}}
+	for _, c := range f.Clients {
+		t.clients[c.ID] = c
 	}
-	f, err := s.readOAuth()
-	if err != nil {
-		return err
+	for _, c := range f.Codes {
+		t.codes[c.Hash] = c
 	}
-	gs := make(map[string]Grant, len(f.Grants))
-	by := map[string]accessEntry{}
 	for _, g := range f.Grants {
-		gs[g.ID] = g
+		t.grants[g.ID] = g
+		t.approved[g.ClientID] = true
 		for _, a := range g.Access {
-			by[a.Hash] = accessEntry{grant: g.ID, expires: a.Expires}
+			t.byAccess[a.Hash] = accessEntry{grant: g.ID, expires: a.Expires}
+		}
+		t.byRefresh[g.Refresh.Hash] = g.ID
+		for _, r := range g.Retired {
+			t.retired[r] = g.ID
 		}
 	}
-	s.grants, s.byAccess, s.ofi, s.oloaded = gs, by, fi, true
-	return nil
+	return t
 }
 
 // validGrant reports whether the grant still exists.
 func (s *Store) validGrantLocked(id string) (bool, error) {
-	if err := s.refreshOAuthLocked(); err != nil {
+	t, err := s.oauthLocked()
+	if err != nil {
 		return false, err
 	}
-	_, ok := s.grants[id]
+	_, ok := t.grants[id]
 	return ok, nil
 }
 
@@ -543,22 +696,38 @@ func (s *Store) flushGrants(pending map[string]time.Time) error {
 
 // readOAuth loads the OAuth file; a missing file is an empty store.
 func (s *Store) readOAuth() (oauthFile, error) {
+	f, _, _, err := s.loadOAuth()
+	return f, err
+}
+
+// loadOAuth reads the OAuth file and returns it, the identity of what was
+// read (nil: no file) and its bytes.
+func (s *Store) loadOAuth() (oauthFile, os.FileInfo, []byte, error) {
 	name := filepath.Join(s.dir, OAuthName)
-	b, err := os.ReadFile(name)
+	fh, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return oauthFile{Version: 1}, nil
+		return oauthFile{Version: 1}, nil, nil, nil
 	}
 	if err != nil {
-		return oauthFile{}, err
+		return oauthFile{}, nil, nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return oauthFile{}, nil, nil, err
+	}
+	b, err := io.ReadAll(fh)
+	if err != nil {
+		return oauthFile{}, nil, nil, err
 	}
 	var f oauthFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return oauthFile{}, fmt.Errorf("the sign-in store %s is damaged (%v); move it away and sign the connections in again", name, err)
+		return oauthFile{}, nil, nil, fmt.Errorf("the sign-in store %s is damaged (%v); move it away and sign the connections in again", name, err)
 	}
 	if f.Version > 1 {
-		return oauthFile{}, fmt.Errorf("the sign-in store %s was written by a newer vaultd (format %d); use that version", name, f.Version)
+		return oauthFile{}, nil, nil, fmt.Errorf("the sign-in store %s was written by a newer vaultd (format %d); use that version", name, f.Version)
 	}
-	return f, nil
+	return f, fi, b, nil
 }
 
 // changeOAuth runs fn on the OAuth file under the store's lock and writes
@@ -573,7 +742,7 @@ func (s *Store) changeOAuth(now time.Time, fn func(*oauthFile) error) error {
 		return err
 	}
 	defer l.unlock()
-	f, err := s.readOAuth()
+	f, _, old, err := s.loadOAuth()
 	if err != nil {
 		return err
 	}
@@ -596,6 +765,15 @@ func (s *Store) changeOAuth(now time.Time, fn func(*oauthFile) error) error {
 	if err := fn(&f); err != nil {
 		return err
 	}
+	// A client the owner has not approved waits PendingClientTTL (after
+	// fn: a code it just made counts).
+	clients := f.Clients[:0]
+	for _, c := range f.Clients {
+		if now.Sub(c.Created) < PendingClientTTL || f.approved(c.ID) {
+			clients = append(clients, c)
+		}
+	}
+	f.Clients = clients
 	f.Version = 1
 	if f.Clients == nil {
 		f.Clients = []Client{}
@@ -610,7 +788,11 @@ func (s *Store) changeOAuth(now time.Time, fn func(*oauthFile) error) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(s.dir, OAuthName), append(b, '\n'))
+	b = append(b, '\n')
+	if bytes.Equal(b, old) {
+		return nil // a refusal, or nothing to prune: no write
+	}
+	return writeAtomic(filepath.Join(s.dir, OAuthName), b)
 }
 
 // cut shortens s to at most n runes for a message.

@@ -55,8 +55,25 @@ func (s *Store) NewLink(now time.Time) (secret string, expires time.Time, err er
 
 // UseLink spends a sign-in secret: it succeeds once, before the link
 // expires. Errors: ErrLinkInvalid, ErrBusy, I/O errors.
+//
+// Anyone who reaches the page can send a secret, so an unknown one is
+// refused from a read of the links file (replaced atomically: a reader
+// sees the old or the new one), without the store's lock: a flood of
+// made-up secrets must not keep token exchanges and key changes waiting
+// for it until they give up (ErrBusy).
 func (s *Store) UseLink(secret string, now time.Time) error {
 	h := HashSecret(secret)
+	f, err := s.readLinks()
+	if err != nil {
+		return err
+	}
+	pending := false
+	for _, l := range live(f.Links, now) {
+		pending = pending || l.Hash == h
+	}
+	if !pending {
+		return ErrLinkInvalid
+	}
 	return s.changeLinks(func(f *linksFile) error {
 		ls := live(f.Links, now)
 		for i, l := range ls {
@@ -79,6 +96,24 @@ func live(ls []link, now time.Time) []link {
 	return out
 }
 
+// readLinks loads the links file; a missing or damaged one has no links.
+func (s *Store) readLinks() (linksFile, error) {
+	var f linksFile
+	b, err := os.ReadFile(filepath.Join(s.dir, LinksName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return f, err
+	default:
+		if err := json.Unmarshal(b, &f); err != nil {
+			// Pending links are worth nothing once lost: a damaged file
+			// starts over (the owner asks for a new link).
+			f = linksFile{}
+		}
+	}
+	return f, nil
+}
+
 // changeLinks is change for the links file, under the store's lock.
 func (s *Store) changeLinks(fn func(*linksFile) error) error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
@@ -90,18 +125,9 @@ func (s *Store) changeLinks(fn func(*linksFile) error) error {
 	}
 	defer l.unlock()
 	name := filepath.Join(s.dir, LinksName)
-	var f linksFile
-	b, err := os.ReadFile(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	f, err := s.readLinks()
+	if err != nil {
 		return err
-	default:
-		if err := json.Unmarshal(b, &f); err != nil {
-			// Pending links are worth nothing once lost: a damaged file
-			// starts over (the owner asks for a new link).
-			f = linksFile{}
-		}
 	}
 	if err := fn(&f); err != nil {
 		return err

@@ -78,3 +78,38 @@ func TestSetRights(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// TestAnonymousRefusalsTakeNoLock: what anyone can send — a made-up
+// sign-in link, authorization code or refresh token — is refused without
+// the store's lock, so a flood of them cannot keep real changes waiting
+// until they give up (ErrBusy); a real one still waits its turn.
+func TestAnonymousRefusalsTakeNoLock(t *testing.T) {
+	s, c := oauthFixture(t)
+	link, _, err := s.NewLink(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := LockTimeout
+	LockTimeout = 100 * time.Millisecond
+	defer func() { LockTimeout = old }()
+	held, err := lock(filepath.Join(s.dir, LockName), time.Second) // another process changing the store
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UseLink(LinkPrefix+"made-up", t0); !errors.Is(err, ErrLinkInvalid) {
+		t.Errorf("a made-up sign-in link while the store is locked: %v, want ErrLinkInvalid", err)
+	}
+	if _, err := s.ExchangeCode(CodePrefix+"made-up", c.ID, testRedirect, testVerifier, testResource, t0); !errors.Is(err, ErrInvalidGrant) {
+		t.Errorf("a made-up code while the store is locked: %v, want ErrInvalidGrant", err)
+	}
+	if _, err := s.Refresh(RefreshPrefix+"made-up", c.ID, testResource, t0); !errors.Is(err, ErrInvalidGrant) {
+		t.Errorf("a made-up refresh token while the store is locked: %v, want ErrInvalidGrant", err)
+	}
+	if err := s.UseLink(link, t0); !errors.Is(err, ErrBusy) {
+		t.Errorf("the real link while the store is locked: %v, want ErrBusy", err)
+	}
+	held.unlock()
+	if err := s.UseLink(link, t0); err != nil {
+		t.Errorf("the real link once the store is free: %v", err)
+	}
+}

@@ -70,12 +70,20 @@ func copyExampleVault(t testing.TB) string {
 
 func newTestCore(t testing.TB, dir string) *tools.Core {
 	t.Helper()
+	return newTestCoreWith(t, dir, index.Options{})
+}
+
+// newTestCoreWith is newTestCore with these index options (Watch: changes
+// made outside vaultd reach the index's change journal).
+func newTestCoreWith(t testing.TB, dir string, io index.Options) *tools.Core {
+	t.Helper()
 	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test", Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	idx, err := index.Open(v, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
+	io.Dir, io.Logger = filepath.Join(t.TempDir(), "index"), slog.New(slog.DiscardHandler)
+	idx, err := index.Open(v, io)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +92,21 @@ func newTestCore(t testing.TB, dir string) *tools.Core {
 		t.Fatal(err)
 	}
 	c, err := tools.NewCore(v, tools.CoreOptions{Now: func() time.Time { return fixedNow }, Index: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// newCoreWithoutIndex is a core over dir with no search index.
+func newCoreWithoutIndex(t testing.TB, dir string) *tools.Core {
+	t.Helper()
+	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test", Now: func() time.Time { return fixedNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	c, err := tools.NewCore(v, tools.CoreOptions{Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}

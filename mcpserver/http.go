@@ -97,10 +97,13 @@ type HTTPServer struct {
 	guardMu sync.Mutex
 	guard   *connGuard // of the listener Serve accepts on
 
+	sub *subscriptions // the MCP server's resource subscriptions
+
 	mu       sync.Mutex
 	conns    map[string]*tools.Connection // key hash → its connection
 	keys     map[string]*keyState         // key hash ("open" with Open) → its requests and streams
 	sessions map[string]*session          // session id → its key and use
+	ended    []string                     // sessions ended while mu is held, to forget once it is not (unlockForget)
 }
 
 type connKey struct{}
@@ -126,14 +129,18 @@ func NewHTTPServer(c *tools.Core, o HTTPOptions) *HTTPServer {
 	lim := o.HTTP.withDefaults()
 	h := &HTTPServer{o: o, lim: lim, log: o.Logger, budget: newByteBudget(lim.BodyBudget), stop: make(chan struct{}),
 		conns: map[string]*tools.Connection{}, keys: map[string]*keyState{}, sessions: map[string]*session{}}
-	s := NewServer(c, ServerOptions{
+	s, sub := newServer(c, ServerOptions{
 		Logger:     o.Logger,
 		Connection: ConnectionFromContext,
 		// Never reached (every request is authenticated first), but if it
 		// were, it may do nothing.
-		Default:   tools.NewConnection("anonymous", tools.Perms{}, o.Limits),
-		ClientLog: o.ClientLog,
+		Default:       tools.NewConnection("anonymous", tools.Perms{}, o.Limits),
+		ClientLog:     o.ClientLog,
+		Subscriptions: SubscriptionLimits{MaxPerSession: lim.MaxSubscriptionsPerSession, MaxPerKey: lim.MaxSubscriptionsPerKey},
 	})
+	// Subscriptions end with the sessions of the table (http_sessions.go).
+	sub.alive = h.sessionAlive
+	h.sub = sub
 	h.http = &http.Server{
 		Handler: h,
 		// Headers must arrive promptly (slowloris). The body has its own
@@ -289,7 +296,15 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hr.Body = body
 		if isListen(body) {
 			// A 2026-07-28 client's event stream: it counts as a stream,
-			// not as a request in progress.
+			// not as a request in progress. Its request (and what mcp-go
+			// makes of it) is held as long as the stream is open, so it is
+			// bounded as a stream, not as a body: a 16 MB list of
+			// resources held the whole body budget, for every client,
+			// until the stream closed.
+			if len(body) > maxListenBody {
+				h.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("a subscriptions/listen request is %s, more than the %s one may be: it is held as long as its stream is open; listen for fewer resources at once (resourceSubscriptions)", mib(int64(len(body))), mib(maxListenBody)))
+				return
+			}
 			h.end(ks)
 			began = false
 			sctx, done, ok := h.openStream(ctx, ks, "")
@@ -327,6 +342,10 @@ func durationText(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// maxListenBody bounds a subscriptions/listen request: a list of a few
+// hundred resources fits many times over.
+const maxListenBody = smallBody
 
 // isListen reports whether a POST body is a subscriptions/listen request,
 // which holds its response open as an event stream.

@@ -68,6 +68,12 @@ type HTTPLimits struct {
 	// RevokeCheck is how often the keys of open event streams are checked;
 	// a revoked key's streams close within it. Default 500 ms.
 	RevokeCheck time.Duration
+	// MaxSubscriptionsPerSession bounds one session's resource
+	// subscriptions, MaxSubscriptionsPerKey those of all sessions of one
+	// key or signed-in connection together (one read-only key held 20,000,
+	// 88 MB). Defaults 256 and 1,024 (SubscriptionLimits); more are
+	// refused with an error naming one to let go.
+	MaxSubscriptionsPerSession, MaxSubscriptionsPerKey int
 }
 
 // smallBody is the size up to which a body does not count against the
@@ -105,6 +111,8 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 	if l.MaxSessionsPerKey <= 0 {
 		l.MaxSessionsPerKey = 32
 	}
+	sl := SubscriptionLimits{MaxPerSession: l.MaxSubscriptionsPerSession, MaxPerKey: l.MaxSubscriptionsPerKey}.withDefaults()
+	l.MaxSubscriptionsPerSession, l.MaxSubscriptionsPerKey = sl.MaxPerSession, sl.MaxPerKey
 	return l
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -381,5 +382,122 @@ func TestDefaultMaxConns(t *testing.T) {
 		if got := defaultMaxConns(nofile); got != want {
 			t.Errorf("defaultMaxConns(%d) = %d, want %d", nofile, got, want)
 		}
+	}
+}
+
+// TestHTTP_Subscriptions: a key's sessions together hold at most
+// MaxSubscriptionsPerKey subscriptions, each at most
+// MaxSubscriptionsPerSession; a session that ends — by DELETE, or pushed
+// out by the key's newer sessions — lets its subscriptions go (they used
+// to stay for the life of the server: mcp-go never ends a session that
+// had no event stream).
+func TestHTTP_Subscriptions(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{HTTP: HTTPLimits{MaxSubscriptionsPerSession: 3, MaxSubscriptionsPerKey: 5, MaxSessionsPerKey: 3}},
+		map[string]string{"anna": "read", "ben": "read"})
+	n := 0
+	subscribeAs := func(name, sid string) (int, string) {
+		n++
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":"vault://note/4_Archiv/n%d.md"}}`, n+10, n)
+		status, _, body := f.post(t, f.token[name], sid, strings.NewReader(msg))
+		return status, body
+	}
+	held := func() int {
+		subs, _ := f.srv.sub.held()
+		return subs
+	}
+	a := f.session(t, "anna")
+	for range 3 {
+		if status, body := subscribeAs("anna", a); status != 200 || strings.Contains(body, `"error"`) {
+			t.Fatalf("subscribe: %d %s", status, body)
+		}
+	}
+	var golden strings.Builder
+	_, body := subscribeAs("anna", a)
+	if !strings.Contains(body, "this session holds 3 subscriptions") {
+		t.Errorf("a 4th subscription in a session with a limit of 3: %s", body)
+	}
+	fmt.Fprintf(&golden, "per session:\n%s\n", body)
+	b := f.session(t, "anna")
+	for range 2 {
+		if _, body := subscribeAs("anna", b); strings.Contains(body, `"error"`) {
+			t.Fatalf("subscribe in a second session: %s", body)
+		}
+	}
+	_, body = subscribeAs("anna", b)
+	if !strings.Contains(body, "the sessions of this access key (anna) hold 5 subscriptions together") {
+		t.Errorf("a 6th subscription of a key with a limit of 5: %s", body)
+	}
+	fmt.Fprintf(&golden, "\nper key:\n%s\n", body)
+	c := f.session(t, "anna")
+	_, body = subscribeAs("anna", c)
+	if !strings.Contains(body, "this session holds 0") {
+		t.Errorf("a first subscription of a session, the key at its limit: %s", body)
+	}
+	fmt.Fprintf(&golden, "\nper key, a session holding none:\n%s\n", body)
+	compareGolden(t, filepath.Join("testdata", "golden", "errors", "http_subscribe_limits.golden"), golden.String())
+	// Another key has room of its own.
+	if _, body := subscribeAs("ben", f.session(t, "ben")); strings.Contains(body, `"error"`) {
+		t.Errorf("ben's subscription while anna is at her limit: %s", body)
+	}
+	if got := held(); got != 6 {
+		t.Errorf("held %d subscriptions, want 6", got)
+	}
+	// DELETE ends session a: its 3 go, and the key has room again.
+	if status, body := f.send(t, "DELETE", "anna", a); status != 200 {
+		t.Fatalf("DELETE: %d %s", status, body)
+	}
+	if got := held(); got != 3 {
+		t.Errorf("after DELETE of a session holding 3: held %d, want 3", got)
+	}
+	if _, body := subscribeAs("anna", c); strings.Contains(body, `"error"`) {
+		t.Errorf("subscribe after the DELETE made room: %s", body)
+	}
+	// Sessions pushed out by newer ones of the key let theirs go too.
+	for range 3 {
+		f.session(t, "anna")
+	}
+	if got := held(); got != 1 {
+		t.Errorf("after anna's sessions were replaced: held %d, want ben's 1", got)
+	}
+}
+
+// TestHTTP_ListenBounded: a 2026-07-28 subscriptions/listen request is
+// held as long as its stream is open, so one larger than 64 KB is refused
+// (a 16 MB one held the whole body budget for as long); a small one opens
+// its stream.
+func TestHTTP_ListenBounded(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read"})
+	listen := func(n int) (int, string) {
+		uris := make([]string, n)
+		for i := range uris {
+			uris[i] = fmt.Sprintf("%q", fmt.Sprintf("vault://note/4_Archiv/n%05d.md", i))
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":[` + strings.Join(uris, ",") +
+			`]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", f.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		req.Header.Set("Authorization", "Bearer "+f.token["anna"])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode == 200 {
+			return 200, "" // the stream: do not wait for its end
+		}
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	status, body := listen(3000)
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "more than the 64 KB one may be") {
+		t.Errorf("a listen request of 3,000 resources: %d %s", status, body)
+	}
+	if status, body := listen(10); status != 200 {
+		t.Errorf("a listen request of 10 resources: %d %s", status, body)
 	}
 }

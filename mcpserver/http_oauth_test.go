@@ -274,3 +274,36 @@ func TestHTTP_PublicURLAndCORS(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTP_GoneKeysForgotten: the server forgets the connection, rate
+// limits and counts of a key or signed-in connection that was revoked,
+// once nothing of it is in progress; the others stay.
+func TestHTTP_GoneKeysForgotten(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	f := newOAuthFixture(t, HTTPOptions{}, clk)
+	tok := signIn(t, f.keys, "laptop", "read", oauthResource, clk.now())
+	for _, secret := range []string{f.token["reader"], tok.Access} {
+		if status, _, body := f.post(t, secret, "", strings.NewReader(initMsg)); status != 200 {
+			t.Fatalf("initialize: %d %s", status, body)
+		}
+	}
+	held := func() (int, int) {
+		f.srv.mu.Lock()
+		defer f.srv.mu.Unlock()
+		return len(f.srv.keys), len(f.srv.conns)
+	}
+	if ks, cs := held(); ks != 2 || cs != 2 {
+		t.Fatalf("after two connections: %d key states, %d connections", ks, cs)
+	}
+	f.srv.forgetGoneKeys()
+	if ks, cs := held(); ks != 2 || cs != 2 {
+		t.Fatalf("with both valid, forgotten: %d key states, %d connections left", ks, cs)
+	}
+	if _, err := f.keys.RevokeGrant(tok.Grant.ID, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.forgetGoneKeys()
+	if ks, cs := held(); ks != 1 || cs != 1 {
+		t.Errorf("after the grant was revoked: %d key states, %d connections, want the key's 1 and 1", ks, cs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -125,7 +126,7 @@ func (h *HTTPServer) newSession(key string) string {
 	_, _ = rand.Read(b)
 	id := "vs-" + hex.EncodeToString(b)
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlockForget()
 	now := h.o.Now()
 	var own []string
 	for sid, s := range h.sessions {
@@ -161,7 +162,7 @@ func (ks *keyState) nameOr(id string) string {
 // key is "") and records its use.
 func (h *HTTPServer) useSession(key, sid string) error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlockForget()
 	s := h.sessions[sid]
 	if s == nil || key != "" && s.key != key {
 		return errUnknownSession
@@ -179,7 +180,7 @@ func (h *HTTPServer) useSession(key, sid string) error {
 // requests with its id get 404 and its event stream closes.
 func (h *HTTPServer) endSession(key, sid string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlockForget()
 	if s := h.sessions[sid]; s != nil && (key == "" || s.key == key) {
 		h.endSessionLocked(sid)
 	}
@@ -191,6 +192,7 @@ func (h *HTTPServer) endSessionLocked(sid string) {
 		return
 	}
 	delete(h.sessions, sid)
+	h.ended = append(h.ended, sid)
 	if ks := h.keys[s.key]; ks != nil {
 		for st := range ks.streams {
 			if st.session == sid {
@@ -200,10 +202,46 @@ func (h *HTTPServer) endSessionLocked(sid string) {
 	}
 }
 
+// unlockForget releases h.mu, then forgets the sessions that ended while
+// it was held: their resource subscriptions, and what mcp-go keeps of
+// them. mcp-go would keep its own record of every session until it has
+// been idle for SessionIdleTTL, so a key opening sessions in a loop (each
+// ending its least recently used one here) grew it without bound.
+func (h *HTTPServer) unlockForget() {
+	ended := h.ended
+	h.ended = nil
+	h.mu.Unlock()
+	for _, sid := range ended {
+		h.sub.dropSession(sid)
+		// mcp-go's DELETE handler clears its state of a session; the
+		// session table's Terminate, which it calls first, finds the
+		// session ended already.
+		h.mcp.Handle(discardWriter{}, &server.HTTPRequest{Method: http.MethodDelete,
+			Header: http.Header{server.HeaderKeySessionID: {sid}}, Context: context.Background()})
+	}
+}
+
+// sessionAlive reports whether sid is a session of the table.
+func (h *HTTPServer) sessionAlive(sid string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions[sid] != nil
+}
+
+// discardWriter is the response of a request the server makes of mcp-go
+// itself.
+type discardWriter struct{}
+
+func (discardWriter) Header() http.Header         { return http.Header{} }
+func (discardWriter) WriteHeader(int)             {}
+func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (discardWriter) Flush()                      {}
+func (discardWriter) CanStream() bool             { return false }
+
 // expireSessions ends the sessions unused for SessionIdleTTL.
 func (h *HTTPServer) expireSessions() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlockForget()
 	now := h.o.Now()
 	for sid, s := range h.sessions {
 		if s.streams == 0 && now.Sub(s.lastUsed) > h.lim.SessionIdleTTL {
@@ -243,12 +281,46 @@ func (h *HTTPServer) closeRevoked() {
 				h.endSessionLocked(sid)
 			}
 		}
+		h.unlockForget()
+	}
+}
+
+// forgetGoneKeys drops what the server holds of keys and signed-in
+// connections that no longer exist (revoked, or a grant that ended): their
+// connection with its rate limits, and their request and stream counts,
+// once nothing of theirs is in progress. Grants come and go with every
+// sign-in, so these tables grew for the life of the server.
+func (h *HTTPServer) forgetGoneKeys() {
+	if h.o.Keys == nil {
+		return
+	}
+	h.mu.Lock()
+	var idle []string
+	for id, ks := range h.keys {
+		if ks.inflight == 0 && len(ks.streams) == 0 {
+			idle = append(idle, id)
+		}
+	}
+	h.mu.Unlock()
+	for _, id := range idle {
+		if ok, err := h.o.Keys.Valid(id); err != nil || ok {
+			continue
+		}
+		h.mu.Lock()
+		if ks := h.keys[id]; ks != nil && ks.inflight == 0 && len(ks.streams) == 0 {
+			delete(h.keys, id)
+			for c := range h.conns {
+				if strings.HasPrefix(c, id+" ") {
+					delete(h.conns, c)
+				}
+			}
+		}
 		h.mu.Unlock()
 	}
 }
 
-// watch runs closeRevoked every RevokeCheck and expireSessions every
-// minute until stop closes.
+// watch runs closeRevoked every RevokeCheck, and expireSessions and
+// forgetGoneKeys every minute, until stop closes.
 func (h *HTTPServer) watch(stop <-chan struct{}) {
 	t := time.NewTicker(h.lim.RevokeCheck)
 	defer t.Stop()
@@ -262,6 +334,7 @@ func (h *HTTPServer) watch(stop <-chan struct{}) {
 		h.closeRevoked()
 		if time.Since(swept) >= time.Minute {
 			h.expireSessions()
+			h.forgetGoneKeys()
 			swept = time.Now()
 		}
 	}

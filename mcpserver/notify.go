@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -13,39 +16,124 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/tools"
 )
 
 // subscriptions track resources/subscribe per session and send
-// notifications/resources/updated when a subscribed note changes:
-// at once for vaultd's own writes (vault.OnChange, in this process), and
-// for changes made by anything else — Obsidian, git, an editor, another
-// vaultd process — by a stat of the subscribed files every pollEvery.
-// (The search index's watcher runs in one vaultd process of a vault only,
-// so it cannot drive every process's subscribers; a stat of the few
-// subscribed files is cheap.) A URI that names no vault file — or a note
-// that does not exist yet — may be subscribed to; the first is never
-// notified, the second when the note appears.
+// notifications/resources/updated when a subscribed note changes: at once
+// for this process's writes (vault.OnChange), and for every other change
+// — another vaultd process's writes, Obsidian, git, an editor — from the
+// search index's change journal (tools.Core.Changes), asked once every
+// pollEvery while anything is subscribed: one call that names the paths
+// changed, whatever the number of subscriptions, so an idle subscription
+// costs nothing (each subscribed file used to be stat'ed every second:
+// 20,000 subscriptions of one read-only key held a quarter of a core).
+// Only when the journal cannot say — its owner changed, more changed than
+// it keeps — are the subscribed files looked at, each once; when there is
+// none (no index, or its owner cannot be asked), on every tick: the
+// limits bound them.
+//
+// A session holds at most MaxPerSession subscriptions and the sessions of
+// one access key or signed-in connection MaxPerKey together; more are
+// refused with an error that says how many are held and which to let go.
+// A URI that names no vault file — or a note that does not exist yet — may
+// be subscribed to; the first is never notified, the second when the
+// note appears.
 type subscriptions struct {
-	c *tools.Core
-	s *server.MCPServer
+	c   *tools.Core
+	s   *server.MCPServer
+	lim SubscriptionLimits
+	// alive, when set, says whether a session still exists (the HTTP
+	// server's sessions, which end there, not with mcp-go's hooks).
+	alive func(sid string) bool
 
-	mu      sync.Mutex
-	byURI   map[string]map[string]string // canonical uri → session ID → the uri as the session subscribed it
-	stamps  map[string]string            // canonical uri → what the poll saw last
-	polling bool
+	mu       sync.Mutex
+	byURI    map[string]map[string]string // canonical uri → session ID → the uri as the session subscribed it
+	sessions map[string]*subSession       // session ID → its subscriptions
+	perKey   map[string]int               // key id → subscriptions of its sessions
+	stamps   map[string]string            // canonical uri → what was seen last
+	seq      uint64                       // orders subscriptions (the oldest is named first)
+	polling  bool
+	mark     index.ChangeMark
+	// ticks counts the polls, looked counts the files stat'ed by them
+	// (tests check that an idle subscription costs none).
+	ticks, looked int
 }
 
-// pollEvery is how often subscribed files are checked for changes made
-// outside this process.
+// subSession is one session's subscriptions.
+type subSession struct {
+	key  string            // the access key's id ("" over stdio)
+	uris map[string]subURI // canonical uri → how it was subscribed
+}
+
+type subURI struct {
+	given string
+	seq   uint64
+}
+
+// SubscriptionLimits bound the resource subscriptions a client can make
+// the server hold. Zero values take the defaults.
+type SubscriptionLimits struct {
+	// MaxPerSession bounds one session's subscriptions. Default 256: a
+	// client subscribes to the notes it shows, a few dozen.
+	MaxPerSession int
+	// MaxPerKey bounds the subscriptions of all sessions of one access key
+	// or signed-in connection together (HTTP). Default 1,024.
+	MaxPerKey int
+}
+
+func (l SubscriptionLimits) withDefaults() SubscriptionLimits {
+	if l.MaxPerSession <= 0 {
+		l.MaxPerSession = 256
+	}
+	if l.MaxPerKey <= 0 {
+		l.MaxPerKey = 1024
+	}
+	return l
+}
+
+// maxSubscribeURI bounds the URI of a subscription: a vault path is far
+// shorter, even percent-encoded, and the URI is kept as sent.
+const maxSubscribeURI = 4096
+
+// pollEvery is how often the change journal is asked while anything is
+// subscribed.
 const pollEvery = time.Second
 
-func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks) *subscriptions {
-	sub := &subscriptions{c: c, s: s, byURI: map[string]map[string]string{}, stamps: map[string]string{}}
-	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
-		if sid := sessionID(ctx); sid != "" && req != nil {
-			sub.add(sid, req.Params.URI)
+func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks, lim SubscriptionLimits) *subscriptions {
+	sub := &subscriptions{c: c, s: s, lim: lim.withDefaults(), byURI: map[string]map[string]string{},
+		sessions: map[string]*subSession{}, perKey: map[string]int{}, stamps: map[string]string{}}
+	// A subscription is taken (or refused) before mcp-go answers the
+	// request: mcp-go's own handler only acknowledges it.
+	hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
+		raw, ok := message.(json.RawMessage)
+		if !ok || !bytes.Contains(raw, []byte(mcp.MethodResourcesSubscribe)) {
+			return nil
 		}
+		var req struct {
+			Method string `json:"method"`
+			Params struct {
+				URI  string    `json:"uri"`
+				Meta *mcp.Meta `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &req) != nil || req.Method != string(mcp.MethodResourcesSubscribe) ||
+			req.Params.URI == "" || mcp.IsModernProtocol(req.Params.Meta.ProtocolVersion()) {
+			return nil // mcp-go refuses it
+		}
+		sid := sessionID(ctx)
+		if sid == "" {
+			return nil
+		}
+		key := ""
+		if ks := keyStateFrom(ctx); ks != nil {
+			key = ks.id
+		}
+		return sub.add(sid, key, req.Params.URI, keyStateFrom(ctx))
 	})
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
 		if sid := sessionID(ctx); sid != "" && req != nil {
@@ -53,11 +141,13 @@ func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks) *
 		}
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, session server.ClientSession) {
-		sub.dropSession(session.SessionID())
+		if sub.alive == nil { // over HTTP, sessions end with the server's table
+			sub.dropSession(session.SessionID())
+		}
 	})
 	c.Vault().OnChange(func(paths ...string) {
 		for _, p := range paths {
-			sub.changed(NoteURI(p))
+			sub.changed(canonical(NoteURI(p)))
 		}
 	})
 	return sub
@@ -71,19 +161,46 @@ func sessionID(ctx context.Context) string {
 }
 
 // canonical spells a vault:// URI as NoteURI does (each segment
-// percent-encoded), so that "Übersicht.md" and "%C3%9Cbersicht.md" are one
-// subscription; other URIs stay as they are.
+// percent-encoded, the path in Unicode NFC as the vault looks names up),
+// so that "Übersicht.md" and "%C3%9Cbersicht.md" are one subscription;
+// other URIs stay as they are.
 func canonical(uri string) string {
 	if p, _, ok := pathOfURI(uri); ok {
-		return NoteURI(p)
+		return NoteURI(norm.NFC.String(p))
 	}
 	return uri
 }
 
-func (sub *subscriptions) add(sid, given string) {
+// add subscribes session sid (of key, "" for none) to uri, or returns why
+// not: the URI is too long, or the session or its key holds as many
+// subscriptions as it may.
+func (sub *subscriptions) add(sid, key, given string, ks *keyState) error {
+	if len(given) > maxSubscribeURI {
+		return fmt.Errorf("resources/subscribe refused: the uri is %d bytes long, more than the %d a vaultd resource can be; notes are named like %s, and resources/list lists them",
+			len(given), maxSubscribeURI, NoteURI(exampleNote(sub.c)))
+	}
+	if sub.alive != nil && !sub.alive(sid) {
+		return nil // mcp-go answers an ended session with 404 anyway
+	}
 	uri := canonical(given)
 	sub.mu.Lock()
-	defer sub.mu.Unlock()
+	ss := sub.sessions[sid]
+	if ss == nil {
+		ss = &subSession{key: key, uris: map[string]subURI{}}
+		sub.sessions[sid] = ss
+	}
+	if _, dup := ss.uris[uri]; !dup {
+		if err := sub.fullLocked(ss, given, ks); err != nil {
+			if len(ss.uris) == 0 {
+				delete(sub.sessions, sid)
+			}
+			sub.mu.Unlock()
+			return err
+		}
+		sub.perKey[key]++
+	}
+	sub.seq++
+	ss.uris[uri] = subURI{given: given, seq: sub.seq}
 	if sub.byURI[uri] == nil {
 		sub.byURI[uri] = map[string]string{}
 		sub.stamps[uri] = sub.stamp(uri)
@@ -93,12 +210,75 @@ func (sub *subscriptions) add(sid, given string) {
 		sub.polling = true
 		go sub.poll()
 	}
+	sub.mu.Unlock()
+	// The session may have ended while it subscribed: its subscriptions
+	// were dropped before this one was added.
+	if sub.alive != nil && !sub.alive(sid) {
+		sub.dropSession(sid)
+	}
+	return nil
+}
+
+// fullLocked returns the refusal for one more subscription of session ss,
+// or nil when it may take one.
+func (sub *subscriptions) fullLocked(ss *subSession, given string, ks *keyState) error {
+	var msg string
+	switch {
+	case ss.key != "" && sub.perKey[ss.key] >= sub.lim.MaxPerKey:
+		msg = fmt.Sprintf("the sessions of %s hold %d subscriptions together, the most one key may hold; this session holds %d",
+			keyLabel(ks), sub.perKey[ss.key], len(ss.uris))
+	case len(ss.uris) >= sub.lim.MaxPerSession:
+		msg = fmt.Sprintf("this session holds %d subscriptions, the most one session may hold", len(ss.uris))
+	default:
+		return nil
+	}
+	msg = fmt.Sprintf("resources/subscribe %q refused: %s", tools.Cut(given, 200), msg)
+	if len(ss.uris) == 0 {
+		return fmt.Errorf("%s. End a session of this key you no longer use (DELETE with its Mcp-Session-Id) or unsubscribe in it, then subscribe again; a session unused for an hour ends by itself", msg)
+	}
+	oldest := subURI{}
+	for _, u := range ss.uris {
+		if oldest.seq == 0 || u.seq < oldest.seq {
+			oldest = u
+		}
+	}
+	return fmt.Errorf("%s. Unsubscribe from notes you no longer need, e.g. the one subscribed longest ago: resources/unsubscribe {\"uri\": %q}, then subscribe again", msg, oldest.given)
+}
+
+// keyLabel names a key's connection in a message.
+func keyLabel(ks *keyState) string {
+	switch {
+	case ks == nil:
+		return "this connection"
+	case ks.id == "open":
+		return "this server (it serves without access keys)"
+	case strings.HasPrefix(ks.id, keys.GrantPrefix):
+		return fmt.Sprintf("this signed-in connection (%s)", ks.name)
+	}
+	return fmt.Sprintf("this access key (%s)", ks.name)
 }
 
 func (sub *subscriptions) remove(sid, given string) {
-	uri := canonical(given)
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
+	sub.removeLocked(sid, canonical(given))
+}
+
+func (sub *subscriptions) removeLocked(sid, uri string) {
+	ss := sub.sessions[sid]
+	if ss == nil {
+		return
+	}
+	if _, ok := ss.uris[uri]; !ok {
+		return
+	}
+	delete(ss.uris, uri)
+	if sub.perKey[ss.key]--; sub.perKey[ss.key] <= 0 {
+		delete(sub.perKey, ss.key)
+	}
+	if len(ss.uris) == 0 {
+		delete(sub.sessions, sid)
+	}
 	delete(sub.byURI[uri], sid)
 	if len(sub.byURI[uri]) == 0 {
 		delete(sub.byURI, uri)
@@ -106,18 +286,28 @@ func (sub *subscriptions) remove(sid, given string) {
 	}
 }
 
+// dropSession removes the subscriptions of an ended session.
 func (sub *subscriptions) dropSession(sid string) {
 	sub.mu.Lock()
-	var uris []string
-	for uri, sids := range sub.byURI {
-		if _, ok := sids[sid]; ok {
-			uris = append(uris, uri)
-		}
+	defer sub.mu.Unlock()
+	ss := sub.sessions[sid]
+	if ss == nil {
+		return
 	}
-	sub.mu.Unlock()
-	for _, uri := range uris {
-		sub.remove(sid, uri)
+	for uri := range ss.uris {
+		sub.removeLocked(sid, uri)
 	}
+}
+
+// held returns the number of subscriptions held, and of the sessions that
+// hold them (tests).
+func (sub *subscriptions) held() (subs, sessions int) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	for _, ss := range sub.sessions {
+		subs += len(ss.uris)
+	}
+	return subs, len(sub.sessions)
 }
 
 // stamp is what identifies the current state of the file a URI names:
@@ -151,28 +341,75 @@ func (sub *subscriptions) changed(uri string) {
 	}
 }
 
-// poll checks the subscribed files until no subscription is left.
+// moved returns which of the subscribed uris (canonical) now look other
+// than when last seen, and updates what was seen. sub.mu is held.
+func (sub *subscriptions) movedLocked(uris []string) []string {
+	var moved []string
+	for _, uri := range uris {
+		was, ok := sub.stamps[uri]
+		if !ok {
+			continue
+		}
+		sub.looked++
+		if now := sub.stamp(uri); now != was {
+			moved = append(moved, uri)
+		}
+	}
+	return moved
+}
+
+// poll asks the change journal for what changed, every pollEvery, until
+// no subscription is left.
 func (sub *subscriptions) poll() {
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for range t.C {
-		sub.mu.Lock()
-		if len(sub.byURI) == 0 {
-			sub.polling = false
-			sub.mu.Unlock()
+		if !sub.tick() {
 			return
 		}
-		var moved []string
-		for uri, was := range sub.stamps {
-			if now := sub.stamp(uri); now != was {
-				moved = append(moved, uri)
+	}
+}
+
+// tick is one poll: it notifies the subscribers of what changed since the
+// last, and reports whether any subscription is left.
+func (sub *subscriptions) tick() bool {
+	sub.mu.Lock()
+	if len(sub.byURI) == 0 {
+		sub.polling = false
+		sub.mu.Unlock()
+		return false
+	}
+	sub.ticks++
+	mark := sub.mark
+	sub.mu.Unlock()
+	ch, err := sub.c.Changes(mark)
+	var look []string
+	sub.mu.Lock()
+	switch {
+	case errors.Is(err, tools.ErrIndexOpening):
+		// Its first answer will be Lost: everything is looked at then.
+	case err != nil || ch.Lost:
+		// No journal (no index, or its owner cannot be asked: look
+		// every time), or it lost track (look once).
+		for uri := range sub.stamps {
+			look = append(look, uri)
+		}
+	default:
+		for _, p := range ch.Paths {
+			if uri := canonical(NoteURI(p)); sub.byURI[uri] != nil {
+				look = append(look, uri)
 			}
 		}
-		sub.mu.Unlock()
-		for _, uri := range moved {
-			sub.changed(uri)
-		}
 	}
+	if err == nil {
+		sub.mark = ch.Next
+	}
+	moved := sub.movedLocked(look)
+	sub.mu.Unlock()
+	for _, uri := range moved {
+		sub.changed(uri)
+	}
+	return true
 }
 
 // ClientLog sends log records to MCP clients as notifications/message

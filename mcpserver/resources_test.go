@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/vaultd/vaultd/tools"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +15,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/tools"
 )
 
 // notifications collects what the server sends a client.
@@ -50,10 +53,28 @@ func (n *notifications) waitFor(method, want string) bool {
 
 func connectWatching(t *testing.T, conn *tools.Connection) (*client.Client, *tools.Core, string, *notifications) {
 	t.Helper()
+	mc, c, dir, n, _ := connectServer(t, conn, ServerOptions{})
+	return mc, c, dir, n
+}
+
+// connectServer connects an in-process client to a server with options o
+// over a copy of the example vault whose index watches it, and returns
+// the server's subscriptions too.
+func connectServer(t *testing.T, conn *tools.Connection, o ServerOptions) (*client.Client, *tools.Core, string, *notifications, *subscriptions) {
+	t.Helper()
 	dir := copyExampleVault(t)
-	c := newTestCore(t, dir)
+	c := newTestCoreWith(t, dir, index.Options{Watch: true, Quiet: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
 	cl := NewClientLog(true)
-	s := NewServer(c, ServerOptions{Default: conn, ClientLog: cl, Logger: testLogger(cl)})
+	o.Default, o.ClientLog, o.Logger = conn, cl, testLogger(cl)
+	s, sub := newServer(c, o)
+	mc, n := startInProcess(t, s)
+	return mc, c, dir, n, sub
+}
+
+// startInProcess connects an in-process client to s and initializes it;
+// the notifications it gets are collected.
+func startInProcess(t *testing.T, s *server.MCPServer) (*client.Client, *notifications) {
+	t.Helper()
 	mc, err := client.NewInProcessClient(s)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +100,7 @@ func connectWatching(t *testing.T, conn *tools.Connection) (*client.Client, *too
 	if res.ServerInfo.Version != Version || Version == "" {
 		t.Errorf("serverInfo.version %q, want mcpserver.Version %q", res.ServerInfo.Version, Version)
 	}
-	return mc, c, dir, n
+	return mc, n
 }
 
 func TestResources_ListPagedReadWithVersion(t *testing.T) {
@@ -166,7 +187,7 @@ func TestResources_SubscribeOwnWritesAndOutside(t *testing.T) {
 	if !n.waitFor(mcp.MethodNotificationResourceUpdated, "vault://note/0_Inbox/Buchtipps.md") {
 		t.Error("no notifications/resources/updated after append_to_note")
 	}
-	// A change by another program is found by the poll.
+	// A change by another program is found through the index's watcher.
 	p := filepath.Join(dir, "2_Bereiche", "Team", "Übersicht.md")
 	if err := os.WriteFile(p, []byte("# Übersicht\n\nin Obsidian geändert\n"), 0o644); err != nil {
 		t.Fatal(err)

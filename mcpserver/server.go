@@ -72,12 +72,21 @@ type ServerOptions struct {
 	// ClientLog, when set, is attached to the server: the log records
 	// handed to its Handler go to the clients as MCP log notifications.
 	ClientLog *ClientLog
+	// Subscriptions bound the resource subscriptions of a session (and,
+	// over HTTP, of a key's sessions together).
+	Subscriptions SubscriptionLimits
 }
 
 // NewServer builds the MCP server over a core: every tool registered, the
 // list each connection sees filtered to its rights, and calls checked
 // against rights and rate limits.
 func NewServer(c *tools.Core, o ServerOptions) *server.MCPServer {
+	s, _ := newServer(c, o)
+	return s
+}
+
+// newServer is NewServer that also returns the server's subscriptions.
+func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscriptions) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -141,7 +150,7 @@ func NewServer(c *tools.Core, o ServerOptions) *server.MCPServer {
 		}
 		return tools.Perms{Read: true}
 	})
-	newSubscriptions(c, s, hooks)
+	sub := newSubscriptions(c, s, hooks, o.Subscriptions)
 	for _, t := range tools.Tools() {
 		s.AddTool(mcpTool(t), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			cn := connOf(ctx)
@@ -152,7 +161,7 @@ func NewServer(c *tools.Core, o ServerOptions) *server.MCPServer {
 			return toMCP(r), nil
 		})
 	}
-	return s
+	return s, sub
 }
 
 // toMCP turns a result into an MCP tool result: the text for every client,

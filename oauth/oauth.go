@@ -52,11 +52,13 @@ const (
 // maxBody bounds a registration or token request: a few fields.
 const maxBody = 64 << 10
 
-// Limits of a registration.
+// Limits of a registration: what one anonymous request can make the
+// store keep (keys bounds how many registrations are kept).
 const (
-	maxRedirects   = 10
-	maxRedirectLen = 2000
-	maxNameRunes   = 100
+	maxRedirects      = 10
+	maxRedirectLen    = 2000
+	maxRedirectsBytes = 4 << 10 // all of a client's redirect addresses together
+	maxNameRunes      = 100
 )
 
 // Options configure the authorization server.
@@ -304,10 +306,15 @@ func checkRegistration(redirects []string, name string, method *string, grants, 
 	if len(redirects) > maxRedirects {
 		return keys.ClientMeta{}, "invalid_redirect_uri", fmt.Sprintf("redirect_uris has %d addresses; at most %d", len(redirects), maxRedirects)
 	}
+	total := 0
 	for _, u := range redirects {
 		if msg := CheckRedirect(u); msg != "" {
 			return keys.ClientMeta{}, "invalid_redirect_uri", msg
 		}
+		total += len(u)
+	}
+	if total > maxRedirectsBytes {
+		return keys.ClientMeta{}, "invalid_redirect_uri", fmt.Sprintf("redirect_uris are %d characters together; at most %d (name the one or two addresses your client listens on)", total, maxRedirectsBytes)
 	}
 	am := "client_secret_basic" // RFC 7591 §2's default
 	if method != nil {
@@ -432,6 +439,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
+	if p := repeated(f, tokenParams); p != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("%s is sent more than once; send each parameter once (RFC 6749 §3.2)", p))
+		return
+	}
 	c, ok := s.client(w, r, f)
 	if !ok {
 		return
@@ -514,68 +525,155 @@ func (s *Server) client(w http.ResponseWriter, r *http.Request, f url.Values) (k
 type Request struct {
 	Client      keys.Client
 	RedirectURI string
-	State       string
-	Challenge   string
-	Resource    string
+	// RedirectSent says the request named RedirectURI (rather than leave
+	// it to the client's only one); the token request must then name it
+	// too.
+	RedirectSent bool
+	// Trusted says the browser may be sent to RedirectURI without the
+	// owner's approval (see Trusted): with an error, or after a refusal.
+	Trusted   bool
+	State     string
+	Challenge string
+	Resource  string
 }
 
 // AuthError is a refused authorization request. With Redirect set the
 // browser goes back to the client with the error (RFC 6749 §4.1.2.1);
-// without, the redirect address itself is in doubt and the owner is shown
-// Msg instead.
+// without, the owner is shown the reason instead: the redirect address is
+// in doubt (a missing or unknown client, an address it did not register),
+// or it is not one the browser may be sent to unasked (Untrusted).
 type AuthError struct {
 	Redirect string
-	Msg      string
+	// Msg says what is wrong, in English (the log, error_description).
+	Msg string
+	// Kind and Args say it for the owner's page in the browser's
+	// language: the text of AuthKinds[Kind], formatted with Args.
+	Kind string
+	Args []any
+	// Untrusted is the redirect address the browser was not sent to
+	// (Request.Trusted), when it was not.
+	Untrusted string
 }
 
 func (e *AuthError) Error() string { return e.Msg }
 
+// AuthKinds are the kinds of AuthError, with their English texts (each a
+// format for the error's Args); the owner's page translates them.
+var AuthKinds = map[string]string{
+	"repeated":         "the sign-in request names %s more than once; nothing was sent to the client, start the connection again from it",
+	"no_client":        "the sign-in request names no client (client_id is missing); start the connection again from your client",
+	"store":            "the server cannot read its sign-in store; see vaultd's log",
+	"unknown_client":   "the client %q is not registered with this vault (or was dropped); start the connection again from your client, so that it registers",
+	"no_redirect":      "the sign-in request of %q names no redirect address, and the client registered several (%s); nothing was sent to any",
+	"bad_redirect":     "the sign-in request of %q names the redirect address %q, which the client did not register (it registered %s); nothing was sent there",
+	"response_type":    "response_type %q is not supported; vaultd offers only code",
+	"no_challenge":     "code_challenge is missing: vaultd requires PKCE with S256",
+	"challenge_method": "code_challenge_method %q is refused; vaultd accepts only S256",
+	"bad_challenge":    "code_challenge is not an S256 challenge (43 characters of base64url)",
+	"resource":         "resource %q is not served here; this server signs in only for %s",
+}
+
+// The parameters of the two requests that must not come twice.
+var (
+	authorizeParams = []string{"response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "resource", "scope"}
+	tokenParams     = []string{"grant_type", "code", "redirect_uri", "client_id", "client_secret", "code_verifier", "refresh_token", "resource"}
+)
+
+// repeated returns the first of params that q holds more than once, or "".
+func repeated(q url.Values, params []string) string {
+	for _, p := range params {
+		if len(q[p]) > 1 {
+			return p
+		}
+	}
+	return ""
+}
+
+func authErr(kind string, args ...any) *AuthError {
+	return &AuthError{Msg: fmt.Sprintf(AuthKinds[kind], args...), Kind: kind, Args: args}
+}
+
+// Trusted reports whether the browser may be sent to a client's redirect
+// address without the owner having approved it there and then: an
+// address on this machine (http on the loopback, RFC 8252 §7.3), or one
+// of a client the owner approved a connection of (a grant that lasts).
+// Anyone can register a client with any https address or app scheme, so
+// sending the owner's browser to one of those with an error, or after
+// the owner refused, would make this server a redirector to wherever the
+// registration named (RFC 9700 §4.11.2): such a request gets a page.
+func (s *Server) Trusted(c keys.Client, redirect string) bool {
+	if u, err := url.Parse(redirect); err == nil && u.Scheme == "http" && loopback(u.Hostname()) {
+		return true
+	}
+	ok, err := s.o.Store.ClientApproved(c.ID)
+	return err == nil && ok
+}
+
 // ParseAuthorize checks an authorization request's parameters: a
 // registered client and one of its redirect addresses, response_type
 // code, a PKCE S256 challenge (plain is refused), and a resource, when
-// given, that is this server's /mcp.
+// given, that is this server's /mcp. A refusal redirects to the client
+// only when its address is Trusted.
 func (s *Server) ParseAuthorize(q url.Values) (*Request, *AuthError) {
+	// A parameter twice is refused before anything else: which of its
+	// values counts would be a guess (RFC 6749 §3.1), and for client_id or
+	// redirect_uri it leaves the redirect address in doubt.
+	if p := repeated(q, authorizeParams); p != "" {
+		return nil, authErr("repeated", p)
+	}
 	id := q.Get("client_id")
 	if id == "" {
-		return nil, &AuthError{Msg: "the sign-in request names no client (client_id is missing); start the connection again from your client"}
+		return nil, authErr("no_client")
 	}
 	c, ok, err := s.o.Store.Client(id)
 	if err != nil {
 		s.o.Logger.Error("oauth: read the clients", "error", err)
-		return nil, &AuthError{Msg: "the server cannot read its sign-in store; see vaultd's log"}
+		return nil, authErr("store")
 	}
 	if !ok {
-		return nil, &AuthError{Msg: fmt.Sprintf("the client %q is not registered with this vault (or was dropped); start the connection again from your client, so that it registers", cut(id, 60))}
+		return nil, authErr("unknown_client", cut(id, 60))
 	}
+	// A parameter sent empty counts as left out (RFC 6749 §3.1).
 	ru := q.Get("redirect_uri")
-	if ru == "" && len(c.RedirectURIs) == 1 {
+	sent := ru != ""
+	if !sent && len(c.RedirectURIs) == 1 {
 		ru = c.RedirectURIs[0]
 	}
-	if !c.HasRedirect(ru) {
-		return nil, &AuthError{Msg: fmt.Sprintf("the sign-in request of %q names the redirect address %q, which the client did not register (it registered %s); nothing was sent there", c.Name, cut(ru, 200), strings.Join(c.RedirectURIs, ", "))}
+	if !sent && len(c.RedirectURIs) > 1 {
+		return nil, authErr("no_redirect", c.Name, strings.Join(c.RedirectURIs, ", "))
 	}
-	req := &Request{Client: c, RedirectURI: ru, State: q.Get("state"), Challenge: q.Get("code_challenge"), Resource: q.Get("resource")}
-	fail := func(code, msg string) (*Request, *AuthError) {
-		return nil, &AuthError{Redirect: s.errorRedirect(req, code, msg), Msg: msg}
+	if !c.HasRedirect(ru) {
+		return nil, authErr("bad_redirect", c.Name, cut(ru, 200), strings.Join(c.RedirectURIs, ", "))
+	}
+	req := &Request{Client: c, RedirectURI: ru, RedirectSent: sent, Trusted: s.Trusted(c, ru), State: q.Get("state"),
+		Challenge: q.Get("code_challenge"), Resource: q.Get("resource")}
+	fail := func(code, kind string, args ...any) (*Request, *AuthError) {
+		e := authErr(kind, args...)
+		if req.Trusted {
+			e.Redirect = s.errorRedirect(req, code, e.Msg)
+		} else {
+			e.Untrusted = req.RedirectURI
+		}
+		return nil, e
 	}
 	if rt := q.Get("response_type"); rt != "code" {
-		return fail("unsupported_response_type", fmt.Sprintf("response_type %q is not supported; vaultd offers only code", cut(rt, 40)))
+		return fail("unsupported_response_type", "response_type", cut(rt, 40))
 	}
 	switch m := q.Get("code_challenge_method"); {
 	case req.Challenge == "":
-		return fail("invalid_request", "code_challenge is missing: vaultd requires PKCE with S256")
+		return fail("invalid_request", "no_challenge")
 	case m != "S256":
 		if m == "" {
 			m = "plain" // RFC 7636 §4.3's default
 		}
-		return fail("invalid_request", fmt.Sprintf("code_challenge_method %q is refused; vaultd accepts only S256", cut(m, 20)))
+		return fail("invalid_request", "challenge_method", cut(m, 20))
 	case !validChallenge(req.Challenge):
-		return fail("invalid_request", "code_challenge is not an S256 challenge (43 characters of base64url)")
+		return fail("invalid_request", "bad_challenge")
 	}
 	if req.Resource == "" {
 		req.Resource = s.o.Resource
 	} else if strings.TrimRight(req.Resource, "/") != strings.TrimRight(s.o.Resource, "/") {
-		return fail("invalid_target", fmt.Sprintf("resource %q is not served here; this server signs in only for %s", cut(req.Resource, 200), s.o.Resource))
+		return fail("invalid_target", "resource", cut(req.Resource, 200), s.o.Resource)
 	}
 	req.Resource = s.o.Resource
 	return req, nil
@@ -596,8 +694,8 @@ func validChallenge(c string) bool {
 // Approve issues the code for an approved request and returns where the
 // browser goes: the client's redirect address with code, state and iss.
 func (s *Server) Approve(req *Request, name string, rights keys.Rights) (string, error) {
-	code, err := s.o.Store.NewCode(keys.CodeRequest{ClientID: req.Client.ID, RedirectURI: req.RedirectURI, Challenge: req.Challenge,
-		Resource: req.Resource, Name: name, Rights: rights}, s.o.Now())
+	code, err := s.o.Store.NewCode(keys.CodeRequest{ClientID: req.Client.ID, RedirectURI: req.RedirectURI, RedirectSent: req.RedirectSent,
+		Challenge: req.Challenge, Resource: req.Resource, Name: name, Rights: rights}, s.o.Now())
 	if err != nil {
 		return "", err
 	}
@@ -605,10 +703,15 @@ func (s *Server) Approve(req *Request, name string, rights keys.Rights) (string,
 	return s.redirect(req, url.Values{"code": {code}}), nil
 }
 
-// Deny returns where the browser goes when the owner refuses:
-// error=access_denied.
+// Deny returns where the browser goes when the owner refuses: the client's
+// address with error=access_denied when it is Trusted, else "" (the owner
+// is shown a page: a refusal must not send the browser to an address the
+// owner just declined).
 func (s *Server) Deny(req *Request) string {
 	s.o.Logger.Info("oauth: connection refused by the owner", "client", req.Client.Name)
+	if !req.Trusted {
+		return ""
+	}
 	return s.errorRedirect(req, "access_denied", "the vault's owner refused the connection")
 }
 

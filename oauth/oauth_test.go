@@ -198,6 +198,7 @@ func TestRegister(t *testing.T) {
 		`{"redirect_uris":["file:///etc/passwd"]}`,
 		`{"redirect_uris":["/callback"]}`,
 		`{"redirect_uris":["https://user:pw@client.example/cb"]}`,
+		`{"redirect_uris":["https://client.example/` + strings.Repeat("a", 1500) + `","https://client.example/` + strings.Repeat("b", 1500) + `","https://client.example/` + strings.Repeat("c", 1500) + `"]}`,
 		`{"redirect_uris":["http://localhost.evil.example/cb"]}`,
 		`{"redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"private_key_jwt"}`,
 		`{"redirect_uris":["` + redirect + `"],"grant_types":["client_credentials"]}`,
@@ -234,6 +235,8 @@ func TestAuthorize_Refusals(t *testing.T) {
 		{"redirect mismatch", func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1:33418/evil") }},
 		{"another resource", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }},
 		{"implicit flow", func(q url.Values) { q.Set("response_type", "token") }},
+		{"two redirect addresses", func(q url.Values) { q.Add("redirect_uri", "https://evil.example/cb") }},
+		{"two clients", func(q url.Values) { q.Add("client_id", "vdclient_other") }},
 	} {
 		q := authQuery(id)
 		tc.edit(q)
@@ -310,6 +313,7 @@ func TestToken_CodeFlowRefreshAndRefusals(t *testing.T) {
 	refused("no grant type", 400, form("client_id", id))
 	refused("client credentials", 400, form("grant_type", "client_credentials", "client_id", id))
 	refused("no code", 400, form("grant_type", "authorization_code", "client_id", id))
+	refused("two code verifiers", 400, url.Values{"grant_type": {"authorization_code"}, "code": {"vdc_x"}, "client_id": {id}, "code_verifier": {verifier, strings.Repeat("a", 43)}})
 
 	code = f.approve(id, keys.Rights{Read: true})
 	st, tok := f.token(exchange(code))
@@ -408,5 +412,101 @@ func TestRegister_Bounded(t *testing.T) {
 	f.now = f.now.Add(time.Minute)
 	for range registerBurst {
 		f.register(body)
+	}
+}
+
+// TestAuthorize_UntrustedAddresses: anyone can register a client with any
+// https address or app scheme, so a bad request of a client the owner has
+// not approved, or the owner's refusal of it, does not send the browser
+// there (RFC 9700 §4.11.2: the server would be a redirector); once the
+// owner approved a connection of the client, its address is trusted, as an
+// address on this machine always is.
+func TestAuthorize_UntrustedAddresses(t *testing.T) {
+	f := newFixture(t)
+	var b strings.Builder
+	for _, ru := range []string{"https://phish.example/login", "cursor://anysphere.cursor-retrieval/oauth/callback"} {
+		id := f.register(`{"redirect_uris":["` + ru + `"],"client_name":"Fresh","token_endpoint_auth_method":"none"}`)["client_id"].(string)
+		query := func(edit func(url.Values)) url.Values {
+			q := authQuery(id)
+			q.Set("redirect_uri", ru)
+			if edit != nil {
+				edit(q)
+			}
+			return q
+		}
+		for _, tc := range []struct {
+			name string
+			edit func(url.Values)
+		}{
+			{"implicit flow", func(q url.Values) { q.Set("response_type", "token") }},
+			{"plain PKCE", func(q url.Values) { q.Set("code_challenge_method", "plain") }},
+			{"another resource", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }},
+		} {
+			_, aerr := f.s.ParseAuthorize(query(tc.edit))
+			if aerr == nil || aerr.Redirect != "" || aerr.Untrusted != ru {
+				t.Errorf("%s, %s: %+v, want a page naming %s, no redirect", ru, tc.name, aerr, ru)
+				continue
+			}
+			fmt.Fprintf(&b, "%s, %s:\n  to the owner: %s\n  not sent to: %s\n", ru, tc.name, aerr.Msg, aerr.Untrusted)
+		}
+		req, aerr := f.s.ParseAuthorize(query(nil))
+		if aerr != nil || req.Trusted {
+			t.Fatalf("%s: a good request: %+v %+v, want it untrusted", ru, req, aerr)
+		}
+		if to := f.s.Deny(req); to != "" {
+			t.Errorf("%s: the owner's refusal redirects to %s", ru, to)
+		}
+		// Approved once: trusted from then on.
+		to, err := f.s.Approve(req, "fresh", keys.Rights{Read: true})
+		if err != nil || !strings.HasPrefix(to, ru+"?") {
+			t.Fatalf("Approve: %q %v", to, err)
+		}
+		u, _ := url.Parse(to)
+		if st, tok := f.token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")}, "client_id": {id}, "redirect_uri": {ru}, "code_verifier": {verifier}}); st != 200 {
+			t.Fatalf("exchange: %d %v", st, tok)
+		}
+		if _, aerr := f.s.ParseAuthorize(query(func(q url.Values) { q.Set("response_type", "token") })); aerr == nil || !strings.HasPrefix(aerr.Redirect, ru+"?error=unsupported_response_type") {
+			t.Errorf("%s approved: a bad request: %+v, want a redirect with the error", ru, aerr)
+		}
+		if req, _ := f.s.ParseAuthorize(query(nil)); req == nil || !req.Trusted || !strings.HasPrefix(f.s.Deny(req), ru+"?error=access_denied") {
+			t.Errorf("%s approved: the owner's refusal does not go back to the client", ru)
+		}
+	}
+	checkGolden(t, "authorize_untrusted", b.String())
+}
+
+// TestToken_RedirectURIOptional: a client that left redirect_uri out of
+// the authorization request (it registered one) may leave it out of the
+// token request (RFC 6749 §4.1.3); one that named it must name it again,
+// and may once it was told so.
+func TestToken_RedirectURIOptional(t *testing.T) {
+	f := newFixture(t)
+	id := f.register(`{"redirect_uris":["` + redirect + `"],"client_name":"Claude Code","token_endpoint_auth_method":"none"}`)["client_id"].(string)
+	codeFor := func(q url.Values) string {
+		req, aerr := f.s.ParseAuthorize(q)
+		if aerr != nil {
+			t.Fatal(aerr)
+		}
+		to, err := f.s.Approve(req, "laptop", keys.Rights{Read: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(to)
+		return u.Query().Get("code")
+	}
+	q := authQuery(id)
+	q.Del("redirect_uri")
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {codeFor(q)}, "client_id": {id}, "code_verifier": {verifier}}
+	if st, tok := f.token(form); st != 200 {
+		t.Errorf("no redirect_uri in either request: %d %v", st, tok)
+	}
+	form.Set("code", codeFor(authQuery(id)))
+	st, tok := f.token(form)
+	if st != 400 || !strings.Contains(fmt.Sprint(tok["error_description"]), "redirect_uri is missing") {
+		t.Errorf("redirect_uri named in the authorization request only: %d %v", st, tok)
+	}
+	form.Set("redirect_uri", redirect)
+	if st, tok := f.token(form); st != 200 {
+		t.Errorf("the same code with redirect_uri, after the refusal: %d %v", st, tok)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/rules"
 	"github.com/vaultd/vaultd/vault"
@@ -184,6 +185,45 @@ func (c *Core) index() Index {
 // WaitIndex waits until the index given as CoreOptions.OpenIndex is open
 // (or failed to open) and returns it; nil when the core has none.
 func (c *Core) WaitIndex() Index { return c.index() }
+
+// ChangeJournal is an index that numbers the paths it is handed
+// (index.Index, index.Shared): vaultd's writes in every process on the
+// vault and what its watcher or rescans found outside vaultd.
+type ChangeJournal interface {
+	Changes(m index.ChangeMark) (index.Changes, error)
+}
+
+var (
+	_ ChangeJournal = (*index.Index)(nil)
+	_ ChangeJournal = (*index.Shared)(nil)
+)
+
+// Errors of Changes.
+var (
+	// ErrIndexOpening: the index is still opening; ask again later.
+	ErrIndexOpening = errors.New("the search index is still opening")
+	// ErrNoJournal: the core has no index, or one without a change
+	// journal; only this process's own writes are known
+	// (Vault().OnChange), anything else must be looked for.
+	ErrNoJournal = errors.New("no change journal: the vault is served without a search index")
+)
+
+// Changes reports the vault paths changed since mark m, from the index's
+// change journal (ChangeJournal): one call, whatever the caller watches,
+// without waiting for anything. Errors: ErrIndexOpening, ErrNoJournal,
+// and an index owner that cannot be reached.
+func (c *Core) Changes(m index.ChangeMark) (index.Changes, error) {
+	select {
+	case <-c.idxOpen:
+	default:
+		return index.Changes{}, ErrIndexOpening
+	}
+	j, ok := c.idx.(ChangeJournal)
+	if !ok {
+		return index.Changes{}, ErrNoJournal
+	}
+	return j.Changes(m)
+}
 
 // Vault returns the vault the core serves.
 func (c *Core) Vault() *vault.Vault { return c.v }

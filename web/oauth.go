@@ -67,15 +67,21 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 }
 
 // authError answers a refused authorization request: back to the client
-// with the error when its redirect address is known to be its own, else a
-// page for the owner.
+// with the error when its redirect address is its own and trusted
+// (oauth.Server.Trusted), else a page for the owner, in the browser's
+// language, saying what is wrong and, for an address not trusted, why the
+// browser stays here.
 func (s *Server) authError(w http.ResponseWriter, r *http.Request, aerr *oauth.AuthError) {
 	if aerr.Redirect != "" {
 		http.Redirect(w, r, aerr.Redirect, http.StatusSeeOther)
 		return
 	}
-	s.o.Logger.Warn("owner's page: sign-in request refused", "reason", aerr.Msg)
-	s.render(w, r, http.StatusBadRequest, "consent", map[string]any{"Refused": aerr.Msg})
+	s.o.Logger.Warn("owner's page: sign-in request refused", "reason", aerr.Msg, "not_sent_to", aerr.Untrusted)
+	reason := aerr.Msg
+	if aerr.Kind != "" {
+		reason = langFor(r).T("authz."+aerr.Kind, aerr.Args...)
+	}
+	s.render(w, r, http.StatusBadRequest, "consent", map[string]any{"Refused": reason, "Untrusted": aerr.Untrusted})
 }
 
 // consentFields are the authorization request's parameters the consent
@@ -172,7 +178,11 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PostFormValue("decision") != "approve" {
-		http.Redirect(w, r, s.o.OAuth.Deny(req), http.StatusSeeOther)
+		if to := s.o.OAuth.Deny(req); to != "" {
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
+		}
+		s.render(w, r, http.StatusOK, "consent", map[string]any{"Denied": true, "Client": req.Client.Name, "Redirect": req.RedirectURI})
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))

@@ -22,9 +22,16 @@ const (
 // returns the path of its authorization request.
 func (f *fixture) authorizeURL(clientName string, edit func(url.Values)) (string, keys.Client) {
 	f.t.Helper()
-	c, _, err := f.keys.RegisterClient(keys.ClientMeta{Name: clientName, RedirectURIs: []string{consentRedirect}, AuthMethod: "none"}, time.Now())
+	return f.authorizeURLTo(clientName, consentRedirect, edit)
+}
+
+// authorizeURLTo is authorizeURL for a client that registered the
+// redirect address ru.
+func (f *fixture) authorizeURLTo(clientName, ru string, edit func(url.Values)) (string, keys.Client) {
+	f.t.Helper()
+	c, _, err := f.keys.RegisterClient(keys.ClientMeta{Name: clientName, RedirectURIs: []string{ru}, AuthMethod: "none"}, time.Now())
 	must(f.t, err)
-	q := url.Values{"response_type": {"code"}, "client_id": {c.ID}, "redirect_uri": {consentRedirect}, "state": {"xyz-state"},
+	q := url.Values{"response_type": {"code"}, "client_id": {c.ID}, "redirect_uri": {ru}, "state": {"xyz-state"},
 		"code_challenge": {keys.S256(consentVerifier)}, "code_challenge_method": {"S256"}, "resource": {f.base + "/mcp"}}
 	if edit != nil {
 		edit(q)
@@ -213,7 +220,7 @@ func TestConsent_RefuseAndBadRequests(t *testing.T) {
 		t.Errorf("an unregistered redirect address: %d %q\n%s", st, loc, body)
 	}
 	st, loc, body = f.do("GET", "/authorize?response_type=code&client_id=vdclient_nobody", nil, nil)
-	if st != http.StatusBadRequest || loc != "" || !strings.Contains(body, `the client "vdclient_nobody" is not registered with this vault`) {
+	if st != http.StatusBadRequest || loc != "" || !strings.Contains(body, `The client "vdclient_nobody" is not registered with this vault`) {
 		t.Errorf("an unregistered client: %d %q\n%s", st, loc, body)
 	}
 }
@@ -253,5 +260,36 @@ func TestCSPOrigin(t *testing.T) {
 		if got := cspOrigin(in); got != want {
 			t.Errorf("cspOrigin(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestConsent_UntrustedAddressGetsAPage: a freshly registered client with
+// an https address — anyone can register one — does not get the owner's
+// browser sent there by a bad request (it used to be, with no page in
+// between: an open redirect) or by the owner's refusal; the owner sees
+// why, in the browser's language, and nothing leaves the page.
+func TestConsent_UntrustedAddressGetsAPage(t *testing.T) {
+	f := newFixture(t)
+	f.signIn()
+	const phish = "https://phish.example/login"
+	path, _ := f.authorizeURLTo("Fresh", phish, func(q url.Values) { q.Set("response_type", "token") })
+	st, loc, body := f.do("GET", path, nil, nil)
+	if st != http.StatusBadRequest || loc != "" || !strings.Contains(body, `response_type "token" is not supported`) ||
+		!strings.Contains(body, `id="untrusted">It would return to `+phish+`, the address of a client you have not approved`) || strings.Contains(body, `action="/authorize"`) {
+		t.Errorf("a bad request of a fresh https client: %d to %q\n%s", st, loc, body)
+	}
+	path, _ = f.authorizeURLTo("Frisch", phish, func(q url.Values) { q.Set("code_challenge_method", "plain") })
+	_, loc, body = f.do("GET", path, nil, map[string]string{"Accept-Language": "de-DE,de;q=0.9"})
+	if loc != "" || !strings.Contains(body, `code_challenge_method "plain" wird abgelehnt`) || !strings.Contains(body, "Sie würde zu "+phish+" zurückkehren") {
+		t.Errorf("the same in German: to %q\n%s", loc, body)
+	}
+	// The owner refuses a good request of it: a page, not the address.
+	path, _ = f.authorizeURLTo("Fresh", phish, nil)
+	_, _, body = f.do("GET", path, nil, nil)
+	form := consentForm(t, body)
+	form.Set("decision", "deny")
+	st, loc, body = f.do("POST", "/authorize", form, nil)
+	if st != http.StatusOK || loc != "" || !strings.Contains(body, `id="denied">You refused the connection of Fresh. The client was not told`) {
+		t.Errorf("refusing a fresh https client: %d to %q\n%s", st, loc, body)
 	}
 }
