@@ -607,6 +607,7 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 	if err != nil {
 		return nil, err
 	}
+	ix.typedPropsAsWords(pq)
 	text := meaningQuery(pq)
 	if text == "" {
 		// Filters only: nothing to compare by meaning.

@@ -115,9 +115,43 @@ func linkValue(s string) (string, bool) {
 // propFilter is one key=value filter of a query.
 type propFilter struct {
 	key, value string
+	// typed: written in the query's text (key=value), not given as a
+	// filter of its own (Query.Properties).
+	typed bool
 }
 
 func (f propFilter) term() string { return propTerm(f.key, f.value) }
+
+// knownProperty reports whether some note of the index has the
+// frontmatter property key.
+func (ix *Index) knownProperty(key string) bool {
+	return len(ix.dictPrefix(fProps, propPrefix+foldKey(strings.TrimSpace(key))+"=", "")) > 0
+}
+
+// typedPropsAsWords turns a key=value of the query's text whose key no
+// note has as a property into the words as a phrase: a question about
+// HTML (loading="lazy", type=button) or code (x=1) asks for the text, and
+// as a filter it found nothing.
+func (ix *Index) typedPropsAsWords(pq *parsedQuery) {
+	words := func(fs []propFilter, into *[]clause) []propFilter {
+		kept := fs[:0]
+		for _, f := range fs {
+			if !f.typed || ix.knownProperty(f.key) {
+				kept = append(kept, f)
+				continue
+			}
+			text := f.key + " " + f.value
+			if c := (clause{kind: kindPhrase, raw: text, words: withoutNouns(analyzeQuery(text))}); len(c.words) > 0 {
+				*into = append(*into, c)
+			} else {
+				pq.ignored = append(pq.ignored, f.key+"="+f.value)
+			}
+		}
+		return kept
+	}
+	pq.props = words(pq.props, &pq.must)
+	pq.noProps = words(pq.noProps, &pq.not)
+}
 
 // propToken recognizes key=value in a query token: a key of letters,
 // digits, '_', '-' and '.', then '=', then the value (possibly empty, or

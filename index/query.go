@@ -254,7 +254,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 				return nil, bad("%s= needs a value, for example %s=aktiv", key, key)
 			}
 			plain = false
-			f := propFilter{key: key, value: val}
+			f := propFilter{key: key, value: val, typed: true}
 			if neg {
 				p.noProps = append(p.noProps, f)
 			} else {

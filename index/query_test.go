@@ -160,3 +160,24 @@ func TestSearch_PermalinkNamesTheNote(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_UnknownPropertyIsText: key=value in a query is a property
+// filter only where some note has the property; otherwise it is text
+// (an HTML attribute in a question, loading="lazy"), searched as a phrase.
+func TestSearch_UnknownPropertyIsText(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"web/img.md":    "# img\n\nMit `loading=\"lazy\"` lädt der Browser das Bild erst, wenn es sichtbar wird.\n",
+		"web/iframe.md": "# iframe\n\nAuch iframes kennen das Attribut loading.\n",
+		"p/a.md":        "---\nstatus: aktiv\n---\n# A\n\nlazy loading\n",
+	})
+	ix := openIndex(t, v, Options{})
+	res := mustSearch(t, ix, Query{Text: `loading="lazy" Bild`})
+	if len(res.Hits) != 1 || res.Hits[0].Path != "web/img.md" {
+		t.Errorf(`loading="lazy" Bild: hits %v, want web/img.md (the attribute as text)`, hitPaths(res))
+	}
+	// A property some note has stays a filter.
+	res = mustSearch(t, ix, Query{Text: "status=aktiv lazy"})
+	if len(res.Hits) != 1 || res.Hits[0].Path != "p/a.md" {
+		t.Errorf("status=aktiv lazy: hits %v, want p/a.md", hitPaths(res))
+	}
+}

@@ -264,6 +264,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	ix.typedPropsAsWords(pq)
 	filters := pq.filtered()
 	if pq.empty() && !filters {
 		msg := "there is nothing to search for"
@@ -329,6 +330,9 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	}
 	order, done, err := ix.rank(ctx, pq, res, positive, boost, want, perHit)
 	if err != nil {
+		return nil, err
+	}
+	if order, err = ix.namedFirst(ctx, pq, q.Text, positive, order); err != nil {
 		return nil, err
 	}
 	if offset < len(order) {
@@ -425,6 +429,49 @@ func (ix *Index) pageHits(ctx context.Context, pq *parsedQuery, positive, boost 
 		h := done[r.id]
 		h.Score = r.score
 		out = append(out, h)
+	}
+	return out, nil
+}
+
+// namedFirst puts first the notes the query names (a title, an alias, the
+// file or folder name is the query's text but for case and punctuation,
+// vault.NameTable.Named) and that match it: a search for a note's title
+// finds the note before the notes that mention or link to it ("Grundlegende
+// Formatierungssyntax" listed ten notes linking to the note of that name,
+// not the note). Several named notes keep the order the ranking gave them.
+func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, positive query.Query, order []ranked) ([]ranked, error) {
+	named := ix.nameTable().Named(text)
+	if len(named) == 0 || positive == nil {
+		return order, nil
+	}
+	res, err := ix.search(ctx, pq, positive, nil, len(named), query.NewDocIDQuery(named))
+	if err != nil {
+		return nil, err
+	}
+	match := make(map[string]bool, len(res.Hits))
+	for _, h := range res.Hits {
+		match[h.ID] = true
+	}
+	if len(match) == 0 {
+		return order, nil
+	}
+	out := make([]ranked, 0, len(order)+len(match))
+	for _, r := range order {
+		if match[r.id] {
+			out = append(out, r)
+			delete(match, r.id)
+		}
+	}
+	for _, p := range named { // matching, but not among the notes ranked
+		if match[p] {
+			out = append(out, ranked{id: p})
+		}
+	}
+	first := len(out)
+	for _, r := range order {
+		if !slices.ContainsFunc(out[:first], func(x ranked) bool { return x.id == r.id }) {
+			out = append(out, r)
+		}
 	}
 	return out, nil
 }

@@ -186,9 +186,17 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	if err != nil {
 		var qe *index.QueryError
 		if errors.As(err, &qe) {
+			if r := c.namedInstead(caller, a, one, qe.Error(), nil); r != nil {
+				return r
+			}
 			return c.fail(caller, f, &note.Error{Op: "search", Kind: note.ErrInvalid, Msg: qe.Error()})
 		}
 		return c.fail(caller, f, err)
+	}
+	if res.Total == 0 && res.Some == 0 && a.Offset == 0 {
+		if r := c.namedInstead(caller, a, one, "", res.Suggestions); r != nil {
+			return r
+		}
 	}
 	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
 		Meaning: meaningText(res, meaningOff)}
@@ -308,26 +316,36 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			b.WriteString("matched by: " + matchedBy[h.By] + "\n")
 		}
 		writeHitProperties(&b, h.Properties)
-		for i, s := range h.Sections {
-			args := []arg{{"path", h.Path}}
-			if s.Heading != "" {
-				args = append(args, arg{"heading", s.Heading})
-			}
-			if i > 0 {
-				// Further sections: the call that reads each (their
-				// snippets would double the answer).
-				b.WriteString("also: " + call{"read_note", args}.render(caller.Door) + "\n")
-				continue
-			}
-			writeSectionLines(&b, s)
-			b.WriteString("read: " + call{"read_note", args}.render(caller.Door) + "\n")
+		if len(h.Sections) > 0 {
+			writeSectionLines(&b, h.Sections[0])
+			b.WriteString("read: " + call{"read_note", sectionArgs(h.Path, h.Sections[0])}.render(caller.Door) + "\n")
 		}
-		if h.MoreSections > 0 {
-			fmt.Fprintf(&b, "sections: %d shown, %d more match\n", len(h.Sections), h.MoreSections)
-			b.WriteString("more: " + call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Path: h.Path}, len(h.Sections))}.render(caller.Door) + "\n")
+		if n := len(h.Sections) - 1 + h.MoreSections; n > 0 {
+			fmt.Fprintf(&b, "other sections that match: %d (listed after the hits)\n", n)
 		}
 		if h.Conflict != nil {
 			writeConflict(&b, h.Conflict, false, caller)
+		}
+	}
+	// The other sections of each hit after every hit (AGENT-CONTRACT rule
+	// 22): an agent that follows the lines in order reads the next note's
+	// best section before a second section of this one.
+	moreHeader := false
+	for _, h := range data.Hits {
+		if h.short || len(h.Sections) <= 1 && h.MoreSections == 0 {
+			continue
+		}
+		if !moreHeader {
+			b.WriteString("\nother matching sections of these notes:\n")
+			moreHeader = true
+		}
+		for _, s := range h.Sections[1:] {
+			// The call that reads each (their snippets would double the
+			// answer).
+			b.WriteString("also: " + call{"read_note", sectionArgs(h.Path, s)}.render(caller.Door) + "\n")
+		}
+		if h.MoreSections > 0 {
+			fmt.Fprintf(&b, "%d more in this note: %s\n", h.MoreSections, call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Path: h.Path}, len(h.Sections))}.render(caller.Door))
 		}
 	}
 	if next := data.Offset + len(data.Hits); next < total {
@@ -753,8 +771,86 @@ func (c *Core) hiddenHits(ctx context.Context, q index.Query, res *index.Results
 	return n, ""
 }
 
+// sectionArgs are read_note's arguments for one section of a hit.
+func sectionArgs(p string, s SearchSection) []arg {
+	args := []arg{{"path", p}}
+	if s.Heading != "" {
+		args = append(args, arg{"heading", s.Heading})
+	}
+	return args
+}
+
+// namedInstead answers a search whose words find nothing — or that has no
+// words to search, only common ones or punctuation ("am", "!", "du") —
+// with the note whose name it is (a title, alias, file name or path, as
+// read_note finds it), or the notes with a name like it: people and agents
+// search for the name of the note they mean, a path, or a name with a
+// slip. nil when the query names nothing close, or is limited to a note,
+// a space, a folder or a tag (the words were asked for there).
+func (c *Core) namedInstead(caller Caller, a SearchNotesArgs, one *vault.Note, reason string, sugg []index.Suggestion) *Result {
+	const tool = "search_notes"
+	if one != nil || a.Space != "" || a.Folder != "" || a.Tag != "" || strings.TrimSpace(a.Query) == "" {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "query: %s\n", a.Query)
+	if reason != "" {
+		fmt.Fprintf(&b, "no words to search: %s.\n", reason)
+	} else {
+		b.WriteString("0 notes have these words.\n")
+	}
+	data := SearchData{Query: a.Query, Hits: []SearchHit{}}
+	n, _, err := c.v.Find(a.Query)
+	if err == nil {
+		ref := refOf(n)
+		data.Total = 1
+		data.Hits = append(data.Hits, SearchHit{NoteRef: ref, By: "name", Sections: []SearchSection{}})
+		b.WriteString("A note has this name:\n\n")
+		writeRef(&b, ref, "")
+		b.WriteString("matched by: " + matchedBy["name"] + "\n")
+		b.WriteString("read: " + call{"read_note", []arg{{"path", n.Path}}}.render(caller.Door) + "\n")
+		return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+	}
+	ve, ok := note.AsError(err)
+	if !ok || ve.AltKind != "notes" || len(ve.Alternatives) == 0 {
+		return nil
+	}
+	paths, why := limit(ve.Alternatives, maxAlternatives), ve.AltWhy
+	if errors.Is(err, note.ErrAmbiguous) {
+		b.WriteString("Several notes have this name:\n")
+		why = c.titlesOf(paths)
+	} else {
+		closeN := min(ve.AltClose, len(paths))
+		if closeN == 0 {
+			return nil // no name is close: the answer without hits says what to try
+		}
+		paths = paths[:closeN]
+		b.WriteString("Notes with a name like it, nearest first:\n")
+	}
+	refs := c.noteRefs()
+	for i, p := range paths {
+		ref := refs.at(p)
+		data.Hits = append(data.Hits, SearchHit{NoteRef: ref, By: "name", Sections: []SearchSection{}})
+		b.WriteString("\n")
+		writeRef(&b, ref, "")
+		if i < len(why) && why[i] != "" {
+			b.WriteString("name: " + why[i] + "\n")
+		}
+		b.WriteString("read: " + call{"read_note", []arg{{"path", p}}}.render(caller.Door) + "\n")
+	}
+	for _, sg := range sugg {
+		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: sg.Word, Words: sg.Words, Query: sg.Query})
+	}
+	if len(data.Suggestions) > 0 {
+		// The words spelled as the vault spells them find notes too.
+		b.WriteString("\nor search: " + call{tool, []arg{{"query", data.Suggestions[0].Query}}}.render(caller.Door) + "\n")
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
+}
+
 // matchedBy names how a hit matched, for the text.
 var matchedBy = map[string]string{
+	"name":          "its name (the words as a whole are its title, an alias, its file name or its path)",
 	index.ByWords:   "words",
 	index.ByMeaning: "meaning (none of the words need occur)",
 	index.ByBoth:    "both (words and meaning)",

@@ -65,6 +65,11 @@ type Closest struct {
 	score int
 	// inFolder says the note is in the folder the reference names.
 	inFolder bool
+	// affix is how many letters the name and the typed name share at
+	// their start and their end: among names as many slips away, the one
+	// a person was typing ("writ" is write, not wait; "relad" reload, not
+	// read).
+	affix int
 }
 
 // spellingLimit is how many slips a typed name of n letters may hold and
@@ -165,6 +170,9 @@ func (t *NameTable) closestNames(target string, n int) []Closest {
 		if a.score != b.score {
 			return a.score < b.score
 		}
+		if a.affix != b.affix {
+			return a.affix > b.affix
+		}
 		if len(a.Path) != len(b.Path) {
 			return len(a.Path) < len(b.Path)
 		}
@@ -201,10 +209,10 @@ func rankName(sp *note.Speller, tk typedKey, nm closeName) (Closest, bool) {
 	}
 	if lim > 0 {
 		if d, ok := sp.Within(tk.runes, nm.runes, lim); ok {
-			return Closest{Why: nm.why(), rank: rankSpelling, score: d}, true
+			return Closest{Why: nm.why(), rank: rankSpelling, score: d, affix: affix(tk.runes, nm.runes)}, true
 		}
 		if d, ok := sp.PrefixWithin(tk.runes, nm.runes, lim); ok {
-			return Closest{Why: nm.why(), rank: rankStartSpelling, score: d}, true
+			return Closest{Why: nm.why(), rank: rankStartSpelling, score: d, affix: affix(tk.runes, nm.runes[:min(len(nm.runes), len(tk.runes)+lim)])}, true
 		}
 	}
 	if len(words) > 0 && len(k) >= 3 && strings.Contains(nk, words[0]) {
@@ -221,6 +229,21 @@ func rankName(sp *note.Speller, tk typedKey, nm closeName) (Closest, bool) {
 		}
 	}
 	return Closest{}, false
+}
+
+// affix counts the runes a and b share at their start and at their end
+// (each at most the shorter's length).
+func affix(a, b []rune) int {
+	n := min(len(a), len(b))
+	pre := 0
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre + suf
 }
 
 func (nm closeName) why() string { return nm.what + " " + strconv.Quote(nm.name) }

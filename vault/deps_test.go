@@ -50,9 +50,9 @@ func TestDeps_ImportDirection(t *testing.T) {
 		"mark3labs/mcp-go": {"mcpserver", "bench"}, // bench drives vaultd as a real MCP client
 		"blevesearch/":     {"index"},
 		"spf13/cobra":      {"cmd/vaultd"},
-		mod + "mcpserver":  {"cmd/vaultd", "trial", "web"},              // trial hands a model the tools as tools/list shows them
-		mod + "tools":      {"mcpserver", "cmd/vaultd", "trial", "web"}, // the doors, and trial driving a model over them
-		mod + "trial":      {"cmd/vaultd"},
+		mod + "mcpserver":  {"cmd/vaultd", "trial", "web"},                       // trial hands a model the tools as tools/list shows them
+		mod + "tools":      {"mcpserver", "cmd/vaultd", "trial", "web", "bench"}, // the doors, trial driving a model over them, bench measuring names through them
+		mod + "trial":      {"cmd/vaultd", "bench"},                              // bench measures the names of every note (trial.CheckNames)
 		mod + "index":      {"tools", "mcpserver", "cmd/vaultd", "bench"},
 		mod + "vault":      {"index", "rules", "tools", "mcpserver", "web", "cmd/vaultd", "bench"},
 		mod + "note":       {"vault", "index", "rules", "tools", "mcpserver", "web", "trial", "cmd/vaultd", "bench"},

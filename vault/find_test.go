@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,8 +68,6 @@ func TestFind(t *testing.T) {
 		{"alpha.md", "1_Projekte/Alpha.md", ""},
 		{"[[Beta/Plan]]", "1_Projekte/Beta/Plan.md", ""},
 		{"Bu\u0308cher", "3_Ressourcen/Bücher.md", ""}, // NFD spelling
-		// a file name wins over another note's title
-		{"Gesundheit", "2_Bereiche/Gesundheit.md", ""},
 		// 3. title
 		{"Projekt Alpha", "1_Projekte/Alpha.md", ""},
 		{"projekt  alpha", "1_Projekte/Alpha.md", ""},
@@ -86,6 +85,13 @@ func TestFind(t *testing.T) {
 		// without brackets, a "#" is tried as a heading when nothing else matched
 		{"Alpha#Zeitplan", "1_Projekte/Alpha.md", "Zeitplan"},
 		{"Projekt Alpha # Ziele", "1_Projekte/Alpha.md", "Ziele"},
+	}
+	// A file name and another note's title are both names: neither note
+	// hides the other.
+	if _, _, err := v.Find("Gesundheit"); !errors.Is(err, note.ErrAmbiguous) {
+		t.Errorf("Find(Gesundheit): %v, want both notes (the file name of one, the title of the other)", err)
+	} else if e, _ := note.AsError(err); !slices.Equal(e.Alternatives, []string{"0_Inbox/Idee.md", "2_Bereiche/Gesundheit.md"}) {
+		t.Errorf("Find(Gesundheit): candidates %q", e.Alternatives)
 	}
 	// A path with a folder is taken at its word: "Beta/Plan" is not
 	// "1_Projekte/Beta/Plan.md", but the error names it first.

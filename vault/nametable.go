@@ -98,7 +98,8 @@ type NameSource interface {
 // with NewNameTable; it is safe for concurrent use.
 type NameTable struct {
 	looseOnce sync.Once
-	loose     []closeName // every name, for closestNames (built at the first miss)
+	loose     []closeName         // every name, for closestNames (built at the first miss)
+	byLoose   map[string][]string // note.LooseKey of every name → paths (Named)
 
 	entries map[string]NameEntry // by path
 	paths   []string             // every note, sorted
@@ -215,10 +216,47 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 			byName = append(byName, p)
 		}
 	}
+	nk := note.NameKey(target)
+	if !withFolder {
+		// A plain name: a file name, a title and an alias are all names
+		// a note is called by, and a name two notes bear is theirs both
+		// (tldr's "jc" is the file name of jc.md and the title of
+		// jc.json.md): one step, so that neither is hidden behind the
+		// other.
+		kinds := map[string]string{}
+		for _, l := range []struct {
+			what  string
+			paths []string
+		}{{what, byName}, {"title", t.title[nk]}, {"alias", t.alias[nk]}} {
+			for _, p := range l.paths {
+				if _, ok := kinds[p]; !ok {
+					kinds[p] = l.what
+				}
+			}
+		}
+		switch len(kinds) {
+		case 0:
+			return t.miss(target)
+		case 1:
+			for p, w := range kinds {
+				return NameMatch{What: w, Paths: []string{p}}
+			}
+		}
+		paths := make([]string, 0, len(kinds))
+		whats := map[string]bool{}
+		for p, w := range kinds {
+			paths = append(paths, p)
+			whats[w] = true
+		}
+		w := "name"
+		if len(whats) == 1 {
+			w = kinds[paths[0]]
+		}
+		return t.match(w, paths)
+	}
 	if len(byName) > 0 {
 		return t.match(what, byName)
 	}
-	nk := note.NameKey(target)
 	if l := t.title[nk]; len(l) > 0 {
 		return t.match("title", l)
 	}
@@ -296,8 +334,35 @@ func (t *NameTable) Entries() []NameEntry {
 
 // Closest ranks the notes nearest to target, at most n (closest.go).
 func (t *NameTable) Closest(target string, n int) []Closest {
-	t.looseOnce.Do(func() { t.loose = looseNames(t.paths, t.entries) })
+	t.buildLoose()
 	return t.closestNames(target, n)
+}
+
+func (t *NameTable) buildLoose() {
+	t.looseOnce.Do(func() {
+		t.loose = looseNames(t.paths, t.entries)
+		t.byLoose = make(map[string][]string, len(t.loose))
+		for _, nm := range t.loose {
+			l := t.byLoose[nm.loose]
+			if p := t.paths[nm.entry]; len(l) == 0 || l[len(l)-1] != p {
+				t.byLoose[nm.loose] = append(l, p)
+			}
+		}
+	})
+}
+
+// Named returns the notes one of whose names — a title, an alias, the
+// file name or a folder note's folder name — is text but for case,
+// punctuation and spacing (note.LooseKey): "Bases Syntax" names the note
+// "Bases-Syntax", "Array.prototype.filter" the note titled
+// "Array.prototype.filter()". Sorted by path.
+func (t *NameTable) Named(text string) []string {
+	k := note.LooseKey(text)
+	if k == "" {
+		return nil
+	}
+	t.buildLoose()
+	return append([]string(nil), t.byLoose[k]...)
 }
 
 // Has reports whether the note at path p is in the table, as stored.
