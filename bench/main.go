@@ -90,8 +90,8 @@ func main() {
 		return
 	}
 	corpora := flag.String("corpora", "../shared/corpora", "folder holding gesetze.tar.xz, obsidian-help-de, tldr-en")
-	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure")
-	only := flag.String("only", "build,restart,cold,search,watch,stdio,http,similar,meaning", "comma-separated parts to run (growth: see -growth)")
+	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure: names in -corpora, or folders by absolute path (a vault of folder notes: a checkout of mdn/translated-content-de's files/de)")
+	only := flag.String("only", "build,restart,cold,search,watch,stdio,names,http,similar,meaning", "comma-separated parts to run (growth: see -growth)")
 	growth := flag.Bool("growth", false, "also run the growth run: gesetze 1×, 2×, 4× (perturbed copies), this tree only; minutes")
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
@@ -147,11 +147,14 @@ func main() {
 			continue
 		}
 		notes, bytes := countNotes(dir)
+		if filepath.IsAbs(name) {
+			name = filepath.Base(name)
+		}
 		t.corpus = name
 		fmt.Fprintf(os.Stderr, "%s: %d notes, %.1f MB\n", name, notes, float64(bytes)/1e6)
 		stateOf := func(v *variant) string { return filepath.Join(tmp, name+v.state) }
 
-		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"] || parts["similar"] || parts["meaning"]
+		needIndex := parts["build"] || parts["restart"] || parts["search"] || parts["watch"] || parts["similar"] || parts["meaning"] || parts["names"]
 		if needIndex {
 			n := *runs
 			if !parts["build"] {
@@ -230,6 +233,9 @@ func main() {
 		}
 		if parts["stdio"] {
 			stdioBench(name, dir, tmp, variants, t)
+		}
+		if parts["names"] { // bench/names.go
+			namesBench(dir, tmp, variants, stateOf, t)
 		}
 		if parts["similar"] { // bench/meaning.go
 			similarBench(dir, stateOf(variants[len(variants)-1]), *rounds, t.add)
@@ -398,6 +404,16 @@ func msf(v float64) string  { return fmt.Sprintf("%.1f ms", v) }
 
 // prepare copies or unpacks a corpus into tmp and returns its folder.
 func prepare(corpora, name, tmp string) (string, error) {
+	if filepath.IsAbs(name) {
+		dst := filepath.Join(tmp, filepath.Base(name))
+		if exists(dst) {
+			return dst, nil
+		}
+		if !exists(name) {
+			return "", fmt.Errorf("%s not found", name)
+		}
+		return dst, copyTree(name, dst)
+	}
 	dst := filepath.Join(tmp, name)
 	if exists(dst) {
 		return dst, nil
@@ -428,6 +444,9 @@ func copyTree(src, dst string) error {
 		rel, _ := filepath.Rel(src, p)
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
+			if d.Name() == vault.StateDirName && p != src {
+				return filepath.SkipDir // a state dir left by a run on the source
+			}
 			return os.MkdirAll(target, 0o755)
 		}
 		if !d.Type().IsRegular() {
