@@ -41,6 +41,9 @@ type fileEntry struct {
 	Title     string
 	Tags      []string
 	Conflicts bool
+	// NameKeys are note.NameKey of Titles, then of Aliases
+	// (vault.NameEntry.NameKeys).
+	NameKeys []string
 	// Sections is the number of section numbers the note's section
 	// documents may use (its headings + 1, see docs.go); SectionDocs is
 	// how many of them have a document.
@@ -140,6 +143,7 @@ func encodeManifest(b []byte, m *manifest) []byte {
 		strs(e.Titles)
 		str(e.Title)
 		strs(e.Tags)
+		strs(e.NameKeys)
 		conflicts := byte(0)
 		if e.Conflicts {
 			conflicts = 1
@@ -226,7 +230,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 		i++
 		e.Version = str()
 		e.Aliases, e.Titles = strs(), strs()
-		e.Title, e.Tags = str(), strs()
+		e.Title, e.Tags, e.NameKeys = str(), strs(), strs()
 		if bad || i >= len(body) {
 			return nil, errManifest
 		}

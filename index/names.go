@@ -141,7 +141,7 @@ func nameEntry(p string, e fileEntry) vault.NameEntry {
 		return vault.NameEntry{Path: p, Attachment: true, Size: e.Size, ModTime: time.Unix(0, e.MTime)}
 	}
 	return vault.NameEntry{Path: p, Titles: e.Titles, Aliases: e.Aliases, Title: e.Title, Tags: e.Tags,
-		Version: e.Version, Conflicts: e.Conflicts, Size: e.Size, ModTime: time.Unix(0, e.MTime)}
+		Version: e.Version, Conflicts: e.Conflicts, Size: e.Size, ModTime: time.Unix(0, e.MTime), NameKeys: e.NameKeys}
 }
 
 // nameTable returns the table of the indexed notes' names, rebuilt from

@@ -441,7 +441,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		default:
 			old := ix.man.Files[r.path]
 			e := fileEntry{Size: r.size, MTime: r.mtime, Note: true, Version: r.version, Aliases: r.doc.Aliases, Titles: r.doc.Titles,
-				Title: r.doc.Title, Tags: r.doc.Tags, Conflicts: r.doc.Conflicts,
+				Title: r.doc.Title, Tags: r.doc.Tags, Conflicts: r.doc.Conflicts, NameKeys: vault.NameKeys(r.doc.Titles, r.doc.Aliases),
 				Sections: r.doc.sectionSlots(), SectionDocs: r.doc.sectionDocs()}
 			if !old.Note || !slices.Equal(old.Titles, e.Titles) || !slices.Equal(old.Aliases, e.Aliases) {
 				ix.namesDirty.Store(true)

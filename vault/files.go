@@ -40,6 +40,9 @@ import (
 // FIFO named like a note must never hang a read.
 type files struct {
 	r *os.Root
+	// b opens a path in one system call where the kernel vouches that no
+	// link is on it (files_linux.go); every other path goes through reach.
+	b *beneath
 	// state is the state dir's vault-relative path when it lies inside the
 	// vault ("" when it lies elsewhere).
 	state string
@@ -69,6 +72,9 @@ func (f *files) reach(p string, fl follow) (string, error) {
 	}
 	if path.IsAbs(p) {
 		return "", f.refuse(p, "leads outside the vault")
+	}
+	if f.noLinks(p, fl) {
+		return p, nil
 	}
 	hops := 0
 	stack, err := f.walk(p, nil, strings.Split(p, "/"), fl, false, &hops)
@@ -145,6 +151,28 @@ func (f *files) walk(given string, stack, parts []string, fl follow, fromLink bo
 	return stack, nil
 }
 
+// noLinks reports whether the kernel vouches in one call that p is reached
+// through no link (its last component too, when fl follows it) and is not
+// in the state dir: reach's answer is then p itself.
+func (f *files) noLinks(p string, fl follow) bool {
+	if f.b == nil || f.inState(p) || p != path.Clean(p) || strings.HasPrefix(p, "../") || p == ".." {
+		return false
+	}
+	at := p
+	if fl == keepLast {
+		if at = path.Dir(p); at == "." {
+			return true
+		}
+	}
+	fh, ok := f.b.open(at, openPath)
+	if !ok {
+		return false
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	return err == nil && fi.Mode()&fs.ModeSymlink == 0
+}
+
 func (f *files) refuse(p, msg string) error {
 	return &note.Error{Path: p, Kind: note.ErrInvalidPath, Msg: msg, Err: fs.ErrPermission}
 }
@@ -177,6 +205,9 @@ func reachErr(op, p string, err error) error {
 // Lstat is os.Root.Lstat on the resolved path (the last component is not
 // followed).
 func (f *files) Lstat(p string) (fs.FileInfo, error) {
+	if fi, ok := f.statBeneath(p, false); ok {
+		return fi, nil
+	}
 	rp, err := f.reach(p, keepLast)
 	if err != nil {
 		return nil, reachErr("lstat", p, err)
@@ -186,11 +217,33 @@ func (f *files) Lstat(p string) (fs.FileInfo, error) {
 
 // Stat is os.Root.Stat on the resolved path.
 func (f *files) Stat(p string) (fs.FileInfo, error) {
+	if fi, ok := f.statBeneath(p, true); ok {
+		return fi, nil
+	}
 	rp, err := f.reach(p, followLast)
 	if err != nil {
 		return nil, reachErr("stat", p, err)
 	}
 	return f.r.Stat(rp)
+}
+
+// statBeneath stats p in one call where no link is on its way (beneath);
+// ok false sends the caller the careful way. follow: a link as the last
+// component is followed (then it is the careful way's to judge).
+func (f *files) statBeneath(p string, follow bool) (fs.FileInfo, bool) {
+	if f.b == nil || f.inState(p) || p != path.Clean(p) || strings.HasPrefix(p, "..") || path.IsAbs(p) {
+		return nil, false
+	}
+	fh, ok := f.b.open(p, openPath)
+	if !ok {
+		return nil, false
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil || follow && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, false
+	}
+	return fi, true // named by its base name, as os.Root's stat is
 }
 
 // Readlink reads the link at p itself.
@@ -209,16 +262,22 @@ func (f *files) Open(p string) (*os.File, error) { return f.OpenFile(p, os.O_RDO
 // OpenFile is os.Root.OpenFile on the resolved path. A read-only open does
 // not block (O_NONBLOCK) and refuses FIFOs, sockets and devices.
 func (f *files) OpenFile(p string, flag int, perm fs.FileMode) (*os.File, error) {
-	rp, err := f.reach(p, followLast)
-	if err != nil {
-		return nil, reachErr("open", p, err)
-	}
-	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+	readOnly := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC) == 0
+	if readOnly {
 		flag |= readFlags
 	}
-	fh, err := f.r.OpenFile(rp, flag, perm)
-	if err != nil {
-		return nil, err
+	var fh *os.File
+	if readOnly && f.b != nil && !f.inState(p) && p == path.Clean(p) && !strings.HasPrefix(p, "..") && !path.IsAbs(p) {
+		fh, _ = f.b.open(p, flag)
+	}
+	if fh == nil {
+		rp, err := f.reach(p, followLast)
+		if err != nil {
+			return nil, reachErr("open", p, err)
+		}
+		if fh, err = f.r.OpenFile(rp, flag, perm); err != nil {
+			return nil, err
+		}
 	}
 	fi, err := fh.Stat()
 	if err != nil {

@@ -89,6 +89,12 @@ func (v *Vault) repoLocked() (string, string) {
 		return g.gitDir, g.top
 	}
 	g.probed = time.Now()
+	if !gitAbove(v.dir) {
+		// No .git in the vault's folder or above it (and no GIT_DIR):
+		// not a repository, and no git process is started to learn so
+		// (a few milliseconds of every command on a vault without git).
+		return "", ""
+	}
 	out, err := v.git1("rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
 	if err != nil {
 		return "", ""
@@ -102,6 +108,22 @@ func (v *Vault) repoLocked() (string, string) {
 		g.prefix = strings.TrimSpace(lines[2])
 	}
 	return g.gitDir, g.top
+}
+
+// gitAbove reports whether git could find a repository for dir: a .git
+// (folder or file) in it or a folder above it, or GIT_DIR set.
+func gitAbove(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" {
+		return true
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // operation says what git is in the middle of, and the ref of the other

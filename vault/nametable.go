@@ -44,6 +44,23 @@ type NameEntry struct {
 
 	// Attachment marks a file that is no note.
 	Attachment bool
+
+	// NameKeys are note.NameKey of Titles, then of Aliases, when the
+	// source keeps them (the index's manifest does: keying the 6,636
+	// laws' long titles was half of building their table); else nil.
+	NameKeys []string `json:",omitempty"`
+}
+
+// NameKeys returns note.NameKey of each title, then of each alias.
+func NameKeys(titles, aliases []string) []string {
+	out := make([]string, 0, len(titles)+len(aliases))
+	for _, s := range titles {
+		out = append(out, note.NameKey(s))
+	}
+	for _, s := range aliases {
+		out = append(out, note.NameKey(s))
+	}
+	return out
 }
 
 // NameMatch is the outcome of one lookup in a name table: the paths of the
@@ -159,11 +176,15 @@ func NewNameTable(entries []NameEntry) *NameTable {
 			add(t.folder, note.LinkKey(f), e.Path)
 			add(t.name, note.LinkKey(path.Base(f)), e.Path)
 		}
-		for _, s := range e.Titles {
-			add(t.title, note.NameKey(s), e.Path)
+		keys := e.NameKeys
+		if len(keys) != len(e.Titles)+len(e.Aliases) {
+			keys = NameKeys(e.Titles, e.Aliases)
 		}
-		for _, a := range e.Aliases {
-			add(t.alias, note.NameKey(a), e.Path)
+		for i := range e.Titles {
+			add(t.title, keys[i], e.Path)
+		}
+		for i := range e.Aliases {
+			add(t.alias, keys[len(e.Titles)+i], e.Path)
 		}
 	}
 	return t

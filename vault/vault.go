@@ -80,7 +80,7 @@ func Open(dir string, o Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
-	v := &Vault{dir: abs, root: &files{r: root}, opts: o, policy: o.Policy}
+	v := &Vault{dir: abs, root: &files{r: root, b: openBeneath(abs)}, opts: o, policy: o.Policy}
 	if v.opts.Now == nil {
 		v.opts.Now = time.Now
 	}
@@ -88,6 +88,7 @@ func Open(dir string, o Options) (*Vault, error) {
 		v.opts.Actor = "cli"
 	}
 	if err := v.openState(); err != nil {
+		v.root.b.close()
 		root.Close()
 		return nil, err
 	}
@@ -195,6 +196,7 @@ func (v *Vault) Close() error {
 	for _, fn := range fns {
 		fn()
 	}
+	v.root.b.close()
 	return errors.Join(v.root.r.Close(), v.state.Close())
 }
 
