@@ -181,6 +181,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			writeConflict(&b, cd, false, caller)
 			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
 		}
+	case errors.Is(err, vault.ErrNotText):
+		writeNotText(&b, data, ve, caller)
+		if c.v.Exists(ve.Path) {
+			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+		}
 	case errors.Is(err, vault.ErrBusy):
 		data["retry_after_seconds"] = 3
 		b.WriteString("retry after: 3 seconds\nNothing was changed. Another program (an editor, git, a sync tool) is saving this note right now; wait 3 seconds, then send the same call again.\n")
@@ -425,6 +430,8 @@ func kindName(err error) string {
 		return "state_dir_unavailable"
 	case vault.ErrMergeConflict:
 		return "merge_conflict"
+	case vault.ErrNotText:
+		return "not_text"
 	}
 	return "failed"
 }

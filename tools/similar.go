@@ -122,7 +122,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 	}
 	data.Hits = []SimilarHit{}
 	for _, h := range res.Hits {
-		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space},
+		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space, Encoding: encodingText(c.v.NotTextAt(h.Path))},
 			Shared: h.Shared, MoreSections: max(0, h.SectionsTotal-len(h.Sections)), By: h.By}
 		if hit.Shared == nil {
 			hit.Shared = []string{}

@@ -595,7 +595,7 @@ func (v *Vault) runMove(op string, p *movePlan, o WriteOpts) (*MoveResult, error
 		if err != nil {
 			res.Pending = append(res.Pending, rw.new)
 			res.Issues = append(res.Issues, LinkIssue{Path: rw.new,
-				Reason: fmt.Sprintf("%s not updated: %s", plural(rw.links, "link"), errText(err))})
+				Reason: fmt.Sprintf("%s not updated: %s", plural(rw.links, "link"), reasonText(err))})
 			continue
 		}
 		if rr != nil {

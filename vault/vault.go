@@ -56,7 +56,8 @@ type Vault struct {
 
 	foldOnce sync.Once // foldsNames
 	folds    bool
-	g        gitState // what git says about the repository (gitconflict.go)
+	g        gitState  // what git says about the repository (gitconflict.go)
+	texts    textCache // which notes are not UTF-8 text (text.go)
 }
 
 // StateDirName is the default state dir inside a vault.
@@ -317,7 +318,16 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 // call.
 func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
 	ver := note.Version(b)
-	d := note.ParseCachedVersion(b, ver)
+	var d *note.Doc
+	prob := note.CheckText(b)
+	if prob == nil {
+		d = note.ParseCachedVersion(b, ver)
+	} else {
+		// Headings, links and words of the text as a reader sees it: a
+		// UTF-16 note's outline, search hits and links work (read-only).
+		shown, _ := note.DisplayText(b, prob)
+		d = note.ParseCached(shown)
+	}
 	return &Note{
 		Path:    p,
 		Title:   note.NoteTitle(p, d),
@@ -328,6 +338,7 @@ func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
 		ModTime: mod,
 		Size:    size,
 		Doc:     d,
+		NotText: prob,
 	}
 }
 

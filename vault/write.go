@@ -148,6 +148,9 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 	if err := checkMarkers(op, nil, content); err != nil {
 		return nil, withOp(err, op, c)
 	}
+	if err := checkNewText(op, c, content, o); err != nil {
+		return nil, err
+	}
 	if dir := note.FolderOf(c); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return nil, ioErr(op, c, "could not create the folder "+dir, err)
@@ -379,9 +382,15 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 		if err != nil {
 			return nil, err
 		}
+		if err := checkText(op, c, cur, o); err != nil {
+			return nil, err
+		}
 		next, detail, err := fn(cur)
 		if err != nil {
 			return nil, withOp(err, op, c)
+		}
+		if err := checkNewText(op, c, next, o); err != nil && !bytes.Equal(next, cur) {
+			return nil, err
 		}
 		if bytes.Equal(next, cur) {
 			ver := note.Version(cur)

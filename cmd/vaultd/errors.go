@@ -78,7 +78,7 @@ func codeOf(err error) int {
 		return f.code
 	case errors.Is(err, note.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, note.ErrConflict), errors.Is(err, note.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict):
+	case errors.Is(err, note.ErrConflict), errors.Is(err, note.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict), errors.Is(err, vault.ErrNotText):
 		return exitConflict
 	case errors.Is(err, vault.ErrDenied), errors.Is(err, fs.ErrPermission):
 		return exitDenied

@@ -194,6 +194,10 @@ markers, in the sections both sides changed differently.`,
 			if err := os.WriteFile(args[1], res.Text, 0o644); err != nil {
 				return err
 			}
+			if res.NotText != "" {
+				return &failure{code: exitError, msg: fmt.Sprintf("%s: not merged: %s; vaultd merges only UTF-8 notes, so the note is left as ours and in conflict: take a side whole with vaultd resolve --take ours or --take theirs (resolve_conflict)",
+					path, res.NotText)}
+			}
 			if res.Conflicts > 0 {
 				return &failure{code: exitError, msg: fmt.Sprintf("%s: %d merge %s left in %s (resolve them with vaultd resolve, or resolve_conflict)",
 					path, res.Conflicts, map[bool]string{true: "conflict", false: "conflicts"}[res.Conflicts == 1], strings.Join(quoteEach(res.Sections), ", "))}
