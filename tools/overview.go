@@ -56,6 +56,9 @@ type ConflictedNote struct {
 type SyncData struct {
 	Time   string `json:"time"`
 	Result string `json:"result"`
+	// Attributes are the lines of the team's .gitattributes that change
+	// how git stores or merges notes, and what vaultd does about each.
+	Attributes []string `json:"attributes,omitempty"`
 }
 
 // overviewConflicts bounds the notes in conflict vault_overview shows.
@@ -239,6 +242,13 @@ func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, notes []*vaul
 			fmt.Fprintf(b, "\ngit sync, last round at %s: %s\n", data.Sync.Time, data.Sync.Result)
 		} else {
 			fmt.Fprintf(b, "\ngit sync FAILED at %s: %s; vaultd retries with backoff, and the owner may need to act (see the log)\n", data.Sync.Time, data.Sync.Result)
+		}
+		if len(last.Attributes) > 0 {
+			b.WriteString("git attributes the team's .gitattributes set on notes (tell the owner; notes are read and edited as usual):\n")
+			for _, a := range last.Attributes {
+				data.Sync.Attributes = append(data.Sync.Attributes, a.Text())
+				b.WriteString("- " + a.Text() + "\n")
+			}
 		}
 	}
 	conflicts, err := c.v.Conflicts()

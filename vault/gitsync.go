@@ -61,6 +61,13 @@ type SyncReport struct {
 	// Rejected: the push failed only because the remote moved meanwhile
 	// (another clone pushed first) — contention, not a fault.
 	Rejected bool `json:"push_rejected,omitempty"`
+	// Attributes are what the team's .gitattributes set on notes that
+	// changes how git stores or merges them, and what vaultd does about
+	// each (gitattr.go).
+	Attributes []AttrNotice `json:"attributes,omitempty"`
+	// Restored are the notes git had written in another encoding that
+	// the round turned back into the UTF-8 text committed.
+	Restored []string `json:"restored_utf8,omitempty"`
 }
 
 // OK reports whether the round failed in nothing.
@@ -70,6 +77,9 @@ func (r *SyncReport) OK() bool { return r.Error == "" }
 // vault_overview.
 func (r *SyncReport) Text() string {
 	var parts []string
+	if len(r.Restored) > 0 {
+		parts = append(parts, fmt.Sprintf("turned %s git had written in another encoding back into the UTF-8 text committed (%s)", plural(len(r.Restored), "note"), strings.Join(r.Restored[:min(len(r.Restored), 5)], ", ")))
+	}
 	if r.Committed > 0 {
 		parts = append(parts, fmt.Sprintf("committed %s vaultd made while git was busy", plural(r.Committed, "change")))
 	}
@@ -91,9 +101,21 @@ func (r *SyncReport) Text() string {
 	}
 	if len(parts) == 0 {
 		if r.Upstream != "" {
-			return "up to date with " + r.Upstream
+			parts = append(parts, "up to date with "+r.Upstream)
+		} else {
+			parts = append(parts, "up to date")
 		}
-		return "up to date"
+	}
+	if len(r.Attributes) > 0 {
+		var as []string
+		for _, a := range r.Attributes {
+			s := a.Attr
+			if a.Kept {
+				s += " (not in effect here)"
+			}
+			as = append(as, s)
+		}
+		parts = append(parts, ".gitattributes sets "+strings.Join(as, ", ")+" on notes")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -132,6 +154,9 @@ func (v *Vault) Sync(ctx context.Context) *SyncReport {
 	}
 	defer unlock()
 	v.syncRound(ctx, r)
+	if a, err := v.NoteAttributes(); err == nil {
+		r.Attributes = a
+	}
 	return v.saveSync(r)
 }
 
@@ -195,6 +220,12 @@ func (v *Vault) syncRound(ctx context.Context, r *SyncReport) {
 	}
 	r.Upstream = remote + "/" + strings.TrimPrefix(mergeRef, "refs/heads/")
 
+	// Notes stay UTF-8 and merge by vaultd's driver in this clone, whatever
+	// a merged .gitattributes says (gitattr.go): before anything is merged.
+	if _, err := v.keepNoteAttrs(v.driverConfigured()); err != nil {
+		r.Error = "could not keep notes UTF-8 in this clone: " + err.Error()
+		return
+	}
 	if op, _ := operation(gitDir); op != "" {
 		if !v.concludeOwnMerge(gitDir, op, r) {
 			return
@@ -203,6 +234,7 @@ func (v *Vault) syncRound(ctx context.Context, r *SyncReport) {
 	if v.opts.GitCommit {
 		r.Committed = v.commitPending()
 	}
+	r.Restored, _ = v.restoreEncoded()
 	if ctx.Err() != nil {
 		r.Error = "interrupted"
 		return

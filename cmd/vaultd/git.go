@@ -111,7 +111,7 @@ merges notes with git's own line merge, as before.`,
 			}
 			out := a.out
 			if p.Done() {
-				fmt.Fprintf(out, "vaultd's merge driver is installed already:\n  .git/config: merge.vaultd.driver = %s\n  notes (*.md) are merged by it\n", p.Command)
+				fmt.Fprintf(out, "vaultd's merge driver is installed already:\n  .git/config: merge.vaultd.driver = %s\n  .git/info/attributes: vaultd's lines keep notes UTF-8 and merged by it in this clone\n  notes (*.md) are merged by it\n", p.Command)
 				return nil
 			}
 			fmt.Fprintln(out, "vaultd git install:")
@@ -119,6 +119,11 @@ merges notes with git's own line merge, as before.`,
 				fmt.Fprintf(out, "  .git/config: merge.vaultd.driver = %s (already set)\n", p.Command)
 			} else {
 				fmt.Fprintf(out, "  .git/config: set merge.vaultd.driver = %s\n", p.Command)
+			}
+			if p.InfoHas {
+				fmt.Fprintln(out, "  .git/info/attributes: vaultd's lines are there already")
+			} else {
+				fmt.Fprintf(out, "  .git/info/attributes: add vaultd's lines %q (this clone only: they win over any .gitattributes, so notes stay UTF-8 and merge by sections here)\n", strings.Join(vault.InfoAttrLines(), "; "))
 			}
 			switch {
 			case p.AttrHas:
@@ -128,13 +133,16 @@ merges notes with git's own line merge, as before.`,
 			default:
 				fmt.Fprintf(out, "  .gitattributes: create it with the line %q\n", vault.MergeDriverAttr)
 			}
+			if p.AttrOther != "" {
+				fmt.Fprintf(out, "  (.gitattributes gives notes %s now: teammates' clones merge them so until the line above is committed)\n", p.AttrOther)
+			}
 			if !p.AttrHas && p.AttrTracked && !yes {
 				if !isTerminal(a.in) || !confirm(a, "Change .gitattributes, which git tracks and your team shares? [y/N] ") {
 					return &failure{code: exitUsage, try: withGlobals(cmd, "vaultd git install --yes"),
 						msg: "nothing changed: .gitattributes is tracked by git (your team shares it), so vaultd changes it only when you confirm"}
 				}
 			}
-			if err := v.InstallMergeDriver(p); err != nil {
+			if err := v.InstallMergeDriver(p, true); err != nil {
 				return err
 			}
 			fmt.Fprintln(out, "done: git merges this clone's notes section by section now.")
