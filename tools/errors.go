@@ -59,6 +59,9 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		b.WriteString("candidates (name one by its full path):\n")
 		for _, a := range ve.Alternatives {
 			b.WriteString("- " + a + "\n")
+			if tw := vault.TwinNote(a); tw != "" && ve.AltKind == "notes" {
+				b.WriteString("  (" + tw + ")\n")
+			}
 		}
 		if len(ve.Alternatives) > 0 {
 			name := "heading"

@@ -286,13 +286,13 @@ type HistoryEntry struct {
 // and no history for that path; Alternatives the closest notes).
 func (v *Vault) NoteHistory(p string, q HistoryQuery) (*NoteHistory, error) {
 	const op = "history"
-	c, err := note.NotePath(strings.TrimSpace(p))
+	c, err := v.notePath(strings.TrimSpace(p))
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
 	if _, err := v.root.Lstat(c); err != nil {
-		if real, ok := v.findCaseInsensitive(c); ok {
-			c = real
+		if m := v.matchFolded(c, false); len(m) == 1 {
+			c = m[0].canon
 		}
 	}
 	recs, err := v.allChanges()

@@ -212,7 +212,7 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	}
 	// Step 1 without the walk: an exact path that exists needs no snapshot
 	// (the walk costs ~120 ms on a 6,600-note vault).
-	if c, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
+	if c, err := v.notePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
 		if n, err := v.read(c); err == nil {
 			return n, heading, nil
 		}
