@@ -240,7 +240,7 @@ func (v *Vault) syncRound(ctx context.Context, r *SyncReport) {
 		return
 	}
 	if out, _, err := v.gitRun(syncNetTimeout, nil, "fetch", "--quiet", "--no-write-fetch-head", remote); err != nil {
-		r.Error = "git fetch " + remote + " failed: " + firstGitLine(out, err)
+		r.Error = "git fetch " + remote + " failed: " + gitSays(out, err)
 		return
 	}
 	upstream := "refs/remotes/" + remote + "/" + strings.TrimPrefix(mergeRef, "refs/heads/")
@@ -342,8 +342,20 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 	if len(mine) > 0 {
 		sort.Strings(mine)
 		r.Waiting = fmt.Sprintf("%s from %s not merged yet: your uncommitted changes in %s touch files they change; commit or stash them, and the next round merges",
-			plural(behind, "commit"), r.Upstream, strings.Join(mine[:min(len(mine), 5)], ", "))
+			plural(behind, "commit"), r.Upstream, namesList(mine))
 		return false
+	}
+	// A merge that is not a fast-forward needs an index without staged
+	// changes (git refuses it otherwise, whatever files they are in).
+	if _, err := v.git("merge-base", "--is-ancestor", "HEAD", upstream); err != nil {
+		if out, err := v.git("diff", "--cached", "--name-only", "-z", "--no-relative"); err == nil {
+			if staged := splitZ(out); len(staged) > 0 {
+				sort.Strings(staged)
+				r.Waiting = fmt.Sprintf("%s from %s not merged yet: you have staged changes in %s, and git merges only when nothing is staged; commit them, or unstage them (git restore --staged -- %s), and the next round merges",
+					plural(behind, "commit"), r.Upstream, namesList(staged), shellWords(staged[:min(len(staged), gitSaysFiles)]))
+				return false
+			}
+		}
 	}
 	// The locks of the notes the merge rewrites, then git's.
 	keys := make([]string, 0, len(files))
@@ -400,7 +412,7 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 			return false
 		}
 		unlockGit()
-		r.Error = "git merge failed: " + firstGitLine(out, err)
+		r.Error = "git merge failed: " + gitSays(out, err)
 		return false
 	}
 	after, _ := v.git("rev-parse", "HEAD")
@@ -452,7 +464,7 @@ func (v *Vault) syncPush(r *SyncReport, remote, mergeRef, upstream string) {
 			r.Rejected = true
 			return
 		}
-		r.Error = "git push failed: " + firstGitLine(out, err)
+		r.Error = "git push failed: " + gitSays(out, err)
 		return
 	}
 	r.Pushed = fmt.Sprintf("%s to %s", plural(ahead, "commit"), r.Upstream)
@@ -583,4 +595,14 @@ func (v *Vault) SyncEvery(ctx context.Context, interval time.Duration, report fu
 		case <-t.C:
 		}
 	}
+}
+
+// namesList renders file names for a report: all of them up to
+// gitSaysFiles, then how many more.
+func namesList(names []string) string {
+	s := strings.Join(names[:min(len(names), gitSaysFiles)], ", ")
+	if more := len(names) - gitSaysFiles; more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }
