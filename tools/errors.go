@@ -122,8 +122,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		if len(alts) > 0 {
 			data["closest"] = alts
 			what, argName := "notes", "path"
-			if ve.AltKind == "folders" {
+			switch ve.AltKind {
+			case "folders":
 				what, argName = "folders", "folder"
+			case "attachments":
+				what = "attachments in conflict" // resolve_conflict on a file
 			}
 			b.WriteString("closest " + what + ":\n")
 			for _, a := range alts {

@@ -41,6 +41,9 @@ type OverviewData struct {
 	Interrupted []InterruptedChange `json:"interrupted,omitempty"`
 	// InConflict are the notes with unresolved merge conflicts.
 	InConflict []ConflictedNote `json:"in_conflict,omitempty"`
+	// AttachmentsInConflict are the attachments a merge found changed on
+	// both sides (or deleted on one), with the calls that resolve them.
+	AttachmentsInConflict []AttachmentConflictData `json:"attachments_in_conflict,omitempty"`
 	// Sync is the last round of git sync (vaultd serve --git-sync,
 	// vaultd sync), when there was one.
 	Sync *SyncData `json:"git_sync,omitempty"`
@@ -251,6 +254,7 @@ func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, notes []*vaul
 			}
 		}
 	}
+	data.AttachmentsInConflict = c.attachmentConflicts(b, caller)
 	conflicts, err := c.v.Conflicts()
 	if err != nil || len(conflicts) == 0 {
 		return

@@ -68,6 +68,9 @@ type SyncReport struct {
 	// Restored are the notes git had written in another encoding that
 	// the round turned back into the UTF-8 text committed.
 	Restored []string `json:"restored_utf8,omitempty"`
+	// KeptBoth are the attachments the merge found changed on both sides,
+	// kept both ways until someone chooses (attachconflict.go).
+	KeptBoth []AttachmentConflict `json:"attachments_kept_both,omitempty"`
 }
 
 // OK reports whether the round failed in nothing.
@@ -85,6 +88,13 @@ func (r *SyncReport) Text() string {
 	}
 	if r.Merged != "" {
 		parts = append(parts, "merged "+r.Merged)
+	}
+	if len(r.KeptBoth) > 0 {
+		var ps []string
+		for _, a := range r.KeptBoth {
+			ps = append(ps, a.Path)
+		}
+		parts = append(parts, fmt.Sprintf("%s changed on both sides kept both ways until someone chooses with resolve_conflict (%s)", plural(len(ps), "attachment"), namesList(ps)))
 	}
 	if r.Pushed != "" {
 		parts = append(parts, "pushed "+r.Pushed)
@@ -278,19 +288,30 @@ func (v *Vault) count(rng string) int {
 func (v *Vault) concludeOwnMerge(gitDir, op string, r *SyncReport) bool {
 	left := v.UnmergedPaths()
 	if op == "merge" && v.ownMerge(gitDir) && v.opts.GitCommit {
-		if len(left) == 0 {
-			unlock, err := v.lock(gitKey)
-			if err != nil {
-				r.Error = "could not lock git: " + errText(err)
-				return false
+		unlock, err := v.lock(gitKey)
+		if err != nil {
+			r.Error = "could not lock git: " + errText(err)
+			return false
+		}
+		var kerr error
+		if len(left) > 0 && len(notesOnly(left)) == 0 {
+			left, kerr = v.keepBothAndConclude(r) // attachments left from an earlier vaultd
+		} else if len(left) == 0 {
+			var hash string
+			hash, kerr = v.concludeMerge("vaultd")
+			if kerr == nil {
+				r.Merged = "the merge whose conflicts were resolved, committed as " + hash
 			}
-			hash, err := v.concludeMerge("vaultd")
-			unlock()
-			if err != nil {
-				r.Error = "every conflict of the merge is resolved, but " + err.Error()
-				return false
+		}
+		unlock()
+		switch {
+		case kerr != nil:
+			r.Error = "every conflict of the merge is resolved, but " + kerr.Error()
+			return false
+		case len(left) == 0:
+			if r.Merged == "" {
+				r.Merged = "the merge whose conflicts were resolved"
 			}
-			r.Merged = "the merge whose conflicts were resolved, committed as " + hash
 			return true
 		}
 	}
@@ -301,7 +322,7 @@ func (v *Vault) concludeOwnMerge(gitDir, op string, r *SyncReport) bool {
 	}
 	r.Waiting = fmt.Sprintf("git is in the middle of %s, so nothing is synced until it is finished", what)
 	if len(left) > 0 {
-		r.Waiting += fmt.Sprintf("; %s still in conflict: %s", pluralVerb(len(left), "file", "is", "are"), strings.Join(left[:min(len(left), 5)], ", "))
+		r.Waiting += fmt.Sprintf("; %s still in conflict: %s", pluralVerb(len(left), "file", "is", "are"), namesList(left))
 	}
 	return false
 }
@@ -399,16 +420,25 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 		if op, ref := operation(gitDir); op == "merge" {
 			// Stopped on conflicts: the merge stays in progress, marked as
 			// vaultd's, so that the round after the last resolution
-			// concludes it.
+			// concludes it — unless they were all attachments, which are
+			// kept both ways at once (attachconflict.go).
 			if head, rerr := readGitFile(gitDir, ref); rerr == nil {
 				_ = v.writeStateFile(mergeMarkFile, []byte(head+"\n"))
 			}
+			left, kerr := v.keepBothAndConclude(r)
 			unlockGit()
-			left := v.UnmergedPaths()
+			v.notify(changed...)
+			switch {
+			case kerr != nil:
+				r.Error = "the merge stopped on conflicts in attachments, and keeping both versions failed: " + kerr.Error()
+				return false
+			case len(left) == 0:
+				r.Merged = fmt.Sprintf("%s from %s (merged)", plural(behind, "commit"), r.Upstream)
+				return true
+			}
 			r.Conflicts = notesOnly(left)
 			r.Waiting = fmt.Sprintf("the merge of %s from %s stopped on conflicts in %s; resolve them (resolve_conflict, or by hand and git add) and the next round commits the merge",
-				plural(behind, "commit"), r.Upstream, plural(len(left), "file"))
-			v.notify(changed...)
+				plural(behind, "commit"), r.Upstream, conflictFiles(left))
 			return false
 		}
 		unlockGit()
@@ -605,4 +635,37 @@ func namesList(names []string) string {
 		s += fmt.Sprintf(" and %d more", more)
 	}
 	return s
+}
+
+// keepBothAndConclude keeps both versions of the attachments the merge in
+// progress left unmerged and, when nothing else is, commits the merge. The
+// caller holds gitKey. It returns the files still unmerged.
+func (v *Vault) keepBothAndConclude(r *SyncReport) ([]string, error) {
+	left := v.UnmergedPaths()
+	kept, err := v.keepBothAttachments(r.Upstream, left)
+	r.KeptBoth = append(r.KeptBoth, kept...)
+	if err != nil {
+		return left, err
+	}
+	if left = v.UnmergedPaths(); len(left) > 0 || len(kept) == 0 {
+		return left, nil
+	}
+	if _, err := v.concludeMerge("vaultd"); err != nil {
+		return left, err
+	}
+	return nil, nil
+}
+
+// conflictFiles names the files a merge stopped on: "2 files (A.md,
+// .obsidian/app.json: in a hidden folder, for a person to resolve with
+// git)".
+func conflictFiles(left []string) string {
+	s := plural(len(left), "file") + " (" + namesList(left)
+	for _, p := range left {
+		if hiddenPath(p) {
+			s += "; files in hidden folders are for a person to resolve with git"
+			break
+		}
+	}
+	return s + ")"
 }

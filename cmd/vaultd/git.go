@@ -22,8 +22,8 @@ import (
 func (a *app) resolveCmd() *cobra.Command {
 	return toolCmd(a, command[tools.ResolveConflictArgs]{
 		tool:  "resolve_conflict",
-		use:   "NOTE --take ours|theirs|both|text|current",
-		short: "Resolve a note's merge conflicts, of one section or all",
+		use:   "NOTE|ATTACHMENT --take ours|theirs|both|text|current",
+		short: "Resolve merge conflicts: a note's, of one section or all, or an attachment's",
 		long: `Resolve the unresolved merge conflicts of a note (resolve_conflict): the
 regions git left between <<<<<<<, ======= and >>>>>>>. With --heading only
 the conflicts of that section, else every conflict of the note.
@@ -39,12 +39,24 @@ The resolution is recorded in the history like every change. Once no
 marker is left, a note git lists as unmerged is staged (git add): that is
 how git learns it is resolved. A merge vaultd's sync started is committed
 by the sync once every file is resolved; a merge you started is yours to
-commit. "vaultd read NOTE" shows both sides and who wrote them.`,
+commit. "vaultd read NOTE" shows both sides and who wrote them.
+
+An attachment (a picture, a PDF) changed on both sides of a merge cannot
+be merged: vaultd's sync keeps both at once — ours at its path, theirs
+beside it as "NAME (theirs).EXT" — and goes on syncing; one deleted on one
+side and changed on the other stays as changed. "vaultd overview" lists
+them. Choose with --take ours (theirs goes to the trash), --take theirs
+(it replaces ours) or --take both (both stay); an attachment a merge you
+started left unmerged is resolved from the versions git holds.`,
 		example: `  vaultd read 1_Projekte/Website-Relaunch.md
   vaultd resolve 1_Projekte/Website-Relaunch.md --heading Ziele --take both --summary "beide Ziele behalten"
-  vaultd resolve 1_Projekte/Website-Relaunch.md --take text --file gelöst.md --summary "von Hand zusammengeführt"`,
+  vaultd resolve 1_Projekte/Website-Relaunch.md --take text --file gelöst.md --summary "von Hand zusammengeführt"
+  vaultd resolve 3_Ressourcen/Netzplan.png --take theirs --summary "Jonas' Netzplan gilt"`,
 		what: "the note in conflict", onMissing: "vaultd overview",
 		check: func(cmd *cobra.Command, args []string, w *tools.ResolveConflictArgs) error {
+			if w.Take == "" && vault.IsAttachment(args[0]) {
+				return usagef(withGlobals(cmd, "vaultd overview"), "resolve needs --take ours, theirs or both for an attachment (the overview says which version is where)")
+			}
 			if w.Take == "" {
 				return usagef(withGlobals(cmd, "vaultd read "+shellQuote(args[0])), "resolve needs --take ours, theirs, both, text or current (read the note to see both sides)")
 			}
