@@ -388,33 +388,67 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 		}
 	}
 	sort.Strings(keys)
+	// The merge is computed first without any lock (mergedriver.go); under
+	// the locks git finds every note's merge done — unless HEAD moved
+	// meanwhile (a write committed), which computes again.
+	env := []string{"GIT_MERGE_AUTOEDIT=no", MergeCacheEnv + "=" + filepath.Join(v.stateDir, mergeCacheDir), MergeTheirsEnv + "=" + r.Upstream}
+	defer v.clearMergeCache()
 	var unlocks []func()
 	release := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
 			unlocks[i]()
 		}
+		unlocks = nil
 	}
-	for i, k := range keys {
-		if i > 0 && k == keys[i-1] {
-			continue
+	var unlockGit func()
+	var tree string // the merge's tree when it is clean
+	_, ffErr := v.git("merge-base", "--is-ancestor", "HEAD", upstream)
+	for redo := 0; ; redo++ {
+		head, _ := v.git("rev-parse", "HEAD")
+		if ffErr != nil { // a fast-forward merges nothing
+			tree = v.precomputeMerge(env, upstream)
 		}
-		u, ok, err := v.tryLock(k, syncLockWait)
-		if err != nil || !ok {
+		_ = v.step("sync-computed", "")
+		for i, k := range keys {
+			if i > 0 && k == keys[i-1] {
+				continue
+			}
+			u, ok, err := v.tryLock(k, syncLockWait)
+			if err != nil || !ok {
+				release()
+				r.Error = "the notes the merge changes are being written right now; the next round merges"
+				return false
+			}
+			unlocks = append(unlocks, u)
+		}
+		_ = v.step("sync-locked", "")
+		if unlockGit, err = v.lock(gitKey); err != nil {
 			release()
-			r.Error = "the notes the merge changes are being written right now; the next round merges"
+			r.Error = "could not lock git: " + errText(err)
 			return false
 		}
-		unlocks = append(unlocks, u)
+		if now, _ := v.git("rev-parse", "HEAD"); now == head {
+			break
+		}
+		unlockGit()
+		release()
+		_ = v.step("sync-unlocked", "")
+		if redo+1 == mergeRedos {
+			r.Waiting = fmt.Sprintf("%s from %s not merged yet: the notes kept changing while the merge was computed (%d times); the next round merges",
+				plural(behind, "commit"), r.Upstream, mergeRedos)
+			return false
+		}
 	}
-	defer release()
-	unlockGit, err := v.lock(gitKey)
-	if err != nil {
-		r.Error = "could not lock git: " + errText(err)
-		return false
-	}
+	defer func() { release(); _ = v.step("sync-unlocked", "") }()
 	before, _ := v.git("rev-parse", "HEAD")
-	out, err = v.gitRetry(syncMergeTimeout, []string{"GIT_MERGE_AUTOEDIT=no"},
-		"-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "merge", "--no-edit", "--quiet", r.Upstream)
+	if tree != "" {
+		// Clean: the merge commit is made from the tree computed, and the
+		// work tree moves to it as in a fast-forward — no merging here.
+		out, err = v.commitMergeTree(tree, strings.TrimSpace(before), upstream, r.Upstream)
+	} else {
+		out, err = v.gitRetry(syncMergeTimeout, env,
+			"-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "merge", "--no-edit", "--quiet", r.Upstream)
+	}
 	v.forgetGit()
 	if err != nil {
 		if op, ref := operation(gitDir); op == "merge" {
@@ -668,4 +702,40 @@ func conflictFiles(left []string) string {
 		}
 	}
 	return s + ")"
+}
+
+// mergeRedos bounds how often a round computes its merge again because a
+// write committed meanwhile; then it leaves the merge to the next round.
+const mergeRedos = 3
+
+// precomputeMerge has git compute the merge of upstream into HEAD without
+// touching the work tree, the index or any lock (git merge-tree), so that
+// vaultd's merge driver keeps its results (mergedriver.go). It returns the
+// merged tree when the merge is clean, "" when it is not (or git has no
+// merge-tree --write-tree, before 2.38): then git merges under the locks,
+// finding the notes' merges done.
+func (v *Vault) precomputeMerge(env []string, upstream string) string {
+	out, _, err := v.gitRun(syncMergeTimeout, env, "merge-tree", "--write-tree", "--name-only", "-z", "HEAD", upstream)
+	if err != nil {
+		return ""
+	}
+	tree, _, _ := strings.Cut(out, "\x00")
+	if tree = strings.TrimSpace(tree); len(tree) < 40 || strings.ContainsAny(tree, " \n") {
+		return ""
+	}
+	return tree
+}
+
+// commitMergeTree makes the merge commit of head and upstream (named
+// name, for the message git would write) from tree, computed clean, and
+// moves the branch, index and work tree to it as a fast-forward does —
+// only the files the merge changed are written. The caller holds the
+// locks; head is HEAD, checked unchanged since tree was computed.
+func (v *Vault) commitMergeTree(tree, head, upstream, name string) (string, error) {
+	msg := "Merge remote-tracking branch '" + name + "'"
+	commit, err := v.git("-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "commit-tree", tree, "-p", head, "-p", upstream, "-m", msg)
+	if err != nil {
+		return commit, err
+	}
+	return v.gitRetry(syncMergeTimeout, nil, "merge", "--ff-only", "--quiet", strings.TrimSpace(commit))
 }

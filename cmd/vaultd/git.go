@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -193,25 +191,13 @@ markers, in the sections both sides changed differently.`,
 			return nil
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			base, err := os.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			ours, err := os.ReadFile(args[1])
-			if err != nil {
-				return err
-			}
-			theirs, err := os.ReadFile(args[2])
-			if err != nil {
-				return err
-			}
-			o := note.MergeOptions{OursLabel: "HEAD", TheirsLabel: theirsLabel()}
 			path := args[len(args)-1]
+			var size int
 			if len(args) == 5 {
-				fmt.Sscan(args[3], &o.MarkerSize)
+				fmt.Sscan(args[3], &size)
 			}
-			res := note.Merge(base, ours, theirs, o)
-			if err := os.WriteFile(args[1], res.Text, 0o644); err != nil {
+			res, _, err := vault.MergeFiles(args[0], args[1], args[2], size, path)
+			if err != nil {
 				return err
 			}
 			if res.NotText != "" {
@@ -226,22 +212,6 @@ markers, in the sections both sides changed differently.`,
 		}),
 	}
 	return cmd
-}
-
-// theirsLabel names the branch merged in, as git names it for its own
-// markers: git sets GITHEAD_<commit>=<name> for the heads it merges.
-func theirsLabel() string {
-	var names []string
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GITHEAD_") && v != "" {
-			names = append(names, v)
-		}
-	}
-	sort.Strings(names)
-	if len(names) == 1 {
-		return names[0]
-	}
-	return "theirs"
 }
 
 func quoteEach(s []string) []string {
