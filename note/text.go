@@ -56,7 +56,7 @@ func (p *TextProblem) String() string {
 	case p.BOM:
 		return fmt.Sprintf("%s text (it starts with a %s byte-order mark)", p.Encoding, p.Encoding)
 	case p.Guessed:
-		return fmt.Sprintf("%s text without a byte-order mark, by its NUL bytes (it holds a NUL byte at line %d, column %d)", p.Encoding, p.Line, p.Column)
+		return fmt.Sprintf("%s text without a byte-order mark, told by the NUL and control bytes in every other place (the first at line %d, column %d)", p.Encoding, p.Line, p.Column)
 	case p.NUL:
 		return fmt.Sprintf("not text: it holds a NUL byte at line %d, column %d (byte %d), which no UTF-8 note has and git takes for a binary file", p.Line, p.Column, p.Offset+1)
 	}
@@ -106,6 +106,15 @@ func CheckText(b []byte) *TextProblem {
 	nul := bytes.IndexByte(b, 0)
 	bad := invalidAt(b)
 	if nul < 0 && bad < 0 {
+		// UTF-16 of Cyrillic, Greek, Hebrew or Arabic text without a
+		// byte-order mark can be valid UTF-8 byte for byte (U+043F is
+		// 3F 04): its control bytes in every other place tell it.
+		if enc := guessWide(b); enc != "" {
+			at := bytes.IndexFunc(b, func(r rune) bool { return isLow(byte(r)) })
+			p := &TextProblem{Encoding: enc, Guessed: true, Offset: max(at, 0), Byte: b[max(at, 0)]}
+			p.Line, p.Column = lineCol(b, p.Offset)
+			return p
+		}
 		if len(b) < 1024 && bytes.HasPrefix(b, []byte(lfsPointer)) && bytes.Contains(b, []byte("\noid sha256:")) {
 			return &TextProblem{LFS: true, Offset: -1}
 		}
@@ -116,14 +125,22 @@ func CheckText(b []byte) *TextProblem {
 		at = nul
 	}
 	p := &TextProblem{Offset: at, Byte: b[at], NUL: at == nul}
-	p.Line = bytes.Count(b[:at], []byte("\n")) + 1
-	p.Column = utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
-	if p.NUL {
-		p.Encoding = guessWide(b)
-		p.Guessed = p.Encoding != ""
+	p.Line, p.Column = lineCol(b, at)
+	if enc := guessWide(b); enc != "" {
+		p.Encoding, p.Guessed = enc, true
 	}
 	return p
 }
+
+// lineCol is where byte at of b is: line and column (in characters), from 1.
+func lineCol(b []byte, at int) (int, int) {
+	return bytes.Count(b[:at], []byte("\n")) + 1, utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
+}
+
+// isLow reports a NUL or control byte that no text but UTF-16 and UTF-32
+// has in every other place: 0x00–0x08 and 0x0E–0x1F (tab, line feed,
+// vertical tab, form feed and carriage return excluded).
+func isLow(c byte) bool { return c < 0x09 || c >= 0x0E && c < 0x20 }
 
 // invalidAt is the offset of the first byte of b that starts no valid
 // UTF-8 sequence, or -1.
@@ -142,8 +159,10 @@ func invalidAt(b []byte) int {
 }
 
 // guessWide tells UTF-16 and UTF-32 without a byte-order mark by where
-// their NUL bytes fall (text in Latin letters has one in every other byte,
-// or three in four), among the first 4 KB; "" when they fall anywhere.
+// their NUL and control bytes fall among the first 4 KB (isLow): text in
+// Latin letters has a NUL in every other byte (UTF-16) or three in four
+// (UTF-32), Cyrillic or Greek UTF-16 a control byte (0x04, 0x03) in every
+// other; "" when they fall anywhere, or there are hardly any.
 func guessWide(b []byte) string {
 	n := min(len(b), 4096) &^ 3
 	if n < 4 {
@@ -151,7 +170,7 @@ func guessWide(b []byte) string {
 	}
 	var at [4]int
 	for i := range n {
-		if b[i] == 0 {
+		if isLow(b[i]) {
 			at[i%4]++
 		}
 	}

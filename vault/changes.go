@@ -414,8 +414,29 @@ func (v *Vault) diffOf(before string, after []byte, lines int) (note.Diff, strin
 		}
 		old = b
 	}
-	d := note.LineDiff(old, after, lines)
-	if d.Text == "" {
+	// A text that is not UTF-8 is diffed as it is shown (text.go), and
+	// the diff says so.
+	pOld, pNew := note.CheckText(old), note.CheckText(after)
+	shownOld, _ := note.DisplayText(old, pOld)
+	shownNew, _ := note.DisplayText(after, pNew)
+	d := note.LineDiff(shownOld, shownNew, lines)
+	enc := func(p *note.TextProblem) string {
+		if p == nil {
+			return "UTF-8"
+		}
+		if p.Encoding != "" {
+			return p.Encoding
+		}
+		return "bytes that are not UTF-8 text"
+	}
+	switch {
+	case (pOld != nil || pNew != nil) && enc(pOld) != enc(pNew) && old != nil:
+		msg := fmt.Sprintf("the text went from %s to %s (shown decoded where it can be)", enc(pOld), enc(pNew))
+		if d.Text == "" {
+			msg = fmt.Sprintf("the same text, from %s to %s", enc(pOld), enc(pNew))
+		}
+		return d, msg
+	case d.Text == "":
 		return d, "the lines are the same (only line endings or nothing changed)"
 	}
 	return d, ""

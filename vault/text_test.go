@@ -199,6 +199,10 @@ func TestNotText_UndoOfExternalChangeBringsUTF8Back(t *testing.T) {
 	if err != nil || len(h) != 1 || h[0].Op != "external" {
 		t.Fatalf("history: %+v, %v", h, err)
 	}
+	nh, err := v.NoteHistory("A.md", HistoryQuery{})
+	if err != nil || len(nh.Entries) == 0 || nh.Entries[0].DiffNote != "the same text, from UTF-8 to UTF-16 LE" {
+		t.Errorf("note history: %+v, %v", nh, err)
+	}
 	if _, err := v.Undo(h[0].ID, WriteOpts{}); err != nil {
 		t.Fatal(err)
 	}
