@@ -62,6 +62,12 @@ func (v *Vault) exactTwin(c string, x string, err error) string {
 	return v.canon(x)
 }
 
+// CanonicalPath returns the vault path under which Walk and every answer
+// name the file (or the file just removed) at p, spelled as the disk
+// spells it: NFC, but for a twin's name. The index names a changed file
+// by it.
+func (v *Vault) CanonicalPath(p string) string { return v.canonAs(p, true) }
+
 // canon returns the canonical vault path of p (see above): each name NFC,
 // except a name that exists under exactly these bytes beside another
 // whose NFC form is the same, which keeps its bytes. A name already in NFC
