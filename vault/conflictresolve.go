@@ -91,7 +91,7 @@ func (v *Vault) ResolveConflict(p string, r ConflictResolution, o WriteOpts) (*R
 	switch r.Take {
 	case TakeOurs, TakeTheirs, TakeBoth, TakeText, TakeCurrent:
 	default:
-		c, _ := note.NotePath(p)
+		c, _ := v.notePath(p)
 		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid, Alternatives: TakeChoices, AltKind: "choices",
 			Msg: fmt.Sprintf("take %q is not one of ours, theirs, both (ours, then theirs), text (with your text) or current", r.Take)}
 	}
@@ -106,9 +106,9 @@ func (v *Vault) ResolveConflict(p string, r ConflictResolution, o WriteOpts) (*R
 			return nil, "", conflictError(o.ExpectedVersion, note.Version(cur))
 		}
 		d := note.Parse(cur)
-		c, _ := note.NotePath(p)
+		c, _ := v.notePath(p)
 		m, _ := v.unmerged()
-		u, inIndex := m[nfc(c)]
+		u, inIndex := m[c]
 		unmerged = inIndex
 		if pr := note.CheckText(cur); pr != nil && (!whole || !inIndex) {
 			e := notTextErr(op, c, pr)

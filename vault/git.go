@@ -310,7 +310,7 @@ func (v *Vault) gitResolvedFor(p, summary, actor string) string {
 	}
 	var parts []string
 	m, op := v.unmerged()
-	if _, u := m[nfc(p)]; u {
+	if _, u := m[p]; u {
 		if out, err := v.git("add", "--", p); err != nil {
 			return "could not mark it resolved in git: git add failed: " + firstGitLine(out, err)
 		}

@@ -214,3 +214,32 @@ func TestTwins_CaseWritesRefused(t *testing.T) {
 	wantText(t, dir, "Team/note.md", "# lower\n\n- l\n")
 	wantText(t, dir, "Team/Note.md", "# upper\n")
 }
+
+// A merge conflict in one of two twins is that twin's: reported for it
+// alone, and resolved (and staged in git) through its exact path.
+func TestTwins_GitConflictOfOne(t *testing.T) {
+	nfc, nfd := "Team/"+cafeNFC+".md", "Team/"+cafeNFD+".md"
+	dir := gitRepo(t, map[string]string{nfc: "# composed\n", nfd: "# decomposed\n\n- a\n"})
+	gitRun(t, dir, "checkout", "-q", "-b", "ben")
+	wFiles(t, dir, map[string]string{nfd: "# decomposed\n\n- ben\n"})
+	gitRun(t, dir, "commit", "-qam", "Ben")
+	gitRun(t, dir, "checkout", "-q", "main")
+	wFiles(t, dir, map[string]string{nfd: "# decomposed\n\n- anna\n"})
+	gitRun(t, dir, "commit", "-qam", "Anna")
+	gitCmd(dir, "merge", "ben").Run()
+	v := gitOpen(t, dir)
+	if c := v.ConflictAt(nfd); c == nil || !c.Unmerged {
+		t.Fatalf("the decomposed twin: %+v", c)
+	}
+	if c := v.ConflictAt(nfc); c != nil {
+		t.Fatalf("the composed twin reported in conflict: %+v", c)
+	}
+	if _, err := v.ResolveConflict(nfd, ConflictResolution{Take: TakeTheirs}, wOpts("Ben")); err != nil {
+		t.Fatal(err)
+	}
+	wantText(t, dir, nfd, "# decomposed\n\n- ben\n")
+	wantText(t, dir, nfc, "# composed\n")
+	if got := gitRun(t, dir, "ls-files", "-u"); got != "" {
+		t.Errorf("still unmerged: %s", got)
+	}
+}
