@@ -65,3 +65,19 @@ func TestGitSays_NamesTheFiles(t *testing.T) {
 		t.Errorf("gitSays of 14 files: %q", got)
 	}
 }
+
+// A commit hook that refuses a commit with a list: the write says why,
+// with the list (git's first line alone would end before it).
+func TestGit_CommitHookMessageWhole(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"A.md": "a\n"})
+	hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+	os.WriteFile(hook, []byte("#!/bin/sh\necho 'checks failed:' >&2\nprintf '\\tA.md: too long\\n\\tB.md: no title\\n' >&2\nexit 1\n"), 0o755)
+	v := gitOpen(t, dir)
+	res, err := v.Append("A.md", "", []byte("mehr"), wOpts("mehr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Detail, "not committed to git: git commit failed: checks failed: A.md: too long, B.md: no title") {
+		t.Errorf("detail: %s", res.Detail)
+	}
+}
