@@ -54,18 +54,52 @@ const (
 const notePattern = "*.[mM][dD]"
 
 // noteAttrLines are vaultd's lines of .git/info/attributes; driver adds
-// the merge driver (registered in this clone).
-func noteAttrLines(driver bool) []string {
-	lines := []string{notePattern + " -working-tree-encoding -conflict-marker-size"}
+// the merge driver (registered in this clone). prefix is the vault's
+// folder in the repository ("" or "Notizen/"): the lines cover its notes
+// only, not markdown files elsewhere in a repository that holds a vault.
+func noteAttrLines(driver bool, prefix string) []string {
+	pat := notePattern
+	if prefix != "" {
+		pat = attrPattern(prefix + "**/" + notePattern, len(prefix))
+	}
+	lines := []string{pat + " -working-tree-encoding -conflict-marker-size"}
 	if driver {
-		lines = append(lines, notePattern+" merge=vaultd")
+		lines = append(lines, pat+" merge=vaultd")
 	}
 	return lines
 }
 
+// attrPattern writes pattern p for an attributes file, its first n bytes
+// (a folder's name) taken literally: wildcard characters there escaped,
+// and the whole quoted as git reads a quoted pattern when it holds a
+// space, a tab or a quote.
+func attrPattern(p string, n int) string {
+	var b strings.Builder
+	for _, r := range p[:n] {
+		if strings.ContainsRune(`\*?[`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteString(p[n:])
+	s := b.String()
+	if !strings.ContainsAny(s, " \t\"") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// attrPrefix is the vault's folder in its repository, for noteAttrLines.
+func (v *Vault) attrPrefix() string {
+	v.repo()
+	v.g.mu.Lock()
+	defer v.g.mu.Unlock()
+	return v.g.prefix
+}
+
 // InfoAttrLines are the lines vaultd keeps in .git/info/attributes of a
 // clone that registered its merge driver.
-func InfoAttrLines() []string { return noteAttrLines(true) }
+func (v *Vault) InfoAttrLines() []string { return noteAttrLines(true, v.attrPrefix()) }
 
 // driverConfigured reports whether this clone registered vaultd's merge
 // driver (merge.vaultd.driver in its config).
@@ -90,7 +124,7 @@ func (v *Vault) infoAttrPath() (string, error) {
 
 // infoAttrWant returns the text info/attributes should have (old with
 // vaultd's block replaced) and whether it has it.
-func infoAttrWant(old []byte, driver bool) ([]byte, bool) {
+func infoAttrWant(old []byte, driver bool, prefix string) ([]byte, bool) {
 	var keep []string
 	in := false
 	for _, l := range strings.SplitAfter(string(old), "\n") {
@@ -109,7 +143,7 @@ func infoAttrWant(old []byte, driver bool) ([]byte, bool) {
 		b.WriteString(rest + "\n")
 	}
 	b.WriteString(infoAttrBegin + "\n")
-	for _, l := range noteAttrLines(driver) {
+	for _, l := range noteAttrLines(driver, prefix) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString(infoAttrEnd + "\n")
@@ -128,7 +162,7 @@ func (v *Vault) keepNoteAttrs(driver bool) (bool, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("read .git/info/attributes: %s", errText(err))
 	}
-	want, same := infoAttrWant(old, driver)
+	want, same := infoAttrWant(old, driver, v.attrPrefix())
 	if same {
 		return false, nil
 	}

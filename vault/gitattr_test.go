@@ -205,3 +205,21 @@ func TestKeepNoteAttrs(t *testing.T) {
 		t.Errorf("check-attr: %q", out)
 	}
 }
+
+// A vault in a folder of a bigger repository: vaultd's lines cover its
+// notes, not the repository's other markdown files — also for a folder
+// with spaces and wildcard characters in its name.
+func TestKeepNoteAttrs_VaultInAFolder(t *testing.T) {
+	for _, folder := range []string{"Notizen", "Meine Notizen [alt]"} {
+		dir := gitRepo(t, map[string]string{"README.md": "r\n", folder + "/A.md": "a\n", folder + "/Sub/B.MD": "b\n"})
+		v := gitOpen(t, filepath.Join(dir, folder))
+		if _, err := v.keepNoteAttrs(true); err != nil {
+			t.Fatal(err)
+		}
+		for p, want := range map[string]string{"README.md": "unspecified", folder + "/A.md": "vaultd", folder + "/Sub/B.MD": "vaultd", "Other/C.md": "unspecified"} {
+			if got := gitRun(t, dir, "check-attr", "merge", "--", p); got != p+": merge: "+want {
+				t.Errorf("%s: %q, want merge %s\n%s", p, got, want, wRead(t, dir, ".git/info/attributes"))
+			}
+		}
+	}
+}

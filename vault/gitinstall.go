@@ -67,7 +67,7 @@ func (v *Vault) PlanMergeDriver(bin string) (*DriverPlan, error) {
 	}
 	if name, err := v.infoAttrPath(); err == nil {
 		old, _ := os.ReadFile(name)
-		_, p.InfoHas = infoAttrWant(old, true)
+		_, p.InfoHas = infoAttrWant(old, true, v.attrPrefix())
 	}
 	if _, err := os.Lstat(filepath.Join(v.dir, ".gitattributes")); err == nil {
 		p.AttrExists = true

@@ -133,7 +133,7 @@ merges notes with git's own line merge, as before.`,
 			if p.InfoHas {
 				fmt.Fprintln(out, "  .git/info/attributes: vaultd's lines are there already")
 			} else {
-				fmt.Fprintf(out, "  .git/info/attributes: add vaultd's lines %q (this clone only: they win over any .gitattributes, so notes stay UTF-8 and merge by sections here)\n", strings.Join(vault.InfoAttrLines(), "; "))
+				fmt.Fprintf(out, "  .git/info/attributes: add vaultd's lines %q (this clone only: they win over any .gitattributes, so notes stay UTF-8 and merge by sections here)\n", strings.Join(v.InfoAttrLines(), "; "))
 			}
 			switch {
 			case p.AttrHas:
