@@ -60,7 +60,7 @@ const notePattern = "*.[mM][dD]"
 func noteAttrLines(driver bool, prefix string) []string {
 	pat := notePattern
 	if prefix != "" {
-		pat = attrPattern(prefix + "**/" + notePattern, len(prefix))
+		pat = attrPattern(prefix+"**/"+notePattern, len(prefix))
 	}
 	lines := []string{pat + " -working-tree-encoding -conflict-marker-size"}
 	if driver {
