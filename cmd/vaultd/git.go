@@ -86,7 +86,12 @@ func (a *app) gitInstallCmd() *cobra.Command {
 		Short: "Register vaultd as git's merge driver for the vault's notes",
 		Long: `Register vaultd as git's merge driver for the notes (*.md) of the vault:
 merge.vaultd.driver in the clone's .git/config (with the absolute path of
-this vaultd binary), and "*.md merge=vaultd" in the vault's .gitattributes.
+this vaultd binary), "*.md merge=vaultd" in the vault's .gitattributes,
+and vaultd's lines in the clone's .git/info/attributes, which win over any
+.gitattributes a teammate commits: notes stay UTF-8 (no
+working-tree-encoding) and are merged by vaultd here, whatever merge= line
+comes in. vaultd sync keeps those lines and reports what the team's
+.gitattributes set on notes.
 
 git then merges a note by sections: a section changed on one side takes
 that side, lines appended under the same heading on both sides are both
