@@ -83,6 +83,12 @@ type LinkRef struct {
 // its links, by Obsidian's rules and then by the notes' aliases (nil: no
 // link resolves).
 func FromNote(p string, src []byte, mod time.Time, r *note.Resolver) *Document {
+	if note.CheckText(src) != nil {
+		text := shownText(src)
+		d := fromNote(p, text, mod, r, note.ParseCached(text))
+		d.Version = note.Version(src)
+		return d
+	}
 	return fromNote(p, src, mod, r, note.ParseCached(src)) // a note vaultd just wrote was parsed by the write
 }
 

@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"io"
 	"math"
 	"slices"
 	"sort"
@@ -434,22 +433,11 @@ func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher, phrase
 		return
 	}
 
-	f, err := ix.v.FS().Open(hit.Path)
-	if err != nil {
-		f = nil
-	} else {
-		defer f.Close()
-	}
-	size := -1
-	if f != nil {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = int(fi.Size())
-		}
-	}
+	ra, size, done := ix.openText(hit.Path, m.size)
+	defer done()
 	if int64(size) != m.size {
 		spans = nil // changed since indexed: offsets are not to be trusted
 	}
-	ra, _ := f.(io.ReaderAt)
 	for _, s := range shown {
 		sh := SectionHit{}
 		secStart, bodyStart, line := m.bodyStart, m.bodyStart, m.bodyLine

@@ -332,7 +332,13 @@ func (ix *Index) read(it item, r *note.Resolver, bulk bool) result {
 		// A build or catch-up parses each note once: remembering the
 		// parses (vault.ParseCached, 64 MB) would only add to the build's
 		// peak memory.
-		res.doc = fromNote(it.path, b, timeFromNanos(it.mtime), r, note.Parse(b))
+		if note.CheckText(b) != nil {
+			src := shownText(b)
+			res.doc = fromNote(it.path, src, timeFromNanos(it.mtime), r, note.Parse(src))
+			res.doc.Version = res.version
+		} else {
+			res.doc = fromNote(it.path, b, timeFromNanos(it.mtime), r, note.Parse(b))
+		}
 	} else {
 		res.doc = FromNote(it.path, b, timeFromNanos(it.mtime), r)
 	}

@@ -1007,27 +1007,21 @@ func (ix *Index) headCompounds(c clause, k float64) (query.Query, uint64) {
 // noteFile reads a note's sections for their snippets.
 type noteFile struct {
 	ra   io.ReaderAt
-	c    io.Closer
+	c    func()
 	size int
 	ok   bool // the file is as indexed (same size): offsets hold
 }
 
 // openNote opens the note at p (nil if it cannot be read).
 func (ix *Index) openNote(p string, m meta) *noteFile {
-	f, err := ix.v.FS().Open(p)
-	if err != nil {
+	ra, size, done := ix.openText(p, m.size)
+	if ra == nil {
 		return nil
 	}
-	fi, err := f.Stat()
-	ra, ok := f.(io.ReaderAt)
-	if err != nil || !fi.Mode().IsRegular() || !ok {
-		f.Close()
-		return nil
-	}
-	return &noteFile{ra: ra, c: f, size: int(fi.Size()), ok: fi.Size() == m.size}
+	return &noteFile{ra: ra, c: done, size: size, ok: int64(size) == m.size}
 }
 
-func (f *noteFile) close() { f.c.Close() }
+func (f *noteFile) close() { f.c() }
 
 // bounds returns section k's byte range in the file, where its text
 // starts (after the heading line) and the line of its first byte.

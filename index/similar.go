@@ -132,7 +132,7 @@ func (ix *Index) Similar(ctx context.Context, q SimilarQuery) (*SimilarResults, 
 		return nil, err
 	}
 	d := FromNote(q.Path, src, time.Time{}, nil)
-	text, secs, err := similarSourceText(d, src, q.Section)
+	text, secs, err := similarSourceText(d, shownText(src), q.Section)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"golang.org/x/text/unicode/norm"
 )
 
 // watcher follows changes made by other programs. fsnotify does not watch
@@ -151,7 +150,9 @@ func (w *watcher) rel(name string) (string, bool) {
 	if r == "." {
 		return "", true
 	}
-	return norm.NFC.String(filepath.ToSlash(r)), true
+	// NFC as the vault names notes, but a twin's name as it is (one
+	// that differs from another only in normalisation, vault/twins.go).
+	return w.ix.v.CanonicalPath(filepath.ToSlash(r)), true
 }
 
 // addTree watches dir and every folder below it, skipping dot-folders.

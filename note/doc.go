@@ -17,6 +17,9 @@
 //     (names.go) and what a link's target resolves to among a set of
 //     paths (resolve.go);
 //   - a note's version (version.go): hex SHA-256 of its raw bytes;
+//   - whether its bytes are UTF-8 text vaultd edits, and how to show them
+//     when they are not: UTF-16 or UTF-32 decoded, Latin-1 with
+//     replacement characters (text.go);
 //   - the one domain error type, Error, with the kinds these operations
 //     return (errors.go). Package vault returns the same type.
 //

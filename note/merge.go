@@ -47,6 +47,11 @@ type MergeResult struct {
 	// Sections names where they are, as Conflict.Where does.
 	Conflicts int
 	Sections  []string
+	// NotText is set when a side is not UTF-8 text (CheckText) and the
+	// sides differ: nothing is merged, Text is ours as it was, and the
+	// note counts as one conflict, for a person to take a side whole. It
+	// says which side and what it is.
+	NotText string
 }
 
 // Merge merges ours and theirs, two versions of a note, from their common
@@ -58,6 +63,17 @@ func Merge(base, ours, theirs []byte, o MergeOptions) MergeResult {
 		return MergeResult{Text: ours}
 	case bytes.Equal(ours, base):
 		return MergeResult{Text: theirs}
+	}
+	// Sections and lines of UTF-16, Latin-1 or an LFS pointer are not
+	// what they seem in bytes: merged as UTF-8 they would mix or cut the
+	// texts. Only a side taken whole is safe.
+	for _, side := range []struct {
+		name string
+		b    []byte
+	}{{"ours", ours}, {"theirs", theirs}, {"the common base", base}} {
+		if p := CheckText(side.b); p != nil {
+			return MergeResult{Text: ours, Conflicts: 1, NotText: side.name + " is " + p.String()}
+		}
 	}
 	m := &merger{o: o, eol: "\n"}
 	if m.o.OursLabel == "" {

@@ -36,7 +36,18 @@ const MaxPathLen = 1024
 // git — and paths longer than MaxPathLen. Errors are *Error of kind
 // ErrInvalidPath whose message says what to give instead; an absolute path
 // is not repeated in the error (it would show a host path).
-func CleanPath(p string) (string, error) {
+func CleanPath(p string) (string, error) { return cleanPath(p, true) }
+
+// CleanPathExact is CleanPath without the NFC normalisation: the names
+// keep the bytes given. Where git brought in two files whose names differ
+// only in Unicode normalisation (Linux keeps both), the bytes are what
+// tells them apart; package vault keeps them only for such twins.
+func CleanPathExact(p string) (string, error) { return cleanPath(p, false) }
+
+// NotePathExact is NotePath without the NFC normalisation (CleanPathExact).
+func NotePathExact(p string) (string, error) { return notePath(p, false) }
+
+func cleanPath(p string, normalize bool) (string, error) {
 	shown := p
 	bad := func(why string) (string, error) {
 		if !utf8.ValidString(shown) || strings.ContainsFunc(shown, func(r rune) bool {
@@ -81,7 +92,9 @@ func CleanPath(p string) (string, error) {
 		shown = truncate(p, 60) + "…"
 		return bad(fmt.Sprintf("the path is longer than %d bytes", MaxPathLen))
 	}
-	p = norm.NFC.String(p)
+	if normalize {
+		p = norm.NFC.String(p)
+	}
 	var parts []string
 	for _, seg := range strings.Split(p, "/") {
 		switch seg {
@@ -90,7 +103,7 @@ func CleanPath(p string) (string, error) {
 		case "..":
 			return bad(`".." is not allowed: paths stay inside the vault`)
 		}
-		if err := checkName(seg); err != "" {
+		if err := checkName(norm.NFC.String(seg)); err != "" {
 			return bad(err)
 		}
 		parts = append(parts, seg)
@@ -153,8 +166,10 @@ func checkName(seg string) string {
 
 // NotePath is CleanPath for notes: it adds ".md" when the name has no
 // extension and refuses other extensions.
-func NotePath(p string) (string, error) {
-	c, err := CleanPath(p)
+func NotePath(p string) (string, error) { return notePath(p, true) }
+
+func notePath(p string, normalize bool) (string, error) {
+	c, err := cleanPath(p, normalize)
 	if err != nil {
 		return "", err
 	}

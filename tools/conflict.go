@@ -253,6 +253,9 @@ func (c *Core) ResolveConflict(ctx context.Context, caller Caller, a ResolveConf
 	}
 	f.args = append(f.args, arg{"change_summary", a.ChangeSummary})
 	o := c.opts(caller, a.ChangeSummary, a.ExpectedVersion)
+	if isAttachmentRef(a.Path) {
+		return c.resolveAttachment(caller, f, a, o)
+	}
 	// A resolution by one side or both keeps text someone wrote; the
 	// caller's own text may remove most of the note, and then counts as a
 	// delete, as a replace does.

@@ -345,7 +345,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // errKind returns the sentinel kind of a domain error, or nil.
 func errKind(err error) error {
 	for _, k := range []error{note.ErrNotFound, vault.ErrExists, note.ErrConflict, note.ErrAmbiguous,
-		note.ErrInvalidPath, vault.ErrDenied, note.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict} {
+		note.ErrInvalidPath, vault.ErrDenied, note.ErrInvalid, vault.ErrBusy, vault.ErrStateDir, vault.ErrMergeConflict, vault.ErrNotText} {
 		if errors.Is(err, k) {
 			return k
 		}

@@ -65,6 +65,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 				name = f.noteArg
 			}
 			why := c.titlesOf(ve.Alternatives)
+			for i, a := range ve.Alternatives {
+				if tw := vault.TwinNote(a); tw != "" {
+					why[i] = strings.TrimPrefix(why[i]+"; "+tw, "; ")
+				}
+			}
 			b.WriteString("candidates, each a call to copy (their paths tell them apart):\n")
 			writeCandidates(&b, caller.Door, f, name, ve.Alternatives, why)
 		} else {
@@ -132,8 +137,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			if f.noteArg != "" {
 				argName = f.noteArg
 			}
-			if ve.AltKind == "folders" {
+			switch ve.AltKind {
+			case "folders":
 				what, argName = "folders", "folder"
+			case "attachments":
+				what = "attachments in conflict" // resolve_conflict on a file
 			}
 			if ve.AltKind == "notes" {
 				// Every candidate is a call (rule 21): an agent that
@@ -200,6 +208,11 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			cd := conflictData(nc, caller, false, nil)
 			data["conflict"] = cd
 			writeConflict(&b, cd, false, caller)
+			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
+		}
+	case errors.Is(err, vault.ErrNotText):
+		writeNotText(&b, data, ve, caller)
+		if c.v.Exists(ve.Path) {
 			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
 		}
 	case errors.Is(err, vault.ErrBusy):
@@ -464,6 +477,8 @@ func kindName(err error) string {
 		return "state_dir_unavailable"
 	case vault.ErrMergeConflict:
 		return "merge_conflict"
+	case vault.ErrNotText:
+		return "not_text"
 	}
 	return "failed"
 }

@@ -42,6 +42,9 @@ type OverviewData struct {
 	Interrupted []InterruptedChange `json:"interrupted,omitempty"`
 	// InConflict are the notes with unresolved merge conflicts.
 	InConflict []ConflictedNote `json:"in_conflict,omitempty"`
+	// AttachmentsInConflict are the attachments a merge found changed on
+	// both sides (or deleted on one), with the calls that resolve them.
+	AttachmentsInConflict []AttachmentConflictData `json:"attachments_in_conflict,omitempty"`
 	// Sync is the last round of git sync (vaultd serve --git-sync,
 	// vaultd sync), when there was one.
 	Sync *SyncData `json:"git_sync,omitempty"`
@@ -57,6 +60,9 @@ type ConflictedNote struct {
 type SyncData struct {
 	Time   string `json:"time"`
 	Result string `json:"result"`
+	// Attributes are the lines of the team's .gitattributes that change
+	// how git stores or merges notes, and what vaultd does about each.
+	Attributes []string `json:"attributes,omitempty"`
 }
 
 // overviewConflicts bounds the notes in conflict vault_overview shows.
@@ -260,7 +266,15 @@ func (c *Core) overviewGit(b *strings.Builder, data *OverviewData, caller Caller
 		} else {
 			fmt.Fprintf(b, "\ngit sync FAILED at %s: %s; vaultd retries with backoff, and the owner may need to act (see the log)\n", data.Sync.Time, data.Sync.Result)
 		}
+		if len(last.Attributes) > 0 {
+			b.WriteString("git attributes the team's .gitattributes set on notes (tell the owner; notes are read and edited as usual):\n")
+			for _, a := range last.Attributes {
+				data.Sync.Attributes = append(data.Sync.Attributes, a.Text())
+				b.WriteString("- " + a.Text() + "\n")
+			}
+		}
 	}
+	data.AttachmentsInConflict = c.attachmentConflicts(b, caller)
 	conflicts, err := c.v.Conflicts()
 	if err != nil || len(conflicts) == 0 {
 		return

@@ -276,7 +276,9 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			b.WriteString(nb.label + ": " + call{"read_note", []arg{{"path", n.Path}, {"heading", nb.heading}}}.render(caller.Door) + "\n")
 		}
 	}
-	if data.Conflict != nil {
+	if n.NotText != nil {
+		b.WriteString(notTextReadHint(n, caller))
+	} else if data.Conflict != nil {
 		b.WriteString("To change it: resolve its merge conflicts first (resolve above); edits that keep the markers are refused.\n")
 	} else {
 		b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")

@@ -18,10 +18,16 @@ type NoteRef struct {
 	Title   string `json:"title"`
 	Version string `json:"version"`
 	Space   string `json:"space"`
+	// Encoding is set for a note that is not UTF-8 text: what it is, and
+	// that it is never edited (text.go).
+	Encoding string `json:"encoding,omitempty"`
+	// Twin is set for a note whose name differs from another's only in
+	// Unicode normalisation (vault/twins.go): what tells it apart.
+	Twin string `json:"twin,omitempty"`
 }
 
 func refOf(n *vault.Note) NoteRef {
-	return NoteRef{Path: n.Path, Title: n.Title, Version: note.ShortVersion(n.Version), Space: n.Space}
+	return NoteRef{Path: n.Path, Title: n.Title, Version: note.ShortVersion(n.Version), Space: n.Space, Encoding: encodingText(n.NotText), Twin: vault.TwinNote(n.Path)}
 }
 
 // spaceText renders a space for text; notes at the root have none.
@@ -39,6 +45,12 @@ func writeRef(b *strings.Builder, r NoteRef, indent string) {
 	fmt.Fprintf(b, "%stitle: %s\n", indent, r.Title)
 	fmt.Fprintf(b, "%sversion: %s\n", indent, r.Version)
 	fmt.Fprintf(b, "%sspace: %s\n", indent, spaceText(r.Space))
+	if r.Encoding != "" {
+		fmt.Fprintf(b, "%sencoding: %s\n", indent, r.Encoding)
+	}
+	if r.Twin != "" {
+		fmt.Fprintf(b, "%sname: %s\n", indent, r.Twin)
+	}
 }
 
 // goneVersion is the version of a note path where no note is now (deleted

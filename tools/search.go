@@ -214,7 +214,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			hidden++
 			continue
 		}
-		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space}
+		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space, Encoding: encodingText(c.v.NotTextAt(h.Path)), Twin: vault.TwinNote(h.Path)}
 		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By, Some: h.Some}
 		for i, s := range h.Sections {
 			sec := searchSection(s, h.Title)
@@ -623,7 +623,7 @@ func (c *Core) GetBacklinks(ctx context.Context, caller Caller, a GetBacklinksAr
 		seen[l.Path] = true
 		if len(data.Links) < maxBacklinks {
 			data.Links = append(data.Links, BacklinkItem{
-				From:    NoteRef{Path: l.Path, Title: l.Title, Version: note.ShortVersion(l.Version), Space: l.Space},
+				From:    NoteRef{Path: l.Path, Title: l.Title, Version: note.ShortVersion(l.Version), Space: l.Space, Encoding: encodingText(c.v.NotTextAt(l.Path)), Twin: vault.TwinNote(l.Path)},
 				Line:    l.Line,
 				Context: l.Context,
 				Heading: l.Fragment,

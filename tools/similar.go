@@ -8,6 +8,7 @@ import (
 
 	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/note"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // SimilarNotesArgs are the arguments of search_similar_notes.
@@ -122,7 +123,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 	}
 	data.Hits = []SimilarHit{}
 	for _, h := range res.Hits {
-		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space},
+		hit := SimilarHit{NoteRef: NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space, Encoding: encodingText(c.v.NotTextAt(h.Path)), Twin: vault.TwinNote(h.Path)},
 			Shared: h.Shared, MoreSections: max(0, h.SectionsTotal-len(h.Sections)), By: h.By}
 		if hit.Shared == nil {
 			hit.Shared = []string{}

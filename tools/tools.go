@@ -317,7 +317,7 @@ var tools = func() []tool {
 			description: `Attachments with size and the notes embedding them; unused: true finds orphans. Example: list_attachments {"folder": "3_Ressourcen"}`},
 			(*Core).ListAttachments),
 		def(tool{name: "resolve_conflict", title: "Resolve a merge conflict", command: "resolve", positional: "path", perm: "write", destructive: true,
-			description: `Resolve a note's merge conflicts (git markers), of one section or all: take ours, theirs, both (ours then theirs) or text (in content). Example: resolve_conflict {"path": "1_Projekte/Website-Relaunch.md", "heading": "Ziele", "take": "both", "change_summary": "beide Ziele behalten"}`},
+			description: `Resolve a note's merge conflicts (git markers), of one section or all: take ours, theirs, both (ours then theirs) or text (in content). For an attachment in conflict (vault_overview lists them): take ours, theirs or both. Example: resolve_conflict {"path": "1_Projekte/Website-Relaunch.md", "heading": "Ziele", "take": "both", "change_summary": "beide Ziele behalten"}`},
 			(*Core).ResolveConflict),
 		def(tool{name: "delete_note", title: "Delete a note", command: "delete", positional: "path", perm: "delete", destructive: true,
 			description: `Move a note and its sub-notes (X.md + X/) to the trash; more than 5 sub-notes need "with_sub_notes": their number. Example: delete_note {"path": "0_Inbox/Buchtipps.md", "change_summary": "doppelt", "expected_version": "3f2a9c1b7d4e"}`},

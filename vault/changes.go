@@ -286,13 +286,13 @@ type HistoryEntry struct {
 // and no history for that path; Alternatives the closest notes).
 func (v *Vault) NoteHistory(p string, q HistoryQuery) (*NoteHistory, error) {
 	const op = "history"
-	c, err := note.NotePath(strings.TrimSpace(p))
+	c, err := v.notePath(strings.TrimSpace(p))
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
 	if _, err := v.root.Lstat(c); err != nil {
-		if real, ok := v.findCaseInsensitive(c); ok {
-			c = real
+		if m := v.matchFolded(c, false); len(m) == 1 {
+			c = m[0].canon
 		}
 	}
 	recs, err := v.allChanges()
@@ -414,8 +414,29 @@ func (v *Vault) diffOf(before string, after []byte, lines int) (note.Diff, strin
 		}
 		old = b
 	}
-	d := note.LineDiff(old, after, lines)
-	if d.Text == "" {
+	// A text that is not UTF-8 is diffed as it is shown (text.go), and
+	// the diff says so.
+	pOld, pNew := note.CheckText(old), note.CheckText(after)
+	shownOld, _ := note.DisplayText(old, pOld)
+	shownNew, _ := note.DisplayText(after, pNew)
+	d := note.LineDiff(shownOld, shownNew, lines)
+	enc := func(p *note.TextProblem) string {
+		if p == nil {
+			return "UTF-8"
+		}
+		if p.Encoding != "" {
+			return p.Encoding
+		}
+		return "bytes that are not UTF-8 text"
+	}
+	switch {
+	case (pOld != nil || pNew != nil) && enc(pOld) != enc(pNew) && old != nil:
+		msg := fmt.Sprintf("the text went from %s to %s (shown decoded where it can be)", enc(pOld), enc(pNew))
+		if d.Text == "" {
+			msg = fmt.Sprintf("the same text, from %s to %s", enc(pOld), enc(pNew))
+		}
+		return d, msg
+	case d.Text == "":
 		return d, "the lines are the same (only line endings or nothing changed)"
 	}
 	return d, ""

@@ -91,20 +91,36 @@ func (v *Vault) ResolveConflict(p string, r ConflictResolution, o WriteOpts) (*R
 	switch r.Take {
 	case TakeOurs, TakeTheirs, TakeBoth, TakeText, TakeCurrent:
 	default:
-		c, _ := note.NotePath(p)
+		c, _ := v.notePath(p)
 		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid, Alternatives: TakeChoices, AltKind: "choices",
 			Msg: fmt.Sprintf("take %q is not one of ours, theirs, both (ours, then theirs), text (with your text) or current", r.Take)}
 	}
 	var unmerged bool
+	// A side git holds is taken whole, byte for byte, whatever its
+	// encoding; any other resolution builds on the note's text, which
+	// must be UTF-8 (checked below, where git's index is known).
+	whole := r.Take == TakeOurs || r.Take == TakeTheirs || r.Take == TakeCurrent
+	o.whole = whole
 	res, err := v.edit(op, p, o, func(cur []byte) ([]byte, string, error) {
 		if o.ExpectedVersion != "" && !note.SameVersion(o.ExpectedVersion, note.Version(cur)) {
 			return nil, "", conflictError(o.ExpectedVersion, note.Version(cur))
 		}
 		d := note.Parse(cur)
-		c, _ := note.NotePath(p)
+		c, _ := v.notePath(p)
 		m, _ := v.unmerged()
-		u, inIndex := m[nfc(c)]
+		u, inIndex := m[c]
 		unmerged = inIndex
+		if pr := note.CheckText(cur); pr != nil && (!whole || !inIndex) {
+			e := notTextErr(op, c, pr)
+			switch {
+			case inIndex:
+				e.Msg += "; a side git holds can still be taken whole: take ours, theirs or current"
+				e.Alternatives, e.AltKind = []string{TakeOurs, TakeTheirs, TakeCurrent}, "choices"
+			case whole:
+				e.Msg += "; git does not list it as unmerged, so there is no side to take"
+			}
+			return nil, "", e
+		}
 		return resolveText(d, r, inIndex, func(stage int) ([]byte, error) {
 			if !u.stages[stage] {
 				side := map[int]string{2: "ours", 3: "theirs"}[stage]

@@ -224,7 +224,7 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 		return nil, "", &note.Error{Op: "find", Kind: note.ErrInvalid, Msg: msg}
 	}
 	// Step 1 needs no table: an exact path that exists is read directly.
-	if c, err := note.NotePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
+	if c, err := v.notePath(strings.TrimPrefix(target, "/")); err == nil && v.spelledAsStored(c) {
 		if n, err := v.read(c); err == nil {
 			return n, heading, nil
 		}

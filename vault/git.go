@@ -121,7 +121,7 @@ func (v *Vault) gitCommit(paths []string, summary, actor string) (string, error)
 		"commit", "--quiet", "--no-edit", "-m", summary,
 		"--author", name + " <" + strings.ReplaceAll(name, " ", "-") + "@vaultd>", "--only", "--"}
 	if out, err := v.git(append(args, changed...)...); err != nil {
-		return "", fmt.Errorf("git commit failed: %s", firstGitLine(out, err))
+		return "", fmt.Errorf("git commit failed: %s", gitSays(out, err))
 	}
 	hash, err := v.git("rev-parse", "--short", "HEAD")
 	if err != nil {
@@ -310,7 +310,7 @@ func (v *Vault) gitResolvedFor(p, summary, actor string) string {
 	}
 	var parts []string
 	m, op := v.unmerged()
-	if _, u := m[nfc(p)]; u {
+	if _, u := m[p]; u {
 		if out, err := v.git("add", "--", p); err != nil {
 			return "could not mark it resolved in git: git add failed: " + firstGitLine(out, err)
 		}
@@ -359,7 +359,7 @@ func (v *Vault) concludeMerge(actor string) (string, error) {
 	out, err := v.git("-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "commit", "--quiet", "--no-edit", "--cleanup=strip",
 		"--author", name+" <"+strings.ReplaceAll(name, " ", "-")+"@vaultd>")
 	if err != nil {
-		return "", fmt.Errorf("git commit failed: %s", firstGitLine(out, err))
+		return "", fmt.Errorf("git commit failed: %s", gitSays(out, err))
 	}
 	v.state.Remove(mergeMarkFile)
 	v.forgetGit()

@@ -190,11 +190,12 @@ func (v *Vault) unmerged() (map[string]unmergedEntry, string) {
 				continue
 			}
 			stage, _ := strconv.Atoi(f[2])
-			e := m[nfc(p)]
+			p = v.CanonicalPath(p) // a twin's name as it is (twins.go)
+			e := m[p]
 			if stage >= 1 && stage <= 3 {
 				e.stages[stage] = true
 			}
-			m[nfc(p)] = e
+			m[p] = e
 		}
 	}
 	g.merging, g.sig, g.sides = m, sig, nil
@@ -218,7 +219,7 @@ func (v *Vault) UnmergedPaths() []string {
 // git does not list it as unmerged.
 func (v *Vault) ConflictIn(p string, d *note.Doc) *NoteConflict {
 	m, op := v.unmerged()
-	u, unmerged := m[nfc(p)]
+	u, unmerged := m[p]
 	if len(d.Conflicts) == 0 && !unmerged {
 		return nil
 	}
@@ -238,7 +239,7 @@ func (v *Vault) ConflictIn(p string, d *note.Doc) *NoteConflict {
 // hits may be megabyte-long laws).
 func (v *Vault) ConflictAt(p string) *NoteConflict {
 	m, _ := v.unmerged()
-	_, unmerged := m[nfc(p)]
+	_, unmerged := m[p]
 	fi, err := v.root.Stat(p)
 	if err != nil {
 		return nil
@@ -338,7 +339,10 @@ func (v *Vault) vaultPath(repoPath string) (string, bool) {
 	prefix := v.g.prefix
 	v.g.mu.Unlock()
 	p, ok := strings.CutPrefix(repoPath, prefix)
-	return nfc(p), ok && p != ""
+	if !ok || p == "" {
+		return "", false
+	}
+	return v.CanonicalPath(p), true
 }
 
 func (v *Vault) operationNow() string {

@@ -29,10 +29,18 @@ type DriverPlan struct {
 	AttrHas     bool
 	AttrExists  bool // .gitattributes exists in the vault folder
 	AttrTracked bool // and git tracks it: the team shares it, so changing it needs the owner's yes
+	// AttrOther is the merge attribute the team's .gitattributes give notes
+	// instead, as spelled there ("merge=union", "-merge" for binary), ""
+	// when none.
+	AttrOther string
+	// InfoHas: .git/info/attributes holds vaultd's lines (gitattr.go),
+	// which make the driver win in this clone over any .gitattributes
+	// line and keep notes UTF-8.
+	InfoHas bool
 }
 
 // Done reports whether nothing is left to change.
-func (p *DriverPlan) Done() bool { return p.ConfigHas && p.AttrHas }
+func (p *DriverPlan) Done() bool { return p.ConfigHas && p.AttrHas && p.InfoHas }
 
 // PlanMergeDriver says what InstallMergeDriver would change to register
 // bin (the absolute path of the vaultd binary) as the merge driver.
@@ -45,10 +53,21 @@ func (v *Vault) PlanMergeDriver(bin string) (*DriverPlan, error) {
 	if out, err := v.git("config", "--local", "--get", "merge.vaultd.driver"); err == nil && strings.TrimSpace(out) == p.Command {
 		p.ConfigHas = true
 	}
-	// Which driver would git use for a note here? (check-attr needs no
-	// such file.)
-	if out, err := v.git("check-attr", "merge", "--", "vaultd-probe.md"); err == nil && strings.HasSuffix(strings.TrimSpace(out), ": merge: vaultd") {
-		p.AttrHas = true
+	// Which driver do the team's .gitattributes give a note? (check-attr
+	// needs no such file; vaultd's own lines in .git/info/attributes do
+	// not count: teammates do not have them.)
+	if f, err := v.teamAttrs([]string{"vaultd-probe.md"}, "merge"); err == nil && len(f) == 3 {
+		switch f[2] {
+		case "vaultd":
+			p.AttrHas = true
+		case "unspecified":
+		default:
+			p.AttrOther, _, _, _ = attrMeaning("merge", f[2], false)
+		}
+	}
+	if name, err := v.infoAttrPath(); err == nil {
+		old, _ := os.ReadFile(name)
+		_, p.InfoHas = infoAttrWant(old, true, v.attrPrefix())
 	}
 	if _, err := os.Lstat(filepath.Join(v.dir, ".gitattributes")); err == nil {
 		p.AttrExists = true
@@ -60,8 +79,9 @@ func (v *Vault) PlanMergeDriver(bin string) (*DriverPlan, error) {
 }
 
 // InstallMergeDriver makes the changes of p: the driver in .git/config,
-// the line in .gitattributes (appended, or a new file).
-func (v *Vault) InstallMergeDriver(p *DriverPlan) error {
+// vaultd's lines in .git/info/attributes, the line in .gitattributes
+// (appended, or a new file) unless teamFile is false.
+func (v *Vault) InstallMergeDriver(p *DriverPlan, teamFile bool) error {
 	if !p.ConfigHas {
 		if out, err := v.git("config", "--local", "merge.vaultd.name", "vaultd: merge notes by sections and properties"); err != nil {
 			return fmt.Errorf("git config failed: %s", firstGitLine(out, err))
@@ -70,7 +90,12 @@ func (v *Vault) InstallMergeDriver(p *DriverPlan) error {
 			return fmt.Errorf("git config failed: %s", firstGitLine(out, err))
 		}
 	}
-	if !p.AttrHas {
+	if !p.InfoHas {
+		if _, err := v.keepNoteAttrs(true); err != nil {
+			return err
+		}
+	}
+	if !p.AttrHas && teamFile {
 		name := filepath.Join(v.dir, ".gitattributes")
 		old, err := os.ReadFile(name)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -61,6 +61,16 @@ type SyncReport struct {
 	// Rejected: the push failed only because the remote moved meanwhile
 	// (another clone pushed first) — contention, not a fault.
 	Rejected bool `json:"push_rejected,omitempty"`
+	// Attributes are what the team's .gitattributes set on notes that
+	// changes how git stores or merges them, and what vaultd does about
+	// each (gitattr.go).
+	Attributes []AttrNotice `json:"attributes,omitempty"`
+	// Restored are the notes git had written in another encoding that
+	// the round turned back into the UTF-8 text committed.
+	Restored []string `json:"restored_utf8,omitempty"`
+	// KeptBoth are the attachments the merge found changed on both sides,
+	// kept both ways until someone chooses (attachconflict.go).
+	KeptBoth []AttachmentConflict `json:"attachments_kept_both,omitempty"`
 }
 
 // OK reports whether the round failed in nothing.
@@ -70,11 +80,21 @@ func (r *SyncReport) OK() bool { return r.Error == "" }
 // vault_overview.
 func (r *SyncReport) Text() string {
 	var parts []string
+	if len(r.Restored) > 0 {
+		parts = append(parts, fmt.Sprintf("turned %s git had written in another encoding back into the UTF-8 text committed (%s)", plural(len(r.Restored), "note"), strings.Join(r.Restored[:min(len(r.Restored), 5)], ", ")))
+	}
 	if r.Committed > 0 {
 		parts = append(parts, fmt.Sprintf("committed %s vaultd made while git was busy", plural(r.Committed, "change")))
 	}
 	if r.Merged != "" {
 		parts = append(parts, "merged "+r.Merged)
+	}
+	if len(r.KeptBoth) > 0 {
+		var ps []string
+		for _, a := range r.KeptBoth {
+			ps = append(ps, a.Path)
+		}
+		parts = append(parts, fmt.Sprintf("%s changed on both sides kept both ways until someone chooses with resolve_conflict (%s)", plural(len(ps), "attachment"), namesList(ps)))
 	}
 	if r.Pushed != "" {
 		parts = append(parts, "pushed "+r.Pushed)
@@ -91,9 +111,21 @@ func (r *SyncReport) Text() string {
 	}
 	if len(parts) == 0 {
 		if r.Upstream != "" {
-			return "up to date with " + r.Upstream
+			parts = append(parts, "up to date with "+r.Upstream)
+		} else {
+			parts = append(parts, "up to date")
 		}
-		return "up to date"
+	}
+	if len(r.Attributes) > 0 {
+		var as []string
+		for _, a := range r.Attributes {
+			s := a.Attr
+			if a.Kept {
+				s += " (not in effect here)"
+			}
+			as = append(as, s)
+		}
+		parts = append(parts, ".gitattributes sets "+strings.Join(as, ", ")+" on notes")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -132,6 +164,9 @@ func (v *Vault) Sync(ctx context.Context) *SyncReport {
 	}
 	defer unlock()
 	v.syncRound(ctx, r)
+	if a, err := v.NoteAttributes(); err == nil {
+		r.Attributes = a
+	}
 	return v.saveSync(r)
 }
 
@@ -195,6 +230,12 @@ func (v *Vault) syncRound(ctx context.Context, r *SyncReport) {
 	}
 	r.Upstream = remote + "/" + strings.TrimPrefix(mergeRef, "refs/heads/")
 
+	// Notes stay UTF-8 and merge by vaultd's driver in this clone, whatever
+	// a merged .gitattributes says (gitattr.go): before anything is merged.
+	if _, err := v.keepNoteAttrs(v.driverConfigured()); err != nil {
+		r.Error = "could not keep notes UTF-8 in this clone: " + err.Error()
+		return
+	}
 	if op, _ := operation(gitDir); op != "" {
 		if !v.concludeOwnMerge(gitDir, op, r) {
 			return
@@ -203,12 +244,13 @@ func (v *Vault) syncRound(ctx context.Context, r *SyncReport) {
 	if v.opts.GitCommit {
 		r.Committed = v.commitPending()
 	}
+	r.Restored, _ = v.restoreEncoded()
 	if ctx.Err() != nil {
 		r.Error = "interrupted"
 		return
 	}
 	if out, _, err := v.gitRun(syncNetTimeout, nil, "fetch", "--quiet", "--no-write-fetch-head", remote); err != nil {
-		r.Error = "git fetch " + remote + " failed: " + firstGitLine(out, err)
+		r.Error = "git fetch " + remote + " failed: " + gitSays(out, err)
 		return
 	}
 	upstream := "refs/remotes/" + remote + "/" + strings.TrimPrefix(mergeRef, "refs/heads/")
@@ -246,19 +288,30 @@ func (v *Vault) count(rng string) int {
 func (v *Vault) concludeOwnMerge(gitDir, op string, r *SyncReport) bool {
 	left := v.UnmergedPaths()
 	if op == "merge" && v.ownMerge(gitDir) && v.opts.GitCommit {
-		if len(left) == 0 {
-			unlock, err := v.lock(gitKey)
-			if err != nil {
-				r.Error = "could not lock git: " + errText(err)
-				return false
+		unlock, err := v.lock(gitKey)
+		if err != nil {
+			r.Error = "could not lock git: " + errText(err)
+			return false
+		}
+		var kerr error
+		if len(left) > 0 && len(notesOnly(left)) == 0 {
+			left, kerr = v.keepBothAndConclude(r) // attachments left from an earlier vaultd
+		} else if len(left) == 0 {
+			var hash string
+			hash, kerr = v.concludeMerge("vaultd")
+			if kerr == nil {
+				r.Merged = "the merge whose conflicts were resolved, committed as " + hash
 			}
-			hash, err := v.concludeMerge("vaultd")
-			unlock()
-			if err != nil {
-				r.Error = "every conflict of the merge is resolved, but " + err.Error()
-				return false
+		}
+		unlock()
+		switch {
+		case kerr != nil:
+			r.Error = "every conflict of the merge is resolved, but " + kerr.Error()
+			return false
+		case len(left) == 0:
+			if r.Merged == "" {
+				r.Merged = "the merge whose conflicts were resolved"
 			}
-			r.Merged = "the merge whose conflicts were resolved, committed as " + hash
 			return true
 		}
 	}
@@ -269,7 +322,7 @@ func (v *Vault) concludeOwnMerge(gitDir, op string, r *SyncReport) bool {
 	}
 	r.Waiting = fmt.Sprintf("git is in the middle of %s, so nothing is synced until it is finished", what)
 	if len(left) > 0 {
-		r.Waiting += fmt.Sprintf("; %s still in conflict: %s", pluralVerb(len(left), "file", "is", "are"), strings.Join(left[:min(len(left), 5)], ", "))
+		r.Waiting += fmt.Sprintf("; %s still in conflict: %s", pluralVerb(len(left), "file", "is", "are"), namesList(left))
 	}
 	return false
 }
@@ -310,8 +363,20 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 	if len(mine) > 0 {
 		sort.Strings(mine)
 		r.Waiting = fmt.Sprintf("%s from %s not merged yet: your uncommitted changes in %s touch files they change; commit or stash them, and the next round merges",
-			plural(behind, "commit"), r.Upstream, strings.Join(mine[:min(len(mine), 5)], ", "))
+			plural(behind, "commit"), r.Upstream, namesList(mine))
 		return false
+	}
+	// A merge that is not a fast-forward needs an index without staged
+	// changes (git refuses it otherwise, whatever files they are in).
+	if _, err := v.git("merge-base", "--is-ancestor", "HEAD", upstream); err != nil {
+		if out, err := v.git("diff", "--cached", "--name-only", "-z", "--no-relative"); err == nil {
+			if staged := splitZ(out); len(staged) > 0 {
+				sort.Strings(staged)
+				r.Waiting = fmt.Sprintf("%s from %s not merged yet: you have staged changes in %s, and git merges only when nothing is staged; commit them, or unstage them (git restore --staged -- %s), and the next round merges",
+					plural(behind, "commit"), r.Upstream, namesList(staged), shellWords(staged[:min(len(staged), gitSaysFiles)]))
+				return false
+			}
+		}
 	}
 	// The locks of the notes the merge rewrites, then git's.
 	keys := make([]string, 0, len(files))
@@ -323,52 +388,95 @@ func (v *Vault) syncMerge(r *SyncReport, upstream string, behind int, gitDir str
 		}
 	}
 	sort.Strings(keys)
+	// The merge is computed first without any lock (mergedriver.go); under
+	// the locks git finds every note's merge done — unless HEAD moved
+	// meanwhile (a write committed), which computes again.
+	env := []string{"GIT_MERGE_AUTOEDIT=no", MergeCacheEnv + "=" + filepath.Join(v.stateDir, mergeCacheDir), MergeTheirsEnv + "=" + r.Upstream}
+	defer v.clearMergeCache()
 	var unlocks []func()
 	release := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
 			unlocks[i]()
 		}
+		unlocks = nil
 	}
-	for i, k := range keys {
-		if i > 0 && k == keys[i-1] {
-			continue
+	var unlockGit func()
+	var tree string // the merge's tree when it is clean
+	_, ffErr := v.git("merge-base", "--is-ancestor", "HEAD", upstream)
+	for redo := 0; ; redo++ {
+		head, _ := v.git("rev-parse", "HEAD")
+		if ffErr != nil { // a fast-forward merges nothing
+			tree = v.precomputeMerge(env, upstream)
 		}
-		u, ok, err := v.tryLock(k, syncLockWait)
-		if err != nil || !ok {
+		_ = v.step("sync-computed", "")
+		for i, k := range keys {
+			if i > 0 && k == keys[i-1] {
+				continue
+			}
+			u, ok, err := v.tryLock(k, syncLockWait)
+			if err != nil || !ok {
+				release()
+				r.Error = "the notes the merge changes are being written right now; the next round merges"
+				return false
+			}
+			unlocks = append(unlocks, u)
+		}
+		_ = v.step("sync-locked", "")
+		if unlockGit, err = v.lock(gitKey); err != nil {
 			release()
-			r.Error = "the notes the merge changes are being written right now; the next round merges"
+			r.Error = "could not lock git: " + errText(err)
 			return false
 		}
-		unlocks = append(unlocks, u)
+		if now, _ := v.git("rev-parse", "HEAD"); now == head {
+			break
+		}
+		unlockGit()
+		release()
+		_ = v.step("sync-unlocked", "")
+		if redo+1 == mergeRedos {
+			r.Waiting = fmt.Sprintf("%s from %s not merged yet: the notes kept changing while the merge was computed (%d times); the next round merges",
+				plural(behind, "commit"), r.Upstream, mergeRedos)
+			return false
+		}
 	}
-	defer release()
-	unlockGit, err := v.lock(gitKey)
-	if err != nil {
-		r.Error = "could not lock git: " + errText(err)
-		return false
-	}
+	defer func() { release(); _ = v.step("sync-unlocked", "") }()
 	before, _ := v.git("rev-parse", "HEAD")
-	out, err = v.gitRetry(syncMergeTimeout, []string{"GIT_MERGE_AUTOEDIT=no"},
-		"-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "merge", "--no-edit", "--quiet", r.Upstream)
+	if tree != "" {
+		// Clean: the merge commit is made from the tree computed, and the
+		// work tree moves to it as in a fast-forward — no merging here.
+		out, err = v.commitMergeTree(tree, strings.TrimSpace(before), upstream, r.Upstream)
+	} else {
+		out, err = v.gitRetry(syncMergeTimeout, env,
+			"-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "merge", "--no-edit", "--quiet", r.Upstream)
+	}
 	v.forgetGit()
 	if err != nil {
 		if op, ref := operation(gitDir); op == "merge" {
 			// Stopped on conflicts: the merge stays in progress, marked as
 			// vaultd's, so that the round after the last resolution
-			// concludes it.
+			// concludes it — unless they were all attachments, which are
+			// kept both ways at once (attachconflict.go).
 			if head, rerr := readGitFile(gitDir, ref); rerr == nil {
 				_ = v.writeStateFile(mergeMarkFile, []byte(head+"\n"))
 			}
+			left, kerr := v.keepBothAndConclude(r)
 			unlockGit()
-			left := v.UnmergedPaths()
+			v.notify(changed...)
+			switch {
+			case kerr != nil:
+				r.Error = "the merge stopped on conflicts in attachments, and keeping both versions failed: " + kerr.Error()
+				return false
+			case len(left) == 0:
+				r.Merged = fmt.Sprintf("%s from %s (merged)", plural(behind, "commit"), r.Upstream)
+				return true
+			}
 			r.Conflicts = notesOnly(left)
 			r.Waiting = fmt.Sprintf("the merge of %s from %s stopped on conflicts in %s; resolve them (resolve_conflict, or by hand and git add) and the next round commits the merge",
-				plural(behind, "commit"), r.Upstream, plural(len(left), "file"))
-			v.notify(changed...)
+				plural(behind, "commit"), r.Upstream, conflictFiles(left))
 			return false
 		}
 		unlockGit()
-		r.Error = "git merge failed: " + firstGitLine(out, err)
+		r.Error = "git merge failed: " + gitSays(out, err)
 		return false
 	}
 	after, _ := v.git("rev-parse", "HEAD")
@@ -420,7 +528,7 @@ func (v *Vault) syncPush(r *SyncReport, remote, mergeRef, upstream string) {
 			r.Rejected = true
 			return
 		}
-		r.Error = "git push failed: " + firstGitLine(out, err)
+		r.Error = "git push failed: " + gitSays(out, err)
 		return
 	}
 	r.Pushed = fmt.Sprintf("%s to %s", plural(ahead, "commit"), r.Upstream)
@@ -551,4 +659,83 @@ func (v *Vault) SyncEvery(ctx context.Context, interval time.Duration, report fu
 		case <-t.C:
 		}
 	}
+}
+
+// namesList renders file names for a report: all of them up to
+// gitSaysFiles, then how many more.
+func namesList(names []string) string {
+	s := strings.Join(names[:min(len(names), gitSaysFiles)], ", ")
+	if more := len(names) - gitSaysFiles; more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+// keepBothAndConclude keeps both versions of the attachments the merge in
+// progress left unmerged and, when nothing else is, commits the merge. The
+// caller holds gitKey. It returns the files still unmerged.
+func (v *Vault) keepBothAndConclude(r *SyncReport) ([]string, error) {
+	left := v.UnmergedPaths()
+	kept, err := v.keepBothAttachments(r.Upstream, left)
+	r.KeptBoth = append(r.KeptBoth, kept...)
+	if err != nil {
+		return left, err
+	}
+	if left = v.UnmergedPaths(); len(left) > 0 || len(kept) == 0 {
+		return left, nil
+	}
+	if _, err := v.concludeMerge("vaultd"); err != nil {
+		return left, err
+	}
+	return nil, nil
+}
+
+// conflictFiles names the files a merge stopped on: "2 files (A.md,
+// .obsidian/app.json: in a hidden folder, for a person to resolve with
+// git)".
+func conflictFiles(left []string) string {
+	s := plural(len(left), "file") + " (" + namesList(left)
+	for _, p := range left {
+		if hiddenPath(p) {
+			s += "; files in hidden folders are for a person to resolve with git"
+			break
+		}
+	}
+	return s + ")"
+}
+
+// mergeRedos bounds how often a round computes its merge again because a
+// write committed meanwhile; then it leaves the merge to the next round.
+const mergeRedos = 3
+
+// precomputeMerge has git compute the merge of upstream into HEAD without
+// touching the work tree, the index or any lock (git merge-tree), so that
+// vaultd's merge driver keeps its results (mergedriver.go). It returns the
+// merged tree when the merge is clean, "" when it is not (or git has no
+// merge-tree --write-tree, before 2.38): then git merges under the locks,
+// finding the notes' merges done.
+func (v *Vault) precomputeMerge(env []string, upstream string) string {
+	out, _, err := v.gitRun(syncMergeTimeout, env, "merge-tree", "--write-tree", "--name-only", "-z", "HEAD", upstream)
+	if err != nil {
+		return ""
+	}
+	tree, _, _ := strings.Cut(out, "\x00")
+	if tree = strings.TrimSpace(tree); len(tree) < 40 || strings.ContainsAny(tree, " \n") {
+		return ""
+	}
+	return tree
+}
+
+// commitMergeTree makes the merge commit of head and upstream (named
+// name, for the message git would write) from tree, computed clean, and
+// moves the branch, index and work tree to it as a fast-forward does —
+// only the files the merge changed are written. The caller holds the
+// locks; head is HEAD, checked unchanged since tree was computed.
+func (v *Vault) commitMergeTree(tree, head, upstream, name string) (string, error) {
+	msg := "Merge remote-tracking branch '" + name + "'"
+	commit, err := v.git("-c", "user.name=vaultd", "-c", "user.email=vaultd@vaultd", "commit-tree", tree, "-p", head, "-p", upstream, "-m", msg)
+	if err != nil {
+		return commit, err
+	}
+	return v.gitRetry(syncMergeTimeout, nil, "merge", "--ff-only", "--quiet", strings.TrimSpace(commit))
 }

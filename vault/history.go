@@ -43,7 +43,7 @@ type HistoryFilter struct {
 func (v *Vault) History(f HistoryFilter) ([]Change, error) {
 	var match func(string) bool
 	if strings.TrimSpace(f.Path) != "" {
-		p, err := note.CleanPath(f.Path)
+		p, err := v.cleanPath(f.Path)
 		if err != nil {
 			return nil, withOp(err, "history", "")
 		}
@@ -202,8 +202,9 @@ func (v *Vault) recordBatch(chs []Change) ([]Change, error) {
 	out := make([]Change, len(chs))
 	for i, ch := range chs {
 		ch.Time = now
-		// Paths are recorded in NFC, however the disk spells them.
-		ch.Path, ch.OldPath = nfc(ch.Path), nfc(ch.OldPath)
+		// Paths are recorded canonical (NFC, but for a twin's name: twins.go),
+		// however the disk spells them.
+		ch.Path, ch.OldPath = v.canonAs(ch.Path, true), v.canonAs(ch.OldPath, true)
 		if ch.ID == "" {
 			ch.ID = newID(now)
 		}

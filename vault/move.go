@@ -174,7 +174,7 @@ func (r *MoveResult) notifyPaths() []string {
 // moveSource finds the note or folder a move takes.
 func (v *Vault) moveSource(op, from string) (moveSrc, error) {
 	raw := strings.TrimSpace(from)
-	c, err := note.CleanPath(strings.TrimRight(raw, "/"))
+	c, err := v.cleanPath(strings.TrimRight(raw, "/"))
 	if err != nil {
 		return moveSrc{}, withOp(err, op, "")
 	}
@@ -185,7 +185,7 @@ func (v *Vault) moveSource(op, from string) (moveSrc, error) {
 			}
 		}
 	}
-	n, err := note.NotePath(c)
+	n, err := v.notePath(c)
 	if err != nil {
 		return moveSrc{}, withOp(err, op, "")
 	}
@@ -195,6 +195,9 @@ func (v *Vault) moveSource(op, from string) (moveSrc, error) {
 			e.Msg = strings.Replace(e.Msg, "no such note", "no such note or folder", 1)
 		}
 		return moveSrc{}, err
+	}
+	if real != n && nfc(real) == nfc(n) {
+		n = real // stored in another normal form (macOS): moved under its name on disk
 	}
 	if real != n {
 		return moveSrc{}, &note.Error{Op: op, Path: n, Kind: note.ErrInvalid,
@@ -217,7 +220,11 @@ func (v *Vault) moveDest(op string, s moveSrc, to string, exact bool) (string, e
 			Msg: "the new path (to) is empty: give the new path, e.g. 4_Archiv/Name.md, or a folder to move it into, e.g. 4_Archiv/"}
 	}
 	into := strings.HasSuffix(raw, "/") && !exact
-	c, err := note.CleanPath(strings.TrimRight(raw, "/"))
+	clean, notePath := v.cleanPath, v.notePath
+	if exact { // back where it was, spelled as it was (a twin's name by its bytes)
+		clean, notePath = note.CleanPathExact, note.NotePathExact
+	}
+	c, err := clean(strings.TrimRight(raw, "/"))
 	if err != nil {
 		e, _ := note.AsError(withOp(err, op, ""))
 		if e != nil && strings.Contains(e.Msg, "..") {
@@ -236,7 +243,7 @@ func (v *Vault) moveDest(op string, s moveSrc, to string, exact bool) (string, e
 	if s.folder {
 		return c, nil
 	}
-	n, err := note.NotePath(c)
+	n, err := notePath(c)
 	if err != nil {
 		return "", withOp(err, op, "")
 	}
@@ -595,7 +602,7 @@ func (v *Vault) runMove(op string, p *movePlan, o WriteOpts) (*MoveResult, error
 		if err != nil {
 			res.Pending = append(res.Pending, rw.new)
 			res.Issues = append(res.Issues, LinkIssue{Path: rw.new,
-				Reason: fmt.Sprintf("%s not updated: %s", plural(rw.links, "link"), errText(err))})
+				Reason: fmt.Sprintf("%s not updated: %s", plural(rw.links, "link"), reasonText(err))})
 			continue
 		}
 		if rr != nil {

@@ -33,6 +33,16 @@ type TrashEntry struct {
 	Summary      string    // why; "" if not deleted through vaultd
 	Version      string    // version of the trashed text (full hex)
 	DeletedAt    time.Time // when; the file's time if not deleted through vaultd
+
+	file string // TrashPath as the disk spells it (twins.go: TrashPath is canonical)
+}
+
+// onDisk is the trash file's path as the disk spells it.
+func (e TrashEntry) onDisk() string {
+	if e.file != "" {
+		return e.file
+	}
+	return e.TrashPath
 }
 
 // trashRecord is one line of trash.jsonl.
@@ -84,7 +94,7 @@ func (v *Vault) recordTrash(r trashRecord) error {
 // Expected and Current set); ErrDenied.
 func (v *Vault) Delete(p string, o WriteOpts) (*Result, error) {
 	const op = "delete"
-	c, err := note.NotePath(p)
+	c, err := v.notePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -98,6 +108,9 @@ func (v *Vault) Delete(p string, o WriteOpts) (*Result, error) {
 	c, real, err := v.existing(op, c)
 	if err != nil {
 		return nil, err
+	}
+	if real != c && nfc(real) == nfc(c) {
+		c = real // stored in another normal form (macOS): trashed under its name on disk
 	}
 	if real != c {
 		return nil, &note.Error{Op: op, Path: c, Kind: note.ErrInvalid,
@@ -418,11 +431,17 @@ func (v *Vault) Trash() ([]TrashEntry, error) {
 		if err != nil {
 			return nil
 		}
-		p = nfc(p)
-		e := TrashEntry{TrashPath: p, OriginalPath: strings.TrimPrefix(p, TrashDir+"/"), Version: note.Version(b)}
+		raw := p
+		p = v.canon(p)
+		e := TrashEntry{TrashPath: p, OriginalPath: strings.TrimPrefix(p, TrashDir+"/"), Version: note.Version(b), file: raw}
 		// The record counts only for the file it describes: the trash may
-		// have been emptied and the name reused since.
-		if r, ok := last[p]; ok && r.Event == "delete" && r.Version == e.Version {
+		// have been emptied and the name reused since. (A twin's record
+		// names it by its bytes; alone in the trash its name is NFC.)
+		r, ok := last[raw]
+		if !ok {
+			r, ok = last[p]
+		}
+		if ok && r.Event == "delete" && r.Version == e.Version {
 			e.OriginalPath, e.Actor, e.Summary, e.DeletedAt = r.OriginalPath, r.Actor, r.Summary, r.Time
 		} else if fi, err := d.Info(); err == nil {
 			e.DeletedAt = fi.ModTime().UTC()
@@ -463,11 +482,12 @@ func (v *Vault) Restore(trashPath, to string, o WriteOpts) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dest := entry.OriginalPath
+	// Back where it was, spelled as it was (a twin's name by its bytes),
+	// or where to says.
+	dest, err := note.NotePathExact(entry.OriginalPath)
 	if strings.TrimSpace(to) != "" {
-		dest = to
+		dest, err = v.notePath(to)
 	}
-	dest, err = note.NotePath(dest)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -494,7 +514,7 @@ func (v *Vault) Restore(trashPath, to string, o WriteOpts) (*Result, error) {
 }
 
 func (v *Vault) restoreLocked(op string, entry TrashEntry, dest string, o WriteOpts) (*Result, []string, error) {
-	tp := entry.TrashPath
+	tp := entry.onDisk()
 	b, err := v.root.ReadFile(tp)
 	if err != nil {
 		return nil, nil, &note.Error{Op: op, Path: dest, Kind: note.ErrNotFound,
@@ -660,14 +680,22 @@ func (v *Vault) findTrash(op, name string) (TrashEntry, error) {
 			return TrashEntry{}, withOp(err, op, "")
 		}
 		want, shown = TrashDir+"/"+c, TrashDir+"/"+c
+		if x, err := note.NotePathExact(strings.TrimPrefix(name, TrashDir+"/")); err == nil && x != c {
+			want = TrashDir + "/" + x // a twin's bytes, matched first
+		}
 	} else {
-		c, err := note.NotePath(name)
+		c, err := v.notePath(name)
 		if err != nil {
 			return TrashEntry{}, withOp(err, op, "")
 		}
 		want, shown = c, c
 	}
-	for _, e := range entries { // newest first
+	for _, e := range entries { // newest first; a twin by its exact name
+		if byTrashPath && (e.TrashPath == want || e.file == want) || !byTrashPath && e.OriginalPath == want {
+			return e, nil
+		}
+	}
+	for _, e := range entries {
 		if byTrashPath && note.HeadingKey(e.TrashPath) == note.HeadingKey(want) ||
 			!byTrashPath && note.HeadingKey(e.OriginalPath) == note.HeadingKey(want) {
 			return e, nil
@@ -717,7 +745,7 @@ func (v *Vault) EmptyTrash(olderThan time.Duration) (*EmptyReport, error) {
 			rep.Kept++
 			continue
 		}
-		if err := v.root.Remove(e.TrashPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := v.root.Remove(e.onDisk()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return rep, fmt.Errorf("remove %s from the trash: %s", e.TrashPath, errText(err))
 		}
 		rep.Removed = append(rep.Removed, e)

@@ -24,7 +24,11 @@ type Note struct {
 	Tags    []string // without '#', frontmatter and inline, deduplicated, in order of appearance
 	ModTime time.Time
 	Size    int64
-	Doc     *note.Doc // parsed content
+	Doc     *note.Doc // parsed content: of the text DisplayText shows when NotText is set
+	// NotText says why the note's bytes are not UTF-8 text (note.CheckText),
+	// nil for a UTF-8 note. Such a note is shown decoded where it can be
+	// and never edited (ErrNotText).
+	NotText *note.TextProblem
 }
 
 // WriteOpts carries what every write needs.
@@ -46,6 +50,10 @@ type WriteOpts struct {
 	Check func(WriteCheck) error
 
 	group string // history group of a multi-file change (a move), set by vault itself
+	// whole: the write puts back a whole text kept before (undo, a side
+	// of a merge conflict from git's index), byte for byte, whatever its
+	// encoding: it builds on no text (text.go).
+	whole bool
 }
 
 // Result reports what a write did.

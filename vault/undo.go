@@ -106,6 +106,7 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 		if ch.Before != "" && !v.Exists(ch.Path) {
 			if old, err := v.Content(ch.Before); err == nil {
 				o.ExpectedVersion = ""
+				o.whole = true // the deleted text, byte for byte
 				r, err := v.createAs("restore", ch.Path, old, o)
 				if err != nil {
 					return nil, undoErr(op, entry, err)
@@ -141,6 +142,9 @@ func (v *Vault) Undo(id string, o WriteOpts) (*UndoResult, error) {
 			return nil, &note.Error{Op: op, Path: ch.Path, Kind: note.ErrInvalid,
 				Msg: fmt.Sprintf("cannot undo change %s: the text before it (version %s) was not kept", ch.ID, note.ShortVersion(ch.Before))}
 		}
+		// The text before, byte for byte, over the text the change left
+		// (checked above): whatever their encodings, nothing is built on.
+		o.whole = true
 		r, err := v.Replace(ch.Path, old, o)
 		if err != nil {
 			return nil, undoErr(op, entry, err)

@@ -57,7 +57,8 @@ type Vault struct {
 
 	foldOnce sync.Once // foldsNames
 	folds    bool
-	g        gitState // what git says about the repository (gitconflict.go)
+	g        gitState  // what git says about the repository (gitconflict.go)
+	texts    textCache // which notes are not UTF-8 text (text.go)
 }
 
 // StateDirName is the default state dir inside a vault.
@@ -262,7 +263,7 @@ func (v *Vault) Walk(fn func(Entry) error) error {
 
 // ReadFile reads a file of the vault through the Root.
 func (v *Vault) ReadFile(p string) ([]byte, error) {
-	c, err := note.CleanPath(p)
+	c, err := v.cleanPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +274,7 @@ func (v *Vault) ReadFile(p string) ([]byte, error) {
 // Errors: ErrInvalidPath, ErrNotFound (with the closest notes as
 // alternatives).
 func (v *Vault) Read(p string) (*Note, error) {
-	c, err := note.NotePath(p)
+	c, err := v.notePath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -282,24 +283,36 @@ func (v *Vault) Read(p string) (*Note, error) {
 
 func (v *Vault) read(c string) (*Note, error) { return v.readAt(c, true) }
 
-// readAt reads the note at c; when c does not exist and fallback is set, it
-// tries once the name that differs only in case or normalisation. Once only:
+// readAt reads the note at c (canonical, twins.go); when c does not exist
+// and fallback is set, it tries once the name that differs only in case or
+// normalisation — when exactly one does: several are ambiguous. Once only:
 // a dangling symlink is listed by the folder but does not open, and two of
 // them ("A.md", "a.md") must not send the read round in circles.
 func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
+	return v.readAs(c, c, fallback)
+}
+
+// readAs is readAt for the file at raw (its spelling on disk), reported as
+// the note at c.
+func (v *Vault) readAs(c, raw string, fallback bool) (*Note, error) {
 	// Stat before Open: opening a FIFO for reading blocks until a writer
 	// appears, so a FIFO named like a note would hang the read.
-	if fi, err := v.root.Stat(c); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := v.root.Stat(raw); err == nil && !fi.Mode().IsRegular() {
 		return nil, &note.Error{Op: "read", Path: c, Kind: note.ErrInvalidPath, Msg: "is not a regular file"}
 	}
-	f, err := v.root.Open(c)
+	f, err := v.root.Open(raw)
 	if err != nil {
 		if e, ok := note.AsError(err); ok {
 			return nil, withOp(e, "read", c)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			if real, ok := v.findCaseInsensitive(c); ok && fallback && real != c {
-				return v.readAt(real, false)
+			if fallback {
+				switch m := v.matchFolded(c, false); {
+				case len(m) > 1:
+					return nil, twinsError("read", c, m)
+				case len(m) == 1 && m[0].raw != raw:
+					return v.readAs(m[0].canon, m[0].raw, false)
+				}
 			}
 			return nil, v.notFound("read", c)
 		}
@@ -324,9 +337,10 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 			break
 		}
 	}
-	// Note.Path is NFC whatever the disk holds (macOS may store decomposed
-	// names), the same form Walk and CleanPath give.
-	return NewNote(nfc(c), b, fi.ModTime(), fi.Size()), nil
+	// Note.Path is canonical whatever the disk holds (macOS may store
+	// decomposed names): NFC, the same form Walk and CleanPath give, but
+	// for a twin's name (twins.go).
+	return NewNote(c, b, fi.ModTime(), fi.Size()), nil
 }
 
 // NewNote builds a Note from its path and bytes. Bytes parsed before are
@@ -335,7 +349,16 @@ func (v *Vault) readAt(c string, fallback bool) (*Note, error) {
 // call.
 func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
 	ver := note.Version(b)
-	d := note.ParseCachedVersion(b, ver)
+	var d *note.Doc
+	prob := note.CheckText(b)
+	if prob == nil {
+		d = note.ParseCachedVersion(b, ver)
+	} else {
+		// Headings, links and words of the text as a reader sees it: a
+		// UTF-16 note's outline, search hits and links work (read-only).
+		shown, _ := note.DisplayText(b, prob)
+		d = note.ParseCached(shown)
+	}
 	return &Note{
 		Path:    p,
 		Title:   note.NoteTitle(p, d),
@@ -346,6 +369,7 @@ func NewNote(p string, b []byte, mod time.Time, size int64) *Note {
 		ModTime: mod,
 		Size:    size,
 		Doc:     d,
+		NotText: prob,
 	}
 }
 

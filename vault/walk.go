@@ -49,7 +49,7 @@ func (v *Vault) walkDir(dir string, w *walker) error {
 	defer w.done.Store(true)
 	start := "."
 	if dir != "" {
-		c, err := note.CleanPath(dir)
+		c, err := v.cleanPath(dir)
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (v *Vault) walkDir(dir string, w *walker) error {
 	}
 	if !fi.IsDir() {
 		// A file: itself, as fs.WalkDir would.
-		err = w.file(start, fi)
+		err = w.file(start, start, fi)
 	} else {
 		var rp string
 		if rp, err = v.root.reach(start, followLast); err != nil {
@@ -84,7 +84,7 @@ func (v *Vault) walkDir(dir string, w *walker) error {
 		if !ok {
 			return &note.Error{Op: "list", Path: dir, Kind: note.ErrInvalidPath, Msg: "cannot be read"}
 		}
-		err = w.folder(nil, ".", r, start, nil, entries)
+		err = w.folder(nil, ".", r, start, start, nil, entries)
 	}
 	if err == fs.SkipDir || err == fs.SkipAll {
 		err = nil
@@ -155,15 +155,22 @@ type chunk struct {
 	ok       []bool
 }
 
-// folder walks one folder, whose vault path is rel and whose listing is
-// entries: the folder name of parent, or self when that is already open
-// (the start). want is what parent's listing showed for it.
-func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string, want fs.FileInfo, entries []fs.DirEntry) (err error) {
+// folder walks one folder, whose path on disk is rel, canonical path crel
+// (twins.go) and listing entries: the folder name of parent, or self when
+// that is already open (the start). want is what parent's listing showed
+// for it.
+func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel string, want fs.FileInfo, entries []fs.DirEntry) (err error) {
 	type item struct {
 		e    fs.DirEntry
 		p    string
+		cp   string      // canonical: NFC, a twin's name as it is
 		info fs.FileInfo // folders: what the listing showed
 	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	twins := twinNames(names)
 	items := make([]item, 0, len(entries))
 	var folders []int // indexes into items
 	for _, e := range entries {
@@ -180,7 +187,11 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string,
 		if w.v.root.inState(p) {
 			continue
 		}
-		it := item{e: e, p: p}
+		shown := nfc(n)
+		if twins[n] {
+			shown = n
+		}
+		it := item{e: e, p: p, cp: join(crel, shown)}
 		if e.IsDir() {
 			if it.info, err = e.Info(); err != nil {
 				continue
@@ -259,7 +270,7 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string,
 			}
 			entries := c.listings[k]
 			c.listings[k] = nil
-			if err := w.folder(self, it.e.Name(), nil, it.p, it.info, entries); err != nil {
+			if err := w.folder(self, it.e.Name(), nil, it.p, it.cp, it.info, entries); err != nil {
 				return err
 			}
 			continue
@@ -275,7 +286,7 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string,
 		if err != nil {
 			continue
 		}
-		if err := w.file(it.p, fi); err != nil {
+		if err := w.file(it.p, it.cp, fi); err != nil {
 			if err == fs.SkipDir {
 				return nil
 			}
@@ -285,12 +296,12 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel string,
 	return nil
 }
 
-// file calls fn for p when it is a note or an attachment and a regular
-// file.
-func (w *walker) file(p string, fi fs.FileInfo) error {
+// file calls fn for p, whose canonical path is cp, when it is a note or
+// an attachment and a regular file.
+func (w *walker) file(p, cp string, fi fs.FileInfo) error {
 	isNote := IsNote(p)
 	if !isNote && !IsAttachment(p) || !fi.Mode().IsRegular() {
 		return nil
 	}
-	return w.fn(Entry{Path: nfc(p), Size: fi.Size(), ModTime: fi.ModTime(), Note: isNote})
+	return w.fn(Entry{Path: cp, Size: fi.Size(), ModTime: fi.ModTime(), Note: isNote})
 }

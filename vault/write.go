@@ -98,7 +98,7 @@ func (v *Vault) Create(p string, content []byte, o WriteOpts) (*Result, error) {
 // back a deleted note's text (the rules judge it as a restore, not as a
 // new note).
 func (v *Vault) createAs(op, p string, content []byte, o WriteOpts) (*Result, error) {
-	c, err := note.NotePath(p)
+	c, err := v.notePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -147,6 +147,9 @@ func (v *Vault) create(op, c string, content []byte, o WriteOpts, pol Policy) (*
 	}
 	if err := checkMarkers(op, nil, content); err != nil {
 		return nil, withOp(err, op, c)
+	}
+	if err := checkNewText(op, c, content, o); err != nil {
+		return nil, err
 	}
 	if dir := note.FolderOf(c); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
@@ -342,7 +345,7 @@ type editFunc func(cur []byte) (next []byte, detail string, err error)
 // note: validate, lock, read, compute, temp file, re-check (recompute if the
 // note changed), publish, fsync, re-read, record, notify.
 func (v *Vault) edit(op, p string, o WriteOpts, fn editFunc) (*Result, error) {
-	c, err := note.NotePath(p)
+	c, err := v.notePath(p)
 	if err != nil {
 		return nil, withOp(err, op, "")
 	}
@@ -379,9 +382,15 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 		if err != nil {
 			return nil, err
 		}
+		if err := checkText(op, c, cur, o); err != nil {
+			return nil, err
+		}
 		next, detail, err := fn(cur)
 		if err != nil {
 			return nil, withOp(err, op, c)
+		}
+		if err := checkNewText(op, c, next, o); err != nil && !bytes.Equal(next, cur) {
+			return nil, err
 		}
 		if bytes.Equal(next, cur) {
 			ver := note.Version(cur)
@@ -482,7 +491,7 @@ func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o
 	if before != nil {
 		ch.Before = note.Version(before)
 	}
-	res := &Result{Note: NewNote(nfc(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: note.Version(after), Detail: detail}
+	res := &Result{Note: NewNote(v.canon(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: note.Version(after), Detail: detail}
 	ch, err = v.record(ch, before, next)
 	res.ChangeID = ch.ID
 	res.Detail += gitDetail(ch.Git)
@@ -541,19 +550,24 @@ func isVersionLike(s string) bool {
 // name differs from c only in case (as Read does). It returns the path to
 // report and the real file to write (c with symlinks resolved).
 func (v *Vault) existing(op, c string) (string, string, error) {
+	raw := c
 	if _, err := v.root.Lstat(c); errors.Is(err, fs.ErrNotExist) {
-		real, ok := v.findCaseInsensitive(c)
-		if !ok {
+		m := v.matchFolded(c, false)
+		switch len(m) {
+		case 0:
 			return "", "", v.notFound(op, c)
+		case 1:
+			c, raw = m[0].canon, m[0].raw
+		default: // twins (twins.go): never written through another's name
+			return "", "", twinsError(op, c, m)
 		}
-		c = real
 	}
-	real, fi, err := v.resolveLink(op, c)
+	real, fi, err := v.resolveLink(op, raw)
 	if err != nil {
 		return "", "", err
 	}
 	if fi == nil {
-		if real != c {
+		if real != raw {
 			return "", "", &note.Error{Op: op, Path: c, Kind: note.ErrNotFound,
 				Msg: fmt.Sprintf("is a symbolic link to %q, which does not exist", real)}
 		}
@@ -771,8 +785,12 @@ func (v *Vault) refuseExisting(op, c string) error {
 	}
 	if real, ok := v.findCaseInsensitive(c); ok {
 		e := v.existsError(op, c, real)
-		if nfc(real) == nfc(c) {
+		if nfc(real) == nfc(c) && c == nfc(c) {
 			return e // the same name, stored in another Unicode normal form
+		}
+		if nfc(real) == nfc(c) { // c spelled a twin (twins.go) that is not there
+			e.Msg = fmt.Sprintf("the note %q is in the way: its name differs from this one only in Unicode normalisation, and Windows and macOS cannot keep both, so vaultd makes no such twin", real)
+			return e
 		}
 		e.Msg = fmt.Sprintf("the note %q already exists, and its name differs only in case; Windows and macOS cannot keep both", nfc(real))
 		e.Alternatives, e.AltKind = []string{real}, "notes"

@@ -11,7 +11,8 @@ import (
 
 // The Rules and health view: the vault's rules as agents are given them,
 // the calls they (and the rights and rate limits) refused lately, the
-// search index's state, and how large the vault is.
+// search index's state, how large the vault is, and the last git sync
+// round with what the team's .gitattributes do to notes.
 
 // healthCore is what the view asks of the core beside Core. *tools.Core
 // implements it.
@@ -106,7 +107,19 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	data["Index"] = iv
 	data["Size"] = s.vaultSize()
+	if last, ok := s.core.Vault().LastSync(); ok {
+		data["Sync"] = syncView{When: last.Time.UTC().Format("2006-01-02 15:04:05 UTC"), OK: last.OK(), Text: last.Text(), Attributes: last.Attributes}
+	}
 	s.render(w, r, http.StatusOK, "health", data)
+}
+
+// syncView is the last git sync round for the view: what it did, and what
+// the team's .gitattributes do to notes.
+type syncView struct {
+	When       string
+	OK         bool
+	Text       string
+	Attributes []vault.AttrNotice
 }
 
 // vaultSize walks the vault (what agents can reach: no dot-folders).

@@ -4,6 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -116,5 +119,54 @@ func TestSignIn_RequiredOnNewViews(t *testing.T) {
 	st, _, _ = f.do("POST", "/connections/limits", url.Values{"name": {"bot"}, "writes_per_minute": {"1"}}, nil)
 	if ks, _ := f.keys.List(); st != http.StatusForbidden || ks[0].Limits != (keys.Limits{}) {
 		t.Errorf("POST /connections/limits without the CSRF token: %d, limits %+v", st, ks[0].Limits)
+	}
+}
+
+// The last git sync round, and what the team's .gitattributes do to
+// notes, on the Rules & health view: a teammate committed a line that
+// would turn notes into UTF-16 and one that switches merging off.
+func TestHealth_GitSyncAttributes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_SYSTEM", "/dev/null")
+	f := newFixture(t)
+	f.signIn()
+	if strings.Contains(f.page("/health"), `id="h-sync"`) {
+		t.Fatal("a vault that never synced shows a sync section")
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.org"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	root := t.TempDir()
+	git(f.dir, "init", "-q", "-b", "main")
+	git(f.dir, "add", "-A")
+	git(f.dir, "commit", "-qm", "start")
+	git(root, "init", "-q", "--bare", "-b", "main", "remote.git")
+	git(f.dir, "remote", "add", "origin", filepath.Join(root, "remote.git"))
+	git(f.dir, "push", "-q", "-u", "origin", "main")
+	git(root, "clone", "-q", "remote.git", "ben")
+	must(t, os.WriteFile(filepath.Join(root, "ben", ".gitattributes"), []byte("*.md working-tree-encoding=UTF-16LE-BOM\n4_Archiv/** merge=binary\n"), 0o644))
+	git(filepath.Join(root, "ben"), "add", ".gitattributes")
+	git(filepath.Join(root, "ben"), "commit", "-qm", "attributes")
+	git(filepath.Join(root, "ben"), "push", "-q")
+	if r := f.core.Vault().Sync(context.Background()); !r.OK() || len(r.Attributes) != 2 {
+		t.Fatalf("sync: %+v", r)
+	}
+	body := f.page("/health")
+	for _, want := range []string{
+		`<h2 id="h-sync">git sync</h2>`, "Last round at ", "merged 1 commit from origin/main (fast-forward)",
+		`<code>working-tree-encoding=UTF-16LE-BOM</code>`, "git would write these notes to the work tree as UTF-16LE-BOM text", "vaultd keeps them UTF-8 in this clone (.git/info/attributes)",
+		`<code>merge=binary</code>`, "git does not merge them: two-sided changes stop on a conflict that keeps ours", "vaultd's merge driver is not registered in this clone",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/health lacks %q\n%s", want, body)
+		}
 	}
 }

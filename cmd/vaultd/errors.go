@@ -20,7 +20,7 @@ const (
 	exitError    = 1 // any other error: I/O, a broken state dir, an interrupted run
 	exitUsage    = 2 // the command line is wrong: unknown command or flag, missing argument or --summary
 	exitNotFound = 3 // the note, section, folder, trash entry or vault does not exist
-	exitConflict = 4 // the note changed since the version given (--expect), a heading is ambiguous, the note already exists or holds merge conflicts
+	exitConflict = 4 // the note changed since the version given (--expect), a heading or name is ambiguous, the note already exists, holds merge conflicts or is not UTF-8 text
 	exitDenied   = 5 // the vault's rules (9_System) or a permission forbid the change
 	exitInvalid  = 6 // the path or an argument is not valid: outside the vault, a name Windows cannot store, …
 	exitTrial    = 7 // vaultd trial: a question with a proof was not answered from its note within the budget
@@ -34,8 +34,8 @@ const exitCodesHelp = `Exit codes:
   2  usage: unknown command or flag, missing argument, missing --summary
   3  not found: note, section, folder, trash entry or vault
   4  conflict: the note changed since --expect VERSION, an ambiguous
-     heading, the note already exists, or it holds unresolved merge
-     conflicts (vaultd resolve)
+     heading or name, the note already exists, it holds unresolved merge
+     conflicts (vaultd resolve), or it is not UTF-8 text
   5  denied by the vault's rules (9_System) or a permission
   6  invalid path or argument (outside the vault, a name Windows cannot
      store, a bad --sort value, …)
@@ -78,7 +78,7 @@ func codeOf(err error) int {
 		return f.code
 	case errors.Is(err, note.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, note.ErrConflict), errors.Is(err, note.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict):
+	case errors.Is(err, note.ErrConflict), errors.Is(err, note.ErrAmbiguous), errors.Is(err, vault.ErrExists), errors.Is(err, vault.ErrMergeConflict), errors.Is(err, vault.ErrNotText):
 		return exitConflict
 	case errors.Is(err, vault.ErrDenied), errors.Is(err, fs.ErrPermission):
 		return exitDenied

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -22,8 +20,8 @@ import (
 func (a *app) resolveCmd() *cobra.Command {
 	return toolCmd(a, command[tools.ResolveConflictArgs]{
 		tool:  "resolve_conflict",
-		use:   "NOTE --take ours|theirs|both|text|current",
-		short: "Resolve a note's merge conflicts, of one section or all",
+		use:   "NOTE|ATTACHMENT --take ours|theirs|both|text|current",
+		short: "Resolve merge conflicts: a note's, of one section or all, or an attachment's",
 		long: `Resolve the unresolved merge conflicts of a note (resolve_conflict): the
 regions git left between <<<<<<<, ======= and >>>>>>>. With --heading only
 the conflicts of that section, else every conflict of the note.
@@ -39,12 +37,24 @@ The resolution is recorded in the history like every change. Once no
 marker is left, a note git lists as unmerged is staged (git add): that is
 how git learns it is resolved. A merge vaultd's sync started is committed
 by the sync once every file is resolved; a merge you started is yours to
-commit. "vaultd read NOTE" shows both sides and who wrote them.`,
+commit. "vaultd read NOTE" shows both sides and who wrote them.
+
+An attachment (a picture, a PDF) changed on both sides of a merge cannot
+be merged: vaultd's sync keeps both at once — ours at its path, theirs
+beside it as "NAME (theirs).EXT" — and goes on syncing; one deleted on one
+side and changed on the other stays as changed. "vaultd overview" lists
+them. Choose with --take ours (theirs goes to the trash), --take theirs
+(it replaces ours) or --take both (both stay); an attachment a merge you
+started left unmerged is resolved from the versions git holds.`,
 		example: `  vaultd read 1_Projekte/Website-Relaunch.md
   vaultd resolve 1_Projekte/Website-Relaunch.md --heading Ziele --take both --summary "beide Ziele behalten"
-  vaultd resolve 1_Projekte/Website-Relaunch.md --take text --file gelöst.md --summary "von Hand zusammengeführt"`,
+  vaultd resolve 1_Projekte/Website-Relaunch.md --take text --file gelöst.md --summary "von Hand zusammengeführt"
+  vaultd resolve 3_Ressourcen/Netzplan.png --take theirs --summary "Jonas' Netzplan gilt"`,
 		what: "the note in conflict", onMissing: "vaultd overview",
 		check: func(cmd *cobra.Command, args []string, w *tools.ResolveConflictArgs) error {
+			if w.Take == "" && vault.IsAttachment(args[0]) {
+				return usagef(withGlobals(cmd, "vaultd overview"), "resolve needs --take ours, theirs or both for an attachment (the overview says which version is where)")
+			}
 			if w.Take == "" {
 				return usagef(withGlobals(cmd, "vaultd read "+shellQuote(args[0])), "resolve needs --take ours, theirs, both, text or current (read the note to see both sides)")
 			}
@@ -76,7 +86,12 @@ func (a *app) gitInstallCmd() *cobra.Command {
 		Short: "Register vaultd as git's merge driver for the vault's notes",
 		Long: `Register vaultd as git's merge driver for the notes (*.md) of the vault:
 merge.vaultd.driver in the clone's .git/config (with the absolute path of
-this vaultd binary), and "*.md merge=vaultd" in the vault's .gitattributes.
+this vaultd binary), "*.md merge=vaultd" in the vault's .gitattributes,
+and vaultd's lines in the clone's .git/info/attributes, which win over any
+.gitattributes a teammate commits: notes stay UTF-8 (no
+working-tree-encoding) and are merged by vaultd here, whatever merge= line
+comes in. vaultd sync keeps those lines and reports what the team's
+.gitattributes set on notes.
 
 git then merges a note by sections: a section changed on one side takes
 that side, lines appended under the same heading on both sides are both
@@ -111,7 +126,7 @@ merges notes with git's own line merge, as before.`,
 			}
 			out := a.out
 			if p.Done() {
-				fmt.Fprintf(out, "vaultd's merge driver is installed already:\n  .git/config: merge.vaultd.driver = %s\n  notes (*.md) are merged by it\n", p.Command)
+				fmt.Fprintf(out, "vaultd's merge driver is installed already:\n  .git/config: merge.vaultd.driver = %s\n  .git/info/attributes: vaultd's lines keep notes UTF-8 and merged by it in this clone\n  notes (*.md) are merged by it\n", p.Command)
 				return nil
 			}
 			fmt.Fprintln(out, "vaultd git install:")
@@ -119,6 +134,11 @@ merges notes with git's own line merge, as before.`,
 				fmt.Fprintf(out, "  .git/config: merge.vaultd.driver = %s (already set)\n", p.Command)
 			} else {
 				fmt.Fprintf(out, "  .git/config: set merge.vaultd.driver = %s\n", p.Command)
+			}
+			if p.InfoHas {
+				fmt.Fprintln(out, "  .git/info/attributes: vaultd's lines are there already")
+			} else {
+				fmt.Fprintf(out, "  .git/info/attributes: add vaultd's lines %q (this clone only: they win over any .gitattributes, so notes stay UTF-8 and merge by sections here)\n", strings.Join(v.InfoAttrLines(), "; "))
 			}
 			switch {
 			case p.AttrHas:
@@ -128,13 +148,16 @@ merges notes with git's own line merge, as before.`,
 			default:
 				fmt.Fprintf(out, "  .gitattributes: create it with the line %q\n", vault.MergeDriverAttr)
 			}
+			if p.AttrOther != "" {
+				fmt.Fprintf(out, "  (.gitattributes gives notes %s now: teammates' clones merge them so until the line above is committed)\n", p.AttrOther)
+			}
 			if !p.AttrHas && p.AttrTracked && !yes {
 				if !isTerminal(a.in) || !confirm(a, "Change .gitattributes, which git tracks and your team shares? [y/N] ") {
 					return &failure{code: exitUsage, try: withGlobals(cmd, "vaultd git install --yes"),
 						msg: "nothing changed: .gitattributes is tracked by git (your team shares it), so vaultd changes it only when you confirm"}
 				}
 			}
-			if err := v.InstallMergeDriver(p); err != nil {
+			if err := v.InstallMergeDriver(p, true); err != nil {
 				return err
 			}
 			fmt.Fprintln(out, "done: git merges this clone's notes section by section now.")
@@ -173,26 +196,18 @@ markers, in the sections both sides changed differently.`,
 			return nil
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			base, err := os.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			ours, err := os.ReadFile(args[1])
-			if err != nil {
-				return err
-			}
-			theirs, err := os.ReadFile(args[2])
-			if err != nil {
-				return err
-			}
-			o := note.MergeOptions{OursLabel: "HEAD", TheirsLabel: theirsLabel()}
 			path := args[len(args)-1]
+			var size int
 			if len(args) == 5 {
-				fmt.Sscan(args[3], &o.MarkerSize)
+				fmt.Sscan(args[3], &size)
 			}
-			res := note.Merge(base, ours, theirs, o)
-			if err := os.WriteFile(args[1], res.Text, 0o644); err != nil {
+			res, _, err := vault.MergeFiles(args[0], args[1], args[2], size, path)
+			if err != nil {
 				return err
+			}
+			if res.NotText != "" {
+				return &failure{code: exitError, msg: fmt.Sprintf("%s: not merged: %s; vaultd merges only UTF-8 notes, so the note is left as ours and in conflict: take a side whole with vaultd resolve --take ours or --take theirs (resolve_conflict)",
+					path, res.NotText)}
 			}
 			if res.Conflicts > 0 {
 				return &failure{code: exitError, msg: fmt.Sprintf("%s: %d merge %s left in %s (resolve them with vaultd resolve, or resolve_conflict)",
@@ -202,22 +217,6 @@ markers, in the sections both sides changed differently.`,
 		}),
 	}
 	return cmd
-}
-
-// theirsLabel names the branch merged in, as git names it for its own
-// markers: git sets GITHEAD_<commit>=<name> for the heads it merges.
-func theirsLabel() string {
-	var names []string
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GITHEAD_") && v != "" {
-			names = append(names, v)
-		}
-	}
-	sort.Strings(names)
-	if len(names) == 1 {
-		return names[0]
-	}
-	return "theirs"
 }
 
 func quoteEach(s []string) []string {

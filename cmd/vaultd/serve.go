@@ -348,7 +348,16 @@ func logSync(logger *slog.Logger, r *vault.SyncReport, next time.Duration) {
 	switch {
 	case r.Error != "":
 		logger.Warn("git sync failed", "error", r.Error, "failed_rounds", r.Failures, "retry_in", next.Round(time.Second).String())
-	case r.Merged != "" || r.Pushed != "" || r.Committed > 0 || r.Waiting != "":
+	case r.Merged != "" || r.Pushed != "" || r.Committed > 0 || r.Waiting != "" || len(r.Restored) > 0 || len(r.Attributes) > 0:
 		logger.Info("git sync", "result", r.Text())
+	}
+	// What a teammate's .gitattributes do to notes, one line each (logged
+	// again only when the round's text changes, see serve).
+	for _, a := range r.Attributes {
+		level := slog.LevelInfo
+		if !a.Kept && (strings.HasPrefix(a.Attr, "merge") || a.Attr == "-merge" || strings.HasPrefix(a.Attr, "filter")) {
+			level = slog.LevelWarn
+		}
+		logger.Log(context.Background(), level, "git attribute on notes", "attribute", a.Attr, "notes", a.Notes, "examples", strings.Join(a.Examples, ", "), "effect", a.Effect, "here", a.Here)
 	}
 }
