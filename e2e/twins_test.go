@@ -35,7 +35,7 @@ func TestTwins_OverMCP(t *testing.T) {
 		t.Errorf("the composed note was written: %q", got)
 	}
 	r := s.call("append_to_note", map[string]any{"path": "team/CAFÉ.md", "content": "- x", "change_summary": "x"})
-	if !r.IsError || !strings.Contains(r.Text, "error code: ambiguous") || !strings.Contains(r.Text, "- "+nfd+"\n") || !strings.Contains(r.Text, "- "+nfc+"\n") {
+	if !r.IsError || !strings.Contains(r.Text, "error code: ambiguous") || !strings.Contains(r.Text, `- read_note {"path": "`+nfd+`"}`) || !strings.Contains(r.Text, `- read_note {"path": "`+nfc+`"}`) {
 		t.Errorf("append to a spelling of both:\n%s", r.Text)
 	}
 	read := s.mustOK("read_note", map[string]any{"path": nfc})

@@ -101,3 +101,76 @@ func TestCheckNames_Corpora(t *testing.T) {
 		})
 	}
 }
+
+// TestSearch_HitReadsItsSnippet_Corpora: over the notes of the small
+// corpora, a search for words of a note's text gives hits whose read call
+// opens the section that holds the snippet's words (not a sibling or a
+// parent without them): every «word» the snippet marks is in the text the
+// hit's read_note shows.
+func TestSearch_HitReadsItsSnippet_Corpora(t *testing.T) {
+	for _, name := range []string{"obsidian-help-de", "obsidian-help-en", "tldr-de"} {
+		t.Run(name, func(t *testing.T) {
+			c := corpusCore(t, corpusDir(t, name))
+			ctx := context.Background()
+			caller := tools.Caller{Actor: "test", Perms: tools.Perms{Read: true}}
+			entries, _, err := c.Vault().Catalog()
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, bad := 0, 0
+			for _, e := range entries {
+				if e.Attachment {
+					continue
+				}
+				words := strings.Fields(fenced(c.ReadNote(ctx, caller, tools.ReadNoteArgs{Path: e.Path}).Text))
+				if len(words) < 40 {
+					continue
+				}
+				// Three words from the middle of its first screen, without
+				// what reads as query syntax.
+				q := strings.Map(func(r rune) rune {
+					if strings.ContainsRune("\"*-#=[](){}`|<>:", r) {
+						return ' '
+					}
+					return r
+				}, strings.Join(words[30:33], " "))
+				res := c.SearchNotes(ctx, caller, tools.SearchNotesArgs{Query: q, Limit: 3})
+				d, _ := res.Data.(tools.SearchData)
+				for _, h := range d.Hits {
+					if len(h.Sections) == 0 || h.Sections[0].Snippet == "" {
+						continue
+					}
+					s := h.Sections[0]
+					body := strings.ToLower(fenced(c.ReadNote(ctx, caller, tools.ReadNoteArgs{Path: h.Path, Heading: s.Heading}).Text))
+					hits++
+					for _, w := range marked(s.Snippet) {
+						if !strings.Contains(body, strings.ToLower(w)) {
+							bad++
+							t.Errorf("search %q: %s, section %q: %q is not in the section read", q, h.Path, s.Heading, w)
+							break
+						}
+					}
+				}
+			}
+			t.Logf("%s: %d hits, %d whose read does not show their snippet's words", name, hits, bad)
+		})
+	}
+}
+
+// marked returns the «words» a snippet marks.
+func marked(snippet string) []string {
+	var out []string
+	for {
+		i := strings.Index(snippet, "«")
+		if i < 0 {
+			return out
+		}
+		rest := snippet[i+len("«"):]
+		j := strings.Index(rest, "»")
+		if j < 0 {
+			return out
+		}
+		out = append(out, rest[:j])
+		snippet = rest[j:]
+	}
+}
