@@ -91,6 +91,8 @@ func TestNames_FolderNotesTitlesAliases(t *testing.T) {
 }
 
 func TestNames_ExternalRenameAndCheckout(t *testing.T) {
+	defer func(w time.Duration) { vault.NameCatchUpWait = w }(vault.NameCatchUpWait)
+	vault.NameCatchUpWait = time.Minute // a loaded machine is slow to catch up, not wrong
 	v, dir := newVault(t, map[string]string{
 		"a/Alpha.md":       "# Alpha\n",
 		"g/kschg/index.md": "---\ntitle: Kündigungsschutzgesetz\n---\n# Kündigungsschutzgesetz\n",
@@ -175,6 +177,8 @@ func TestNames_SharedClientAsksOwner(t *testing.T) {
 // table does not know waits for the comparison instead of failing or
 // walking the vault.
 func TestNames_RestartAnswersFromSavedTable(t *testing.T) {
+	defer func(w time.Duration) { vault.NameCatchUpWait = w }(vault.NameCatchUpWait)
+	vault.NameCatchUpWait = time.Minute // a loaded machine is slow to catch up, not wrong
 	v, dir := newVault(t, map[string]string{
 		"a/Alpha.md": "---\ntitle: Projekt Alpha\n---\n# Alpha\n",
 		"b/Beta.md":  "---\ntitle: Alter Titel\n---\n",
@@ -280,6 +284,8 @@ func TestOpenNames_SavedTableThenCatchUp(t *testing.T) {
 // TestOpenNames_AsksTheOwner: while a vaultd process keeps the index,
 // Names asks it, and its answers are current.
 func TestOpenNames_AsksTheOwner(t *testing.T) {
+	defer func(w time.Duration) { vault.NameCatchUpWait = w }(vault.NameCatchUpWait)
+	vault.NameCatchUpWait = time.Minute // a loaded machine is slow to catch up, not wrong
 	v, dir := newVault(t, map[string]string{"b/bgb/index.md": "---\nTitle: Bürgerliches Gesetzbuch\n---\n"})
 	state := t.TempDir()
 	owner, err := OpenShared(v, Options{Dir: state, Watch: true, Quiet: 20 * time.Millisecond})

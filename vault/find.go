@@ -202,7 +202,7 @@ func nameEntryOf(n *Note) NameEntry {
 // (the source is still reading the vault, or a change waits to be taken
 // in) is trusted for a note it finds that, read, still bears the name;
 // anything else — a miss, several notes, a note that no longer bears the
-// name — waits for the source to catch up (at most nameCatchUpWait) and
+// name — waits for the source to catch up (at most NameCatchUpWait) and
 // looks again. Without a source the vault is walked.
 //
 // Errors (all *Error): ErrInvalid for an empty reference; ErrAmbiguous
@@ -255,16 +255,17 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 	return n, h, nil
 }
 
-// nameCatchUpWait bounds how long a lookup waits for its name source to
+// NameCatchUpWait bounds how long a lookup waits for its name source to
 // take in the latest changes (a restart's comparison with the files takes
 // a fraction of a second on the 6,636 laws). Past it the lookup answers
 // from the table as it is, and a miss says the vault is still being read.
-const nameCatchUpWait = 3 * time.Second
+// (A variable for tests on loaded machines.)
+var NameCatchUpWait = 3 * time.Second
 
 // findIn is Find's lookup in a name source; ok false when the source has
 // no table (Find then walks).
 func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *Note, h string, err error, ok bool) {
-	deadline := time.Now().Add(nameCatchUpWait)
+	deadline := time.Now().Add(NameCatchUpWait)
 	for {
 		m, t, h, ok := lookupSplit(target, heading, link, src.LookupName)
 		if !ok {
@@ -319,13 +320,13 @@ func (v *Vault) nameSource() NameSource {
 }
 
 // Names returns the vault's name table: the NameSource's, brought up to
-// date first (at most nameCatchUpWait), or, without a source, one built
+// date first (at most NameCatchUpWait), or, without a source, one built
 // from a walk of the vault. behind says it may still lag the files.
 func (v *Vault) Names() (t *NameTable, behind bool, err error) {
 	if src := v.nameSource(); src != nil {
 		if t, behind := src.Names(); t != nil {
 			if behind {
-				ctx, cancel := context.WithTimeout(context.Background(), nameCatchUpWait)
+				ctx, cancel := context.WithTimeout(context.Background(), NameCatchUpWait)
 				src.CatchUpNames(ctx)
 				cancel()
 				if t2, b2 := src.Names(); t2 != nil {
@@ -344,13 +345,13 @@ func (v *Vault) Names() (t *NameTable, behind bool, err error) {
 
 // Catalog returns what the vault's NameSource knows of every file (a
 // note's title, tags, size, time and version as of its last reading),
-// brought up to date first (at most nameCatchUpWait); without a source, or
+// brought up to date first (at most NameCatchUpWait); without a source, or
 // when it has no table, what a walk of the vault finds. behind says it may
 // still lag the files.
 func (v *Vault) Catalog() (entries []NameEntry, behind bool, err error) {
 	if src := v.nameSource(); src != nil {
 		if _, b := src.Names(); b {
-			ctx, cancel := context.WithTimeout(context.Background(), nameCatchUpWait)
+			ctx, cancel := context.WithTimeout(context.Background(), NameCatchUpWait)
 			src.CatchUpNames(ctx)
 			cancel()
 		}
