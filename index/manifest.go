@@ -160,12 +160,29 @@ var errManifest = errors.New("the index manifest is damaged")
 // decodeManifest reads a manifest file written by encodeManifest. The
 // strings share one copy of the file's bytes.
 func decodeManifest(b []byte) (*manifest, error) {
+	var m *manifest
+	err := eachManifestEntry(b, func(version, n int) {
+		m = &manifest{Version: version, Files: make(map[string]fileEntry, n)}
+	}, func(p string, e fileEntry) {
+		m.Files[p] = e
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// eachManifestEntry reads a manifest file written by encodeManifest: start
+// gets its mapping version and number of entries, then entry each entry in
+// the file's order (by path). The strings share one copy of the file's
+// bytes, and the string lists one backing array.
+func eachManifestEntry(b []byte, start func(version, n int), entry func(p string, e fileEntry)) error {
 	if len(b) < len(manifestMagic)+4 {
-		return nil, errManifest
+		return errManifest
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
-		return nil, errManifest
+		return errManifest
 	}
 	data := string(body)
 	i := len(manifestMagic)
@@ -198,6 +215,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 		i += int(n)
 		return s
 	}
+	var arena []string // the lists' strings, one allocation for many
 	strs := func() []string {
 		n := uv()
 		if bad || n > uint64(len(body)-i) {
@@ -207,24 +225,27 @@ func decodeManifest(b []byte) (*manifest, error) {
 		if n == 0 {
 			return nil
 		}
-		ss := make([]string, n)
-		for k := range ss {
-			ss[k] = str()
+		if cap(arena)-len(arena) < int(n) {
+			arena = make([]string, 0, max(int(n), 4096))
 		}
-		return ss
+		from := len(arena)
+		for range n {
+			arena = append(arena, str())
+		}
+		return arena[from:len(arena):len(arena)]
 	}
-	m := &manifest{Version: int(uv())}
+	version := int(uv())
 	n := uv()
 	if bad || n > uint64(len(body)) {
-		return nil, errManifest
+		return errManifest
 	}
-	m.Files = make(map[string]fileEntry, n)
+	start(version, int(n))
 	for range n {
 		p := str()
 		var e fileEntry
 		e.Size, e.MTime = sv(), sv()
 		if bad || i >= len(body) {
-			return nil, errManifest
+			return errManifest
 		}
 		e.Note = body[i] == 1
 		i++
@@ -232,20 +253,20 @@ func decodeManifest(b []byte) (*manifest, error) {
 		e.Aliases, e.Titles = strs(), strs()
 		e.Title, e.Tags, e.NameKeys = str(), strs(), strs()
 		if bad || i >= len(body) {
-			return nil, errManifest
+			return errManifest
 		}
 		e.Conflicts = body[i] == 1
 		i++
 		e.Sections, e.SectionDocs = int(uv()), int(uv())
 		if bad {
-			return nil, errManifest
+			return errManifest
 		}
-		m.Files[p] = e
+		entry(p, e)
 	}
 	if i != len(body) {
-		return nil, errManifest
+		return errManifest
 	}
-	return m, nil
+	return nil
 }
 
 // saveManifest writes the manifest if it changed (and, unless now, if the

@@ -2,7 +2,10 @@ package index
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/vaultd/vaultd/vault"
@@ -33,9 +36,9 @@ type Names struct {
 	client *wireClient // the owner's, while one answers
 
 	mu      sync.Mutex
-	entries map[string]vault.NameEntry // from the manifest, then caught up; nil: no table
-	table   *vault.NameTable           // of entries, built when needed
-	current bool                       // entries were compared with the files
+	entries []vault.NameEntry // by path, from the manifest, then caught up; nil: no table
+	table   *vault.NameTable  // of entries, built when needed
+	current bool              // entries were compared with the files
 }
 
 // OpenNames returns the name table of v (see Names). o.Dir is where the
@@ -77,13 +80,24 @@ func (n *Names) open() {
 // loadLocked reads the saved manifest into entries (nil when there is
 // none fit to use).
 func (n *Names) loadLocked() {
-	m, err := loadManifest(filepath.Join(n.dir, manifestName))
-	if err != nil || m.Version != mappingVersion {
+	b, err := os.ReadFile(filepath.Join(n.dir, manifestName))
+	if err != nil {
 		return
 	}
-	n.entries = make(map[string]vault.NameEntry, len(m.Files))
-	for p, e := range m.Files {
-		n.entries[p] = nameEntry(p, e)
+	var list []vault.NameEntry
+	ok := true
+	err = eachManifestEntry(b, func(version, count int) {
+		ok = version == mappingVersion
+		if ok {
+			list = make([]vault.NameEntry, 0, count)
+		}
+	}, func(p string, e fileEntry) {
+		if ok {
+			list = append(list, nameEntry(p, e))
+		}
+	})
+	if err == nil && ok {
+		n.entries = list
 	}
 }
 
@@ -129,11 +143,7 @@ func (n *Names) tableNow() (*vault.NameTable, bool) {
 		return nil, false
 	}
 	if n.table == nil {
-		list := make([]vault.NameEntry, 0, len(n.entries))
-		for _, e := range n.entries {
-			list = append(list, e)
-		}
-		n.table = vault.NewNameTable(list)
+		n.table = vault.NewNameTable(n.entries)
 	}
 	return n.table, n.current
 }
@@ -159,41 +169,56 @@ func (n *Names) CatchUpNames(ctx context.Context) bool {
 	if n.current {
 		return true
 	}
-	seen := make(map[string]bool, len(n.entries))
+	at := make(map[string]int, len(n.entries))
+	for i, e := range n.entries {
+		at[e.Path] = i
+	}
+	seen := make([]bool, len(n.entries))
 	var changed []vault.Entry
 	err := n.v.Walk(func(e vault.Entry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		seen[e.Path] = true
-		old, ok := n.entries[e.Path]
-		if !ok || old.Size != e.Size || !old.ModTime.Equal(e.ModTime) || old.Attachment == e.Note {
-			changed = append(changed, e)
+		i, ok := at[e.Path]
+		if ok {
+			seen[i] = true
+			old := n.entries[i]
+			if old.Size == e.Size && old.ModTime.Equal(e.ModTime) && old.Attachment != e.Note {
+				return nil
+			}
 		}
+		changed = append(changed, e)
 		return nil
 	})
 	if err != nil {
 		return false
 	}
-	for p := range n.entries {
-		if !seen[p] {
-			delete(n.entries, p)
+	next := make([]vault.NameEntry, 0, len(n.entries)+len(changed))
+	for i, e := range n.entries {
+		if seen[i] {
+			next = append(next, e)
 		}
 	}
+	fresh := map[string]vault.NameEntry{}
 	for _, e := range changed {
 		if !e.Note {
-			n.entries[e.Path] = vault.NameEntry{Path: e.Path, Attachment: true, Size: e.Size, ModTime: e.ModTime}
+			fresh[e.Path] = vault.NameEntry{Path: e.Path, Attachment: true, Size: e.Size, ModTime: e.ModTime}
 			continue
 		}
 		note, err := n.v.Read(e.Path)
 		if err != nil {
-			delete(n.entries, e.Path) // gone since the walk
-			continue
+			continue // gone since the walk
 		}
 		ne := note.NameEntry()
-		ne.Path = e.Path // the walk's NFC spelling
-		n.entries[e.Path] = ne
+		ne.Path = e.Path // the walk's spelling
+		fresh[e.Path] = ne
 	}
+	next = slices.DeleteFunc(next, func(e vault.NameEntry) bool { _, ok := fresh[e.Path]; return ok })
+	for _, e := range fresh {
+		next = append(next, e)
+	}
+	slices.SortFunc(next, func(a, b vault.NameEntry) int { return strings.Compare(a.Path, b.Path) })
+	n.entries = next
 	n.table, n.current = nil, true
 	return true
 }
@@ -224,11 +249,7 @@ func (n *Names) Catalog() ([]vault.NameEntry, bool) {
 	if n.entries == nil {
 		return nil, false
 	}
-	out := make([]vault.NameEntry, 0, len(n.entries))
-	for _, e := range n.entries {
-		out = append(out, e)
-	}
-	return out, !n.current
+	return slices.Clip(n.entries), !n.current
 }
 
 var _ vault.NameSource = (*Names)(nil)

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"os"
+	"time"
 	"bytes"
 	"context"
 	"errors"
@@ -92,6 +94,8 @@ const (
 // shown; an offset past the end is an error, never a silent restart.
 func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Result {
 	const tool = "read_note"
+	t00 := time.Now()
+	defer func() { fmt.Fprintf(os.Stderr, "TRACE read_note %v\n", time.Since(t00)) }()
 	if r := c.need(caller, tool, "read"); r != nil {
 		return r
 	}
@@ -104,7 +108,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 			Msg: "path is empty: give a note path, title, alias or [[wikilink]]"})
 	}
 	if looksLikePath(a.Path) {
-		if _, err := note.CleanPath(a.Path); err != nil {
+		if err := c.badPath(a.Path); err != nil {
 			return c.fail(caller, f, err)
 		}
 	}
@@ -878,6 +882,22 @@ func looksLikePath(ref string) bool {
 		return false
 	}
 	return strings.Contains(ref, "/") || strings.Contains(ref, `\`) || strings.HasSuffix(strings.ToLower(ref), ".md")
+}
+
+// badPath returns why ref, which looks like a path, cannot be one (it
+// leaves the vault, names a hidden folder, a part is too long …) — unless
+// it names a note anyway: a title may hold slashes and run past any file
+// name's length ("Gesetz zur Ausführung der Verordnung (EG) Nr.
+// 1013/2006 …", 300 characters), and is found by it.
+func (c *Core) badPath(ref string) error {
+	_, err := note.CleanPath(ref)
+	if err == nil {
+		return nil
+	}
+	if _, _, ferr := c.v.Find(ref); ferr == nil {
+		return nil
+	}
+	return err
 }
 
 // cleanFolder reads a folder argument: "" is the vault root; slashes around

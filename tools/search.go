@@ -145,7 +145,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	if strings.TrimSpace(a.Path) != "" {
 		pf := failure{tool: tool, path: a.Path, args: searchArgs(a, 0)}
 		if looksLikePath(a.Path) {
-			if _, err := note.CleanPath(a.Path); err != nil {
+			if err := c.badPath(a.Path); err != nil {
 				return c.fail(caller, pf, err)
 			}
 		}
@@ -599,7 +599,7 @@ func (c *Core) GetBacklinks(ctx context.Context, caller Caller, a GetBacklinksAr
 		return c.noIndexResult(caller, f)
 	}
 	if looksLikePath(a.Path) {
-		if _, err := note.CleanPath(a.Path); err != nil {
+		if err := c.badPath(a.Path); err != nil {
 			return c.fail(caller, f, err)
 		}
 	}

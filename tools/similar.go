@@ -69,7 +69,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 			Msg: "path is empty: give the note to compare, by path, title, alias or [[wikilink]]"})
 	}
 	if looksLikePath(a.Path) {
-		if _, err := note.CleanPath(a.Path); err != nil {
+		if err := c.badPath(a.Path); err != nil {
 			return c.fail(caller, f, err)
 		}
 	}

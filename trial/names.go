@@ -26,7 +26,8 @@ type NameRates struct {
 	Names, Resolved int
 	// Typos: each note's title with one slip (two neighbouring letters
 	// swapped, one left out or doubled; titles of 5 letters or more);
-	// TypoFirst: the note is found, or is the first closest note.
+	// TypoFirst: the note is found, or is the first closest note (or tied
+	// with the ones before it by bearing the very same title).
 	Typos, TypoFirst int
 	// Starts: the first words of a title, where no other note has a name
 	// that starts with them; StartFirst: found, or first closest.
@@ -80,6 +81,25 @@ func CheckNames(ctx context.Context, c *tools.Core, o NameCheck) (NameRates, err
 	}
 	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
 	starts := startIndex(notes)
+	titleKey := make(map[string]string, len(notes))
+	for _, n := range notes {
+		titleKey[n.Path] = note.NameKey(displayTitle(n))
+	}
+	// first reports whether p leads list: first, or tied with the notes
+	// before it by bearing the very same title (the laws' "Allgemeines
+	// Eisenbahngesetz" of 1994 and of today, the docs' two tutorials named
+	// "Buttons"): no ranking can tell those apart, and the list names both.
+	leads := func(list []string, p string) bool {
+		for _, q := range list {
+			if q == p {
+				return true
+			}
+			if titleKey[q] != titleKey[p] {
+				return false
+			}
+		}
+		return false
+	}
 	caller := tools.Caller{Actor: "namecheck", Perms: tools.Perms{Read: true}}
 	var r NameRates
 	misses := map[string]int{}
@@ -103,7 +123,7 @@ func CheckNames(ctx context.Context, c *tools.Core, o NameCheck) (NameRates, err
 			return anyOf && slices.Contains(list, p), "ambiguous: " + strings.Join(first(list, 3), ", ")
 		}
 		if list, ok := data["closest"].([]string); ok && len(list) > 0 {
-			return !anyOf && list[0] == p, "closest: " + strings.Join(first(list, 3), ", ")
+			return !anyOf && leads(list, p), "closest: " + strings.Join(first(list, 3), ", ")
 		}
 		return false, "nothing"
 	}

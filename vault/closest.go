@@ -249,10 +249,10 @@ func affix(a, b []rune) int {
 func (nm closeName) why() string { return nm.what + " " + strconv.Quote(nm.name) }
 
 // looseNames lists every name of every note for closestNames.
-func looseNames(paths []string, entries map[string]NameEntry) []closeName {
+func looseNames(notes []NameEntry) []closeName {
 	var out []closeName
-	for i, p := range paths {
-		e := entries[p]
+	for i, e := range notes {
+		p := e.Path
 		seen := map[string]bool{}
 		add := func(what, name string) {
 			k := note.LooseKey(name)

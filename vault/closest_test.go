@@ -47,8 +47,8 @@ func TestNameTable_ClosestRanksWhatWasMeant(t *testing.T) {
 		// one slip away, after it.
 		{"StVO", "s/stvo_2013/index.md", `folder name "stvo_2013"`, nil},
 		{"Straßenverkehrsordnung", "s/stvo_2013/index.md", `title "Straßenverkehrs-Ordnung"`, nil},
-		// A dotted name without its "()".
-		{"Array.prototype.filter", "web/js/global_objects/array/filter/index.md", `title "Array.prototype.filter()"`, nil},
+		// A dotted name with a slip and without its "()".
+		{"Array.protoype.filter", "web/js/global_objects/array/filter/index.md", `title "Array.prototype.filter()"`, nil},
 		// Swapped letters are one slip; the typo holds "li" and "te",
 		// which are no reason to list those notes.
 		{"fliter", "web/css/filter/index.md", `title "filter"`, []string{"web/html/li/index.md", "web/html/te/index.md"}},
@@ -78,6 +78,10 @@ func TestNameTable_ClosestRanksWhatWasMeant(t *testing.T) {
 				t.Errorf("Lookup(%q) lists %s: %q", c.ref, p, m.Closest)
 			}
 		}
+	}
+	// A name but for punctuation and case, borne by one note, is that note.
+	if m := tab.Lookup("array prototype filter", false); m.What == "" || len(m.Paths) != 1 || m.Paths[0] != "web/js/global_objects/array/filter/index.md" {
+		t.Errorf(`Lookup("array prototype filter") = %q %q, want the note titled "Array.prototype.filter()"`, m.What, m.Paths)
 	}
 	m := tab.Lookup("Notizen/Plan.md", false)
 	for _, p := range []string{"Notizen/Projektplan.md", "Notizen/Ziele.md"} {

@@ -3,8 +3,8 @@ package vault
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
+	"io/fs"
 	"path"
 	"runtime"
 	"sort"
@@ -230,6 +230,8 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 		}
 	}
 	if src := v.nameSource(); src != nil {
+		t0 := time.Now()
+		defer func() { fmt.Fprintf(os.Stderr, "TRACE find %v\n", time.Since(t0)) }()
 		if n, h, err, ok := v.findIn(src, target, heading, bracketed); ok {
 			return n, h, err
 		}
@@ -267,7 +269,9 @@ var NameCatchUpWait = 3 * time.Second
 func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *Note, h string, err error, ok bool) {
 	deadline := time.Now().Add(NameCatchUpWait)
 	for {
+		tl := time.Now()
 		m, t, h, ok := lookupSplit(target, heading, link, src.LookupName)
+		fmt.Fprintf(os.Stderr, "TRACE lookup %v %T %+v\n", time.Since(tl), src, m)
 		if !ok {
 			return nil, "", nil, false
 		}
@@ -292,7 +296,9 @@ func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *No
 			return nil, "", v.findNotFound(target, m), true
 		}
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		tc := time.Now()
 		src.CatchUpNames(ctx)
+		fmt.Fprintf(os.Stderr, "TRACE catchup %v\n", time.Since(tc))
 		cancel()
 		if stale {
 			time.Sleep(staleWait)
@@ -349,9 +355,16 @@ func (v *Vault) Names() (t *NameTable, behind bool, err error) {
 // when it has no table, what a walk of the vault finds. behind says it may
 // still lag the files.
 func (v *Vault) Catalog() (entries []NameEntry, behind bool, err error) {
+	return v.CatalogWithin(NameCatchUpWait)
+}
+
+// CatalogWithin is Catalog waiting at most wait for the source to catch
+// up: vault_overview right after a start answers from the table the index
+// saved rather than wait for its comparison with the files (and says so).
+func (v *Vault) CatalogWithin(wait time.Duration) (entries []NameEntry, behind bool, err error) {
 	if src := v.nameSource(); src != nil {
 		if _, b := src.Names(); b {
-			ctx, cancel := context.WithTimeout(context.Background(), NameCatchUpWait)
+			ctx, cancel := context.WithTimeout(context.Background(), wait)
 			src.CatchUpNames(ctx)
 			cancel()
 		}
@@ -438,6 +451,14 @@ func (v *Vault) bearsName(m NameMatch, target string) (*Note, bool) {
 	case "alias":
 		for _, a := range n.Aliases {
 			if note.NameKey(a) == k {
+				return n, true
+			}
+		}
+		return nil, false
+	case loosely:
+		lk := note.LooseKey(target)
+		for _, name := range append(append(note.TitleNames(n.Doc), n.Aliases...), note.NoteName(n.Path)) {
+			if note.LooseKey(name) == lk {
 				return n, true
 			}
 		}

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -118,7 +119,7 @@ type NameTable struct {
 	loose     []closeName         // every name, for closestNames (built at the first miss)
 	byLoose   map[string][]string // note.LooseKey of every name → paths (Named)
 
-	entries map[string]NameEntry // by path
+	notes   []NameEntry          // every note, sorted by path
 	paths   []string             // every note, sorted
 	files   map[string][]string  // LinkKey(path), LinkKey(file name) → attachments
 	attach  []NameEntry          // every attachment
@@ -129,16 +130,19 @@ type NameTable struct {
 	alias   map[string][]string  // NameKey(alias) → paths
 }
 
-// NewNameTable indexes the names of the given notes.
+// NewNameTable indexes the names of the given notes (and attachments).
+// The entries are taken in order of their paths; a list already sorted
+// so (a manifest's) is not sorted again.
 func NewNameTable(entries []NameEntry) *NameTable {
 	t := &NameTable{
-		entries: make(map[string]NameEntry, len(entries)),
-		files:   make(map[string][]string),
-		exact:   make(map[string][]string, len(entries)),
-		folder:  make(map[string][]string),
-		name:    make(map[string][]string, len(entries)),
-		title:   make(map[string][]string, len(entries)),
-		alias:   make(map[string][]string),
+		notes:  make([]NameEntry, 0, len(entries)),
+		paths:  make([]string, 0, len(entries)),
+		files:  make(map[string][]string),
+		exact:  make(map[string][]string, len(entries)),
+		folder: make(map[string][]string),
+		name:   make(map[string][]string, len(entries)),
+		title:  make(map[string][]string, len(entries)),
+		alias:  make(map[string][]string),
 	}
 	add := func(m map[string][]string, k, p string) {
 		if k == "" {
@@ -148,14 +152,17 @@ func NewNameTable(entries []NameEntry) *NameTable {
 			m[k] = append(l, p)
 		}
 	}
-	order := make([]int, len(entries)) // sorted by path (the entries are large to move)
+	order := make([]int32, len(entries)) // sorted by path (the entries are large to move)
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
-	sort.Slice(order, func(i, j int) bool { return entries[order[i]].Path < entries[order[j]].Path })
+	byPath := func(a, b int32) int { return strings.Compare(entries[a].Path, entries[b].Path) }
+	if !slices.IsSortedFunc(order, byPath) {
+		slices.SortStableFunc(order, byPath)
+	}
 	for _, i := range order {
 		e := entries[i]
-		if _, dup := t.entries[e.Path]; dup {
+		if len(t.paths) > 0 && t.paths[len(t.paths)-1] == e.Path || t.attachedAlready(e) {
 			continue
 		}
 		if e.Attachment {
@@ -165,13 +172,12 @@ func NewNameTable(entries []NameEntry) *NameTable {
 			t.attach = append(t.attach, e)
 			continue
 		}
-		t.entries[e.Path] = e
+		t.notes = append(t.notes, e)
 		t.paths = append(t.paths, e.Path)
 		k := note.LinkKey(e.Path)
 		add(t.exact, k, e.Path)
 		base := path.Base(k)
-		add(t.name, base, e.Path)
-		add(t.name, strings.TrimSuffix(base, ".md"), e.Path)
+		add(t.name, strings.TrimSuffix(base, ".md"), e.Path) // looked up without .md
 		if f := note.FolderNoteFolder(e.Path); f != "" {
 			add(t.folder, note.LinkKey(f), e.Path)
 			add(t.name, note.LinkKey(path.Base(f)), e.Path)
@@ -188,6 +194,12 @@ func NewNameTable(entries []NameEntry) *NameTable {
 		}
 	}
 	return t
+}
+
+// attachedAlready reports whether attachment e is one of the last taken
+// (entries sorted by path hold a duplicate next to the original).
+func (t *NameTable) attachedAlready(e NameEntry) bool {
+	return e.Attachment && len(t.attach) > 0 && t.attach[len(t.attach)-1].Path == e.Path
 }
 
 // Len is the number of notes in the table.
@@ -215,19 +227,32 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 			}
 		}
 	}
-	if len(exact) > 0 {
-		return t.match("path", exact)
-	}
-	if l := t.folder[k]; len(l) > 0 {
-		return t.match("folder", l)
+	withFolder := strings.Contains(k, "/")
+	plainName := !withFolder && !strings.EqualFold(path.Ext(k), ".md")
+	if plainName {
+		// A plain name spelled as a note's path is that note; spelled
+		// otherwise ("prompt" for PROMPT.md, "webassembly" for the
+		// folder note webassembly/index.md) it is one name among the
+		// others below, not one that hides notes whose names it is.
+		for _, p := range exact {
+			if p == target || p == target+".md" {
+				return NameMatch{What: "path", Paths: []string{p}}
+			}
+		}
+	} else {
+		if len(exact) > 0 {
+			return t.match("path", exact)
+		}
+		if l := t.folder[k]; len(l) > 0 {
+			return t.match("folder", l)
+		}
 	}
 	what := "file name"
-	withFolder := strings.Contains(k, "/")
 	if withFolder {
 		what = "path ending"
 	}
 	var byName []string
-	for _, p := range t.name[path.Base(k)] {
+	for _, p := range t.name[strings.TrimSuffix(path.Base(k), ".md")] {
 		if withFolder && !link {
 			break
 		}
@@ -238,7 +263,7 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		}
 	}
 	nk := note.NameKey(target)
-	if !withFolder {
+	if plainName {
 		// A plain name: a file name, a title and an alias are all names
 		// a note is called by, and a name two notes bear is theirs both
 		// (tldr's "jc" is the file name of jc.md and the title of
@@ -248,7 +273,7 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		for _, l := range []struct {
 			what  string
 			paths []string
-		}{{what, byName}, {"title", t.title[nk]}, {"alias", t.alias[nk]}} {
+		}{{"path", exact}, {"folder", t.folder[k]}, {what, byName}, {"title", t.title[nk]}, {"alias", t.alias[nk]}} {
 			for _, p := range l.paths {
 				if _, ok := kinds[p]; !ok {
 					kinds[p] = l.what
@@ -257,6 +282,12 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		}
 		switch len(kinds) {
 		case 0:
+			// One note bears the name but for punctuation and case
+			// ("Array.prototype.filter" for "Array.prototype.filter()",
+			// "StVO 2013" for the folder stvo_2013): that note.
+			if l := t.Named(target); len(l) == 1 {
+				return NameMatch{What: loosely, Paths: l}
+			}
 			return t.miss(target)
 		case 1:
 			for p, w := range kinds {
@@ -304,6 +335,10 @@ func compactSorted(s []string) []string {
 	return out
 }
 
+// loosely is NameMatch.What for a name matched but for punctuation and
+// case (NameTable.Named).
+const loosely = "name (but for punctuation and case)"
+
 func (t *NameTable) miss(target string) NameMatch {
 	var m NameMatch
 	for _, c := range t.Closest(target, 5) {
@@ -329,14 +364,18 @@ func (t *NameTable) attachment(target string) string {
 
 // Entry returns what the table knows of the note at p (as stored).
 func (t *NameTable) Entry(p string) (NameEntry, bool) {
-	e, ok := t.entries[p]
+	i, ok := slices.BinarySearch(t.paths, p)
+	if !ok {
+		return NameEntry{}, false
+	}
+	e := t.notes[i]
 	return e, ok
 }
 
 // Notes calls fn for every note, by path.
 func (t *NameTable) Notes(fn func(NameEntry)) {
-	for _, p := range t.paths {
-		fn(t.entries[p])
+	for _, e := range t.notes {
+		fn(e)
 	}
 }
 
@@ -347,9 +386,7 @@ func (t *NameTable) Attachments() int { return len(t.attach) }
 // NewNameTable took them.
 func (t *NameTable) Entries() []NameEntry {
 	out := make([]NameEntry, 0, len(t.paths)+len(t.attach))
-	for _, p := range t.paths {
-		out = append(out, t.entries[p])
-	}
+	out = append(out, t.notes...)
 	return append(out, t.attach...)
 }
 
@@ -361,7 +398,7 @@ func (t *NameTable) Closest(target string, n int) []Closest {
 
 func (t *NameTable) buildLoose() {
 	t.looseOnce.Do(func() {
-		t.loose = looseNames(t.paths, t.entries)
+		t.loose = looseNames(t.notes)
 		t.byLoose = make(map[string][]string, len(t.loose))
 		for _, nm := range t.loose {
 			l := t.byLoose[nm.loose]
@@ -388,6 +425,6 @@ func (t *NameTable) Named(text string) []string {
 
 // Has reports whether the note at path p is in the table, as stored.
 func (t *NameTable) Has(p string) bool {
-	_, ok := t.entries[p]
+	_, ok := slices.BinarySearch(t.paths, p)
 	return ok
 }
