@@ -198,9 +198,12 @@ var readTools = map[string]bool{
 
 // followed reports whether the policy follows the call on a line with
 // this label: the next hit or section, more of a note or of a list, the
-// mended call of an error. Not: "did you mean:" (a respelled search, shown
-// above the hits, which come first), "previous section:" and "parent
-// section:" (back to what led here), "try:" and the calls after a write.
+// mended call of an error. Not: "did you mean:" (the question with a word
+// no note has respelled as the vault spells a word like it; for a question
+// in a person's words mostly another word — Leuten as Left, entpacke as
+// entdecken — and, shown above the hits, it would come before them),
+// "previous section:" and "parent section:" (back to what led here),
+// "try:" and the calls after a write.
 func followed(label string) bool {
 	switch label {
 	case "read", "also", "next", "more", "open a section", "next section", "more outline", "next page", "or search":
