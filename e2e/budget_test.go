@@ -113,7 +113,7 @@ func TestBudgetedAgent(t *testing.T) {
 					used = n
 					break
 				}
-				next, done := trial.Next(q.text, history)
+				next, done := trial.Next(q.text, budget-n, history)
 				if done {
 					why := "the answer offers no call to follow; the agent stops here"
 					if !r.IsError && c.Tool == "read_note" {

@@ -162,7 +162,7 @@ func TestBudgetedAgent_Gesetze(t *testing.T) {
 				used = n
 				break
 			}
-			next, done := trial.Next(q.text, history)
+			next, done := trial.Next(q.text, gesetzeBudget-n, history)
 			if done || n == gesetzeBudget {
 				trail = append(trail, indent(cutText(r.Text, 3000), "   | "))
 				break

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -122,12 +123,19 @@ func finishReason(msg map[string]any) string {
 	return "stop"
 }
 
+// budgetRE reads the budget from the system message, as a model does.
+var budgetRE = regexp.MustCompile(`at most (\d+) tool calls`)
+
 // reply is the text policy's next message for a conversation.
 func (f *fakeModel) reply(req wireRequest) map[string]any {
 	question, turns, calls, malformedSeen := f.read(req)
-	next, done := Next(question, turns)
+	budget := 0
+	if m := budgetRE.FindStringSubmatch(*req.Messages[0].Content); m != nil {
+		budget, _ = strconv.Atoi(m[1])
+	}
+	next, done := Next(question, budget-calls, turns)
 	if done {
-		return map[string]any{"role": "assistant", "content": Answer(turns)}
+		return map[string]any{"role": "assistant", "content": Answer(question, turns)}
 	}
 	args := argsJSON(next.Args)
 	if f.malformed && !malformedSeen {

@@ -10,6 +10,21 @@
 // and every call runs through the core (package tools) with the connection's
 // rights and limits, as an MCP tools/call does.
 //
+// The text policy is an honest baseline agent, as a cheap model would be:
+// it searches for the question, then follows the calls the answers spell
+// out (read:, also:, next:, more:, "N more in this note:", a list of
+// closest notes, open a section:, next section:, more outline:, next page:,
+// or search:), an error's calls first and otherwise in the order the texts
+// give them, never a call it made and never a write. After each read it
+// counts how many of the question's content words (a small German and
+// English stop-word list aside; inflections and compounds alike, Alike)
+// the read shows, in the note's text and the lines that name it: two
+// thirds or more, and it stops and answers. With one call left it makes
+// only a read; with none left, or nothing to follow, it answers from its
+// best read, the one that showed the most of those words (the first of
+// equals). It asks for nothing past its budget, so it never runs out of
+// calls. Next documents the rules one by one.
+//
 // The trace says per question what the agent asked, what it was shown
 // (and how much), what it said, how many calls it used, what it answered
 // and — when the question names a proof — whether it answered from the
@@ -90,11 +105,11 @@ type TextPolicy struct{}
 // Next implements Agent.
 func (TextPolicy) Next(_ context.Context, c Conversation) (Reply, error) {
 	turns := c.Turns()
-	call, done := Next(c.Question, turns)
-	if done {
-		return Reply{Words: Answer(turns)}, nil
+	d := Decide(c.Question, c.Budget-len(c.Steps), turns)
+	if d.Done {
+		return Reply{Words: Answer(c.Question, turns)}, nil
 	}
-	return Reply{Calls: []ToolCall{{Name: call.Tool, Arguments: argsJSON(call.Args)}}}, nil
+	return Reply{Words: d.Why, Calls: []ToolCall{{Name: d.Call.Tool, Arguments: argsJSON(d.Call.Args)}}}, nil
 }
 
 // Step is one tool call of a question and what the agent was shown.

@@ -13,9 +13,12 @@ import (
 
 // TestTextPolicy_ExampleVault runs the text policy on example-vault's ten
 // questions with a budget of 4, as `vaultd trial --policy text` does,
-// logs the summary, and pins the markdown trace of three of them: one
-// answered from the note, one whose search leads elsewhere, one that reads
-// the right note's wrong section.
+// logs the summary, checks that no question repeats a call or calls a
+// write tool, and pins the markdown trace of three of them: one whose
+// first read answers (it stops), one whose first read answers from another
+// section than the proof's, one whose reads do not answer (it follows
+// the next hits to the end of its budget and answers from its best read,
+// the first).
 func TestTextPolicy_ExampleVault(t *testing.T) {
 	c := newCore(t)
 	qs := exampleQuestions(t)
@@ -34,6 +37,16 @@ func TestTextPolicy_ExampleVault(t *testing.T) {
 		if (o.Verdict == FromNote) != (o.ProofStep > 0) {
 			t.Errorf("Q%d: verdict %s with proof step %d", i+1, o.Verdict, o.ProofStep)
 		}
+		for k, s := range o.Steps {
+			if !readTools[s.Tool] {
+				t.Errorf("Q%d step %d: calls %s", i+1, k+1, s.Call())
+			}
+			for _, before := range o.Steps[:k] {
+				if same(before.Call(), s.Call()) {
+					t.Errorf("Q%d step %d: repeats %s", i+1, k+1, s.Call())
+				}
+			}
+		}
 	}
 	if s := tr.Summary(); s.WithProof != 10 || s.Questions != 10 {
 		t.Errorf("summary: %+v", s)
@@ -45,6 +58,12 @@ func TestTextPolicy_ExampleVault(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "text.md"), small.Markdown())
+	if o := small.Questions[0]; o.Calls != 2 || o.Verdict != FromNote {
+		t.Errorf("Q1: %d calls, %s; want 2, answered from the note (its first read answers)", o.Calls, o.Verdict)
+	}
+	if o := small.Questions[2]; o.Calls != 4 || !strings.Contains(o.Answer, "section Design-Review Website-Relaunch > Entwürfe") {
+		t.Errorf("Q3: %d calls, answer %q; want 4 calls, the answer from step 2's read (its best)", o.Calls, o.Answer)
+	}
 
 	// The JSON carries the same run for scripts.
 	b, err := small.JSON()
