@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"os"
-	"time"
 	"bytes"
 	"context"
 	"errors"
@@ -94,8 +92,6 @@ const (
 // shown; an offset past the end is an error, never a silent restart.
 func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Result {
 	const tool = "read_note"
-	t00 := time.Now()
-	defer func() { fmt.Fprintf(os.Stderr, "TRACE read_note %v\n", time.Since(t00)) }()
 	if r := c.need(caller, tool, "read"); r != nil {
 		return r
 	}

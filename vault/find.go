@@ -3,8 +3,8 @@ package vault
 import (
 	"context"
 	"fmt"
-	"os"
 	"io/fs"
+	"os"
 	"path"
 	"runtime"
 	"sort"
@@ -230,8 +230,6 @@ func (v *Vault) Find(ref string) (n *Note, heading string, err error) {
 		}
 	}
 	if src := v.nameSource(); src != nil {
-		t0 := time.Now()
-		defer func() { fmt.Fprintf(os.Stderr, "TRACE find %v\n", time.Since(t0)) }()
 		if n, h, err, ok := v.findIn(src, target, heading, bracketed); ok {
 			return n, h, err
 		}
@@ -269,9 +267,7 @@ var NameCatchUpWait = 3 * time.Second
 func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *Note, h string, err error, ok bool) {
 	deadline := time.Now().Add(NameCatchUpWait)
 	for {
-		tl := time.Now()
 		m, t, h, ok := lookupSplit(target, heading, link, src.LookupName)
-		fmt.Fprintf(os.Stderr, "TRACE lookup %v %T %+v\n", time.Since(tl), src, m)
 		if !ok {
 			return nil, "", nil, false
 		}
@@ -296,9 +292,7 @@ func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *No
 			return nil, "", v.findNotFound(target, m), true
 		}
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		tc := time.Now()
 		src.CatchUpNames(ctx)
-		fmt.Fprintf(os.Stderr, "TRACE catchup %v\n", time.Since(tc))
 		cancel()
 		if stale {
 			time.Sleep(staleWait)

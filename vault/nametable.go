@@ -119,15 +119,15 @@ type NameTable struct {
 	loose     []closeName         // every name, for closestNames (built at the first miss)
 	byLoose   map[string][]string // note.LooseKey of every name → paths (Named)
 
-	notes   []NameEntry          // every note, sorted by path
-	paths   []string             // every note, sorted
-	files   map[string][]string  // LinkKey(path), LinkKey(file name) → attachments
-	attach  []NameEntry          // every attachment
-	exact   map[string][]string  // LinkKey(path) → paths
-	folder  map[string][]string  // LinkKey(folder) → its folder notes
-	name    map[string][]string  // LinkKey(file name, stem or folder-note folder name) → paths
-	title   map[string][]string  // NameKey(title) → paths
-	alias   map[string][]string  // NameKey(alias) → paths
+	notes  []NameEntry         // every note, sorted by path
+	paths  []string            // every note, sorted
+	files  map[string][]string // LinkKey(path), LinkKey(file name) → attachments
+	attach []NameEntry         // every attachment
+	exact  map[string][]string // LinkKey(path) → paths
+	folder map[string][]string // LinkKey(folder) → its folder notes
+	name   map[string][]string // LinkKey(file name, stem or folder-note folder name) → paths
+	title  map[string][]string // NameKey(title) → paths
+	alias  map[string][]string // NameKey(alias) → paths
 }
 
 // NewNameTable indexes the names of the given notes (and attachments).

@@ -13,8 +13,6 @@
 package main
 
 import (
-	"runtime/pprof"
-	"time"
 	"context"
 	"os"
 	"os/signal"
@@ -22,11 +20,6 @@ import (
 )
 
 func main() {
-	if f := os.Getenv("ZZPROF"); f != "" {
-		out, _ := os.Create(f)
-		pprof.StartCPUProfile(out)
-		go func() { time.Sleep(400 * time.Millisecond); pprof.StopCPUProfile(); out.Close() }()
-	}
 	os.Exit(run())
 }
 
