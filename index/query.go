@@ -161,6 +161,23 @@ func (p *parsedQuery) needsMembership() bool {
 // Filter values may be quoted: folder:"Erste Schritte", status="in Arbeit".
 // Dates in words are matched in every spelling: 16.11. finds 2026-11-16 and
 // 16.11.2026 (see dates.go).
+// isFlag reports whether tok, after a "-", reads as a command's option
+// rather than a word to exclude: one or two letters or digits ("l", "rf",
+// "9"), or a second dash ("-all" of "--all").
+func isFlag(tok string) bool {
+	if strings.HasPrefix(tok, "-") {
+		return len(tok) > 1
+	}
+	n := 0
+	for _, r := range tok {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+		n++
+	}
+	return n > 0 && n <= 2
+}
+
 func parseQuery(q string) (*parsedQuery, error) {
 	p := &parsedQuery{}
 	bad := func(format string, a ...any) error {
@@ -215,6 +232,12 @@ func parseQuery(q string) (*parsedQuery, error) {
 		// A bare token runs to the next space; filter values may be quoted.
 		tok, rest := cutToken(s)
 		s = rest
+		if neg && isFlag(tok) {
+			// A command's option in a question ("crontab -l", "ls
+			// --all"), not a word to exclude: a note on the command
+			// holds "-l", and excluding "l" dropped it.
+			neg = false
+		}
 		if name, val, ok := filterToken(tok); ok {
 			plain = false
 			if strings.HasPrefix(val, "\"") {

@@ -181,3 +181,23 @@ func TestSearch_UnknownPropertyIsText(t *testing.T) {
 		t.Errorf("status=aktiv lazy: hits %v, want p/a.md", hitPaths(res))
 	}
 }
+
+// TestSearch_OptionIsNoExclusion: "-l" and "--all" in a question are a
+// command's options, not words to exclude; "-Archiv" still excludes.
+func TestSearch_OptionIsNoExclusion(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"common/crontab.md": "# crontab\n\n- List the jobs: `crontab -l`\n",
+		"common/ls.md":      "# ls\n\n- All files: `ls --all`\n",
+		"Archiv/crontab.md": "# crontab (alt)\n\nArchiv.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	if res := mustSearch(t, ix, Query{Text: "crontab -l"}); len(res.Hits) == 0 || res.Hits[0].Path != "common/crontab.md" {
+		t.Errorf("crontab -l: hits %v, want common/crontab.md first", hitPaths(res))
+	}
+	if res := mustSearch(t, ix, Query{Text: "ls --all"}); len(res.Hits) != 1 || res.Hits[0].Path != "common/ls.md" {
+		t.Errorf("ls --all: hits %v, want common/ls.md", hitPaths(res))
+	}
+	if res := mustSearch(t, ix, Query{Text: "crontab -Archiv"}); len(res.Hits) != 1 || res.Hits[0].Path != "common/crontab.md" {
+		t.Errorf("crontab -Archiv: hits %v, want common/crontab.md only", hitPaths(res))
+	}
+}

@@ -114,6 +114,10 @@ var namesCases = []goldenCase{
 	{name: "names/err_english_word", caller: readOnly, call: step{"read_note", `{"path":"linking"}`}},
 	{name: "names/err_heading_by_search", caller: readOnly, call: step{"read_note", `{"path":"kschg","heading":"Weiterbeschäftigung"}`}},
 	{name: "names/err_update_heading_by_search", caller: readWrite, call: step{"update_section", `{"path":"kschg","heading":"Weiterbeschäftigung","content":"x","change_summary":"x"}`}},
+	{name: "names/search_for_a_name", caller: readOnly, call: step{"search_notes", `{"query":"Kündigungsschtzgesetz"}`}},
+	{name: "names/search_path_in_question", caller: readOnly, call: step{"search_notes", `{"query":"Wann gilt Gesetze/k/kschg/index.md für Kleinbetriebe?"}`}},
+	{name: "names/search_path_alone", caller: readOnly, call: step{"search_notes", `{"query":"Gesetze/t/tierschg/index.md"}`}},
+	{name: "names/title_but_for_punctuation", caller: readOnly, call: step{"read_note", `{"path":"Kündigungsschutzgesetz KSchG","heading":"§ 23"}`}},
 	{name: "names/write_by_folder_name", caller: readWrite, call: step{"append_to_note", `{"path":"tierschg","content":"Notiz: siehe § 1.","change_summary":"Hinweis"}`}},
 }
 

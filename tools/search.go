@@ -157,6 +157,20 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			return c.fail(caller, pf, err)
 		}
 		one = n
+	} else if p, rest, ok := c.pathInQuery(a.Query); ok {
+		// A question naming a note by its path ("how do I list an
+		// archive with common/tar.md"): its words are searched in that
+		// note; a path alone answers with the note.
+		n, err := c.v.Read(p)
+		if err == nil {
+			if strings.TrimSpace(rest) == "" {
+				if r := c.namedInstead(caller, SearchNotesArgs{Query: p}, nil, "it is the path of a note", nil); r != nil {
+					return r
+				}
+			} else {
+				one, a.Query = n, rest
+			}
+		}
 	}
 	by, r := c.searchBy(caller, a)
 	if r != nil {
@@ -769,6 +783,35 @@ func (c *Core) hiddenHits(ctx context.Context, q index.Query, res *index.Results
 		}
 	}
 	return n, ""
+}
+
+// pathInQuery finds the one word of query that is the exact path of a note
+// (with or without .md), and returns it and the query without it; false
+// when there is none or more than one, or the path is a quoted phrase.
+func (c *Core) pathInQuery(query string) (p, rest string, ok bool) {
+	if strings.Contains(query, `"`) {
+		return "", "", false
+	}
+	words := strings.Fields(query)
+	at := -1
+	for i, w := range words {
+		w = strings.TrimRight(w, "?!.,;:")
+		if !strings.Contains(w, "/") {
+			continue
+		}
+		cp, err := note.NotePath(strings.TrimPrefix(w, "/"))
+		if err != nil || !c.v.Exists(cp) {
+			continue
+		}
+		if at >= 0 {
+			return "", "", false // two paths: the words are the question's
+		}
+		at, p = i, cp
+	}
+	if at < 0 {
+		return "", "", false
+	}
+	return p, strings.Join(append(append([]string(nil), words[:at]...), words[at+1:]...), " "), true
 }
 
 // sectionArgs are read_note's arguments for one section of a hit.
