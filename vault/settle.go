@@ -23,6 +23,9 @@ import (
 // file, would be lost with it. So the text a write builds on must have
 // settled:
 //
+//   - while another program has the note's file open for writing, no
+//     text has, where the system can tell (a read lease, held.go): a save
+//     is under way, however whole the text looks;
 //   - a text vaultd saw last (its own write, or a settled read) has, and so
 //     has a non-empty text the content store holds (another vaultd process
 //     published or recorded it);
@@ -96,9 +99,21 @@ func (v *Vault) readSettled(op, c, real string) ([]byte, fs.FileInfo, error) {
 		shrunkInfo  fs.FileInfo
 	)
 	for {
-		b, fi, err := v.readNote(op, c, real)
+		b, fi, writing, err := v.readUnwritten(op, c, real)
 		if err != nil {
 			return nil, nil, err
+		}
+		if writing {
+			// Another program has the note's file open for writing (or
+			// began to open it during the read): a save is under way,
+			// whatever the text looks like now.
+			shrunkText = nil
+			if time.Now().After(deadline) {
+				return nil, nil, &note.Error{Op: op, Path: c, Kind: ErrBusy,
+					Msg: "the note is being saved by another program right now (it has kept the note open for writing for 3 seconds); nothing was changed. Retry in a few seconds"}
+			}
+			time.Sleep(settlePoll)
+			continue
 		}
 		ver := note.Version(b)
 		if haveKnown && len(b) == known.size && ver == known.version {
@@ -135,7 +150,7 @@ func (v *Vault) readSettled(op, c, real string) ([]byte, fs.FileInfo, error) {
 		default:
 			shrunkText = nil
 			time.Sleep(settleAgain)
-			if again, fi2, err := v.readNote(op, c, real); err == nil && bytes.Equal(again, b) && sameFile(fi, fi2) {
+			if again, fi2, writing, err := v.readUnwritten(op, c, real); err == nil && !writing && bytes.Equal(again, b) && sameFile(fi, fi2) {
 				v.w.seen.put(real, again, fi2)
 				return again, fi2, nil
 			}
