@@ -23,6 +23,9 @@ import (
 // file, would be lost with it. So the text a write builds on must have
 // settled:
 //
+//   - while another program has the note's file open for writing, no
+//     text has, where the system can tell (a read lease, held.go): a save
+//     is under way, however whole the text looks;
 //   - a text vaultd saw last (its own write, or a settled read) has, and so
 //     has a non-empty text the content store holds (another vaultd process
 //     published or recorded it);
@@ -96,9 +99,21 @@ func (v *Vault) readSettled(op, c, real string) ([]byte, fs.FileInfo, error) {
 		shrunkInfo  fs.FileInfo
 	)
 	for {
-		b, fi, err := v.readNote(op, c, real)
+		b, fi, writing, err := v.readUnwritten(op, c, real)
 		if err != nil {
 			return nil, nil, err
+		}
+		if writing {
+			// Another program has the note's file open for writing (or
+			// began to open it during the read): a save is under way,
+			// whatever the text looks like now.
+			shrunkText = nil
+			if time.Now().After(deadline) {
+				return nil, nil, &note.Error{Op: op, Path: c, Kind: ErrBusy,
+					Msg: "the note is being saved by another program right now (it has kept the note open for writing for 3 seconds); nothing was changed. Retry in a few seconds"}
+			}
+			time.Sleep(settlePoll)
+			continue
 		}
 		ver := note.Version(b)
 		if haveKnown && len(b) == known.size && ver == known.version {
@@ -135,7 +150,7 @@ func (v *Vault) readSettled(op, c, real string) ([]byte, fs.FileInfo, error) {
 		default:
 			shrunkText = nil
 			time.Sleep(settleAgain)
-			if again, fi2, err := v.readNote(op, c, real); err == nil && bytes.Equal(again, b) && sameFile(fi, fi2) {
+			if again, fi2, writing, err := v.readUnwritten(op, c, real); err == nil && !writing && bytes.Equal(again, b) && sameFile(fi, fi2) {
 				v.w.seen.put(real, again, fi2)
 				return again, fi2, nil
 			}
@@ -192,68 +207,96 @@ var errDisplaced = errors.New("the note changed at the moment of the publish")
 // errDisplaced asks the caller to recompute on it. (For those microseconds
 // a reader could see vaultd's text in its place.)
 //
+// held is the note's file as recheck last read it, with its read lease
+// where the system has one (held.go): a program that opened that file for
+// writing since waits on the lease, and the file is put back as the note
+// before that program goes on, into the note. The lease is released when
+// publishOver returns. On success pub holds the published file with a
+// lease of its own, which the caller releases once it has read the note
+// back (readPublished): an in-place save that begins on vaultd's new file
+// meanwhile waits.
+//
 // Where the file system cannot exchange, the note's file is hard-linked
 // aside before the rename and inspected after it; a text that was
 // displaced then is kept in the content store and returned as kept (the
 // caller records it), and only a save landing in the microseconds between
 // the link and the rename is not seen (README, "Editing alongside other
 // programs").
-func (v *Vault) publishOver(dir *os.File, tmp, real string, cur []byte, curFi fs.FileInfo, next []byte) (kept []byte, err error) {
+func (v *Vault) publishOver(dir *os.File, tmp, real string, cur []byte, curFi fs.FileInfo, next []byte, held *heldFile) (kept []byte, pub *heldFile, err error) {
+	defer held.release()
 	if err := v.step("rename", real); err != nil {
 		v.root.Remove(tmp)
-		return nil, err
+		return nil, nil, err
 	}
 	nextFi, err := v.root.Lstat(tmp)
 	if err != nil {
 		v.root.Remove(tmp)
-		return nil, err
+		return nil, nil, err
 	}
 	tb, rb := path.Base(tmp), path.Base(real)
-	if !unchangedIn(dir, rb, curFi) {
+	if !unchangedIn(dir, rb, curFi) || held.writing() {
 		v.root.Remove(tmp)
-		return nil, errDisplaced
+		return nil, nil, errDisplaced
 	}
+	pub, _ = v.hold(tmp) // nothing else has it open: the lease is vaultd's
 	err = exchangeIn(dir, tb, rb)
 	if errors.Is(err, errNoExchange) {
-		return v.publishByRename(tmp, real, cur, curFi)
+		pub.release()
+		kept, err = v.publishByRename(tmp, real, cur, curFi)
+		return kept, nil, err
 	}
 	if err != nil {
+		pub.release()
 		v.root.Remove(tmp)
-		return nil, err
+		return nil, nil, err
 	}
 	if err := v.step("exchanged", real); err != nil {
-		return nil, err
+		pub.release()
+		return nil, nil, err
 	}
 	d, dfi, rerr := v.readFile(tmp)
-	if rerr == nil && bytes.Equal(d, cur) && sameFile(dfi, curFi) {
+	if rerr == nil && bytes.Equal(d, cur) && sameFile(dfi, curFi) && !held.writing() {
+		_ = v.step("remove-displaced", real)
 		v.root.Remove(tmp)
-		return nil, nil
+		if held.writing() {
+			// A program that looked the note's name up before the
+			// exchange reached the lease only now: its save goes into
+			// the file just removed.
+			return nil, nil, v.putBackLate(dir, real, held, pub, nextFi, curFi.Mode().Perm(), next)
+		}
+		return nil, pub, nil
 	}
-	// Another program saved the note a moment ago. Keep its text, give it
-	// its place back, and let the write recompute on it.
+	// Another program saved the note a moment ago, or is about to save it
+	// in place. Keep its text, give it its place back, and let the write
+	// recompute on it.
 	if rerr == nil {
 		_ = v.storeContent(d)
 	}
 	if !unchangedIn(dir, rb, nextFi) {
 		// Replaced again already: that text is the newest and stays.
-		v.root.Remove(tmp)
-		return nil, errDisplaced
+		pub.release()
+		v.dropDisplaced(tmp, held, d)
+		return nil, nil, errDisplaced
 	}
 	if err := exchangeIn(dir, tb, rb); err != nil {
 		// Ours stays published; theirs is in the content store and at
 		// the temp name, which Recover leaves for a person to see.
-		return nil, fmt.Errorf("could not put back the text another program saved at the same moment (kept in the history as version %s): %w", note.ShortVersion(note.Version(d)), err)
+		pub.release()
+		return nil, nil, fmt.Errorf("could not put back the text another program saved at the same moment (kept in the history as version %s): %w", note.ShortVersion(note.Version(d)), err)
 	}
 	if back, _, err := v.readFile(tmp); err == nil && !bytes.Equal(back, next) {
 		// Replaced again while ours was in place: that text is the
 		// newest; keep both and let the newest stand.
 		_ = v.storeContent(back)
-		if exchangeIn(dir, tb, rb) != nil {
-			return nil, errDisplaced
+		pub.release()
+		if exchangeIn(dir, tb, rb) == nil {
+			v.dropDisplaced(tmp, held, d)
 		}
+		return nil, nil, errDisplaced
 	}
-	v.root.Remove(tmp)
-	return nil, errDisplaced
+	held.release() // the put-back file is the note: a save waiting on it goes on
+	v.dropDisplaced(tmp, pub, next)
+	return nil, nil, errDisplaced
 }
 
 // publishByRename is publishOver without an atomic exchange.

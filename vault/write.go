@@ -368,6 +368,7 @@ func (v *Vault) edit(op, p string, o WriteOpts, fn editFunc) (*Result, error) {
 
 func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Result, error) {
 	pol := v.Policy()
+	redone := ""
 	for attempt := 0; ; attempt++ {
 		again := func(now []byte) error {
 			if attempt+1 < maxRecompute {
@@ -434,8 +435,8 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 			v.root.Remove(tmp)
 			return nil, ioErr(op, c, "could not check the note again", err)
 		}
-		now, nowFi, err := v.readNote(op, c, real)
-		if err != nil || !bytes.Equal(now, cur) || !sameFile(fi, nowFi) {
+		now, held, err := v.recheck(op, c, real, cur, fi)
+		if err != nil || held == nil {
 			dir.Close()
 			v.root.Remove(tmp)
 			if err != nil {
@@ -447,8 +448,9 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 			time.Sleep(recomputeBackoff(attempt))
 			continue // recompute on what is there now
 		}
-		kept, err := v.publishOver(dir, tmp, real, cur, fi, next)
+		kept, pub, err := v.publishOver(dir, tmp, real, cur, fi, next, held)
 		dir.Close()
+		defer pub.release()
 		if errors.Is(err, errDisplaced) {
 			if err := again(cur); err != nil {
 				return nil, err
@@ -471,7 +473,14 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 				detail += fmt.Sprintf("; another program saved the note at the same moment: its text is kept in the history as version %s", note.ShortVersion(note.Version(kept)))
 			}
 		}
-		return v.finish(op, c, real, cur, next, detail, o, "", intent)
+		res, lacked, err := v.finishOver(op, c, real, cur, next, detail+redone, o, "", intent, pub)
+		if err != nil || !lacked || op != "append" || attempt+1 >= maxRecompute {
+			return res, err
+		}
+		// An in-place save made from the text before this append replaced
+		// it right after: appends commute, so it is made again on that
+		// save (both writes and the save are in the history).
+		redone = "; another program saved the note in place right after, from its text before this append: appended again to that save"
 	}
 }
 
@@ -479,9 +488,20 @@ func (v *Vault) editLocked(op, c, real string, o WriteOpts, fn editFunc) (*Resul
 // the ID of its intent) and builds the Result. before is nil for a new
 // note. The texts were stored by intend before the publish.
 func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o WriteOpts, oldPath, intent string) (*Result, error) {
-	after, fi, err := v.readNote(op, c, real)
+	res, _, err := v.finishOver(op, c, real, before, next, detail, o, oldPath, intent, nil)
+	return res, err
+}
+
+// finishOver is finish for a write whose published file pub still holds
+// (publishOver, released once the note is read back). It also says
+// whether an in-place save that began on the published note replaced it
+// with a text made without the write's insertion (lacked): an append is
+// then made again on that save.
+func (v *Vault) finishOver(op, c, real string, before, next []byte, detail string, o WriteOpts, oldPath, intent string, pub *heldFile) (res *Result, lacked bool, err error) {
+	after, fi, waiting, settled, err := v.readPublished(op, c, real, next, pub)
 	if err != nil {
-		return nil, ioErr(op, c, "the note was written but could not be read back", err)
+		waiting.release()
+		return nil, false, ioErr(op, c, "the note was written but could not be read back", err)
 	}
 	if bytes.Equal(after, next) {
 		// (A text another program wrote right after is not known complete.)
@@ -491,24 +511,47 @@ func (v *Vault) finish(op, c, real string, before, next []byte, detail string, o
 	if before != nil {
 		ch.Before = note.Version(before)
 	}
-	res := &Result{Note: NewNote(v.canon(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: note.Version(after), Detail: detail}
+	res = &Result{Note: NewNote(v.canon(c), after, fi.ModTime(), fi.Size()), Before: ch.Before, After: note.Version(after), Detail: detail}
 	ch, err = v.record(ch, before, next)
 	res.ChangeID = ch.ID
 	res.Detail += gitDetail(ch.Git)
 	if err != nil {
-		return res, recordErr(op, c, res.After, err)
+		waiting.release()
+		return res, false, recordErr(op, c, res.After, err)
 	}
-	if !bytes.Equal(after, next) {
+	if waiting != nil {
+		// Another program opened the published note to save it in place
+		// and waited until vaultd had read it back. Its save is part of
+		// this write's outcome: wait for it, and record it complete.
+		s, sfi, ok := v.savedOver(op, c, real, next, waiting)
+		if !ok {
+			res.Detail += "; another program is saving the note in place right now: read the note again in a few seconds"
+			return res, false, nil
+		}
+		if bytes.Equal(s, next) {
+			return res, false, nil
+		}
+		after, settled = s, true
+		res.Note, res.After = NewNote(nfc(c), s, sfi.ModTime(), sfi.Size()), note.Version(s)
+		lacked = before != nil && lacksInsertion(before, next, s)
+	}
+	switch {
+	case bytes.Equal(after, next):
+	case !settled:
+		// Still being saved in place: what is there now is no one's
+		// text; the next write or start records the save once done.
+		res.Detail += "; another program is saving the note in place right now: read the note again in a few seconds"
+	default:
 		// Someone outside vaultd wrote the note right after the publish:
 		// record their version as an external change, so that history
 		// explains the version returned and ours stays recoverable.
 		if _, err := v.record(Change{Op: "external", Path: c, Actor: "external",
 			Summary: "changed outside vaultd right after a write", Before: ch.After, After: res.After}, after); err != nil {
-			return res, recordErr(op, c, res.After, err)
+			return res, false, recordErr(op, c, res.After, err)
 		}
 		res.Detail += "; the note was changed again by another program right after"
 	}
-	return res, nil
+	return res, lacked, nil
 }
 
 func recordErr(op, c, ver string, err error) error {
