@@ -119,15 +119,67 @@ type NameTable struct {
 	loose     []closeName         // every name, for closestNames (built at the first miss)
 	byLoose   map[string][]string // note.LooseKey of every name → paths (Named)
 
-	notes  []NameEntry         // every note, sorted by path
-	paths  []string            // every note, sorted
-	files  map[string][]string // LinkKey(path), LinkKey(file name) → attachments
-	attach []NameEntry         // every attachment
-	exact  map[string][]string // LinkKey(path) → paths
-	folder map[string][]string // LinkKey(folder) → its folder notes
-	name   map[string][]string // LinkKey(file name, stem or folder-note folder name) → paths
-	title  map[string][]string // NameKey(title) → paths
-	alias  map[string][]string // NameKey(alias) → paths
+	notes  []NameEntry // every note, sorted by path
+	paths  []string    // every note, sorted
+	files  keyPaths    // LinkKey(path), LinkKey(file name) → attachments
+	attach []NameEntry // every attachment
+	exact  keyPaths    // LinkKey(path) → paths
+	folder keyPaths    // LinkKey(folder) → its folder notes
+	name   keyPaths    // LinkKey(file name, stem or folder-note folder name) → paths
+	title  keyPaths    // NameKey(title) → paths
+	alias  keyPaths    // NameKey(alias) → paths
+}
+
+// keyPaths maps keys to the paths that bear them. Nearly every key names
+// one path, so a key holds the place of its path in one list, and only a
+// key that names several has a list of its own: building the table of the
+// 6,636 laws allocates a few dozen slices instead of one per name.
+type keyPaths struct {
+	m    map[string]int32 // ≥ 0: index in one; < 0: -(i+1), index in many
+	one  []string
+	many [][]string
+}
+
+func newKeyPaths(n int) keyPaths {
+	return keyPaths{m: make(map[string]int32, n), one: make([]string, 0, n)}
+}
+
+// get returns the paths with key k, in the order added; the caller must
+// not append to the list.
+func (kp *keyPaths) get(k string) []string {
+	v, ok := kp.m[k]
+	switch {
+	case !ok:
+		return nil
+	case v >= 0:
+		return kp.one[v : v+1 : v+1]
+	default:
+		return kp.many[-v-1]
+	}
+}
+
+// add gives path p the key k (once: a path added twice in a row is kept
+// once; an empty key names nothing).
+func (kp *keyPaths) add(k, p string) {
+	if k == "" {
+		return
+	}
+	v, ok := kp.m[k]
+	switch {
+	case !ok:
+		kp.m[k] = int32(len(kp.one))
+		kp.one = append(kp.one, p)
+	case v >= 0:
+		if kp.one[v] != p {
+			kp.many = append(kp.many, []string{kp.one[v], p})
+			kp.m[k] = -int32(len(kp.many))
+		}
+	default:
+		l := kp.many[-v-1]
+		if l[len(l)-1] != p {
+			kp.many[-v-1] = append(l, p)
+		}
+	}
 }
 
 // NewNameTable indexes the names of the given notes (and attachments).
@@ -137,20 +189,12 @@ func NewNameTable(entries []NameEntry) *NameTable {
 	t := &NameTable{
 		notes:  make([]NameEntry, 0, len(entries)),
 		paths:  make([]string, 0, len(entries)),
-		files:  make(map[string][]string),
-		exact:  make(map[string][]string, len(entries)),
-		folder: make(map[string][]string),
-		name:   make(map[string][]string, len(entries)),
-		title:  make(map[string][]string, len(entries)),
-		alias:  make(map[string][]string),
-	}
-	add := func(m map[string][]string, k, p string) {
-		if k == "" {
-			return
-		}
-		if l := m[k]; len(l) == 0 || l[len(l)-1] != p {
-			m[k] = append(l, p)
-		}
+		files:  newKeyPaths(0),
+		exact:  newKeyPaths(len(entries)),
+		folder: newKeyPaths(len(entries) / 2),
+		name:   newKeyPaths(len(entries)),
+		title:  newKeyPaths(len(entries)),
+		alias:  newKeyPaths(0),
 	}
 	order := make([]int32, len(entries)) // sorted by path (the entries are large to move)
 	for i := range order {
@@ -167,30 +211,30 @@ func NewNameTable(entries []NameEntry) *NameTable {
 		}
 		if e.Attachment {
 			k := note.LinkKey(e.Path)
-			add(t.files, k, e.Path)
-			add(t.files, path.Base(k), e.Path)
+			t.files.add(k, e.Path)
+			t.files.add(path.Base(k), e.Path)
 			t.attach = append(t.attach, e)
 			continue
 		}
 		t.notes = append(t.notes, e)
 		t.paths = append(t.paths, e.Path)
 		k := note.LinkKey(e.Path)
-		add(t.exact, k, e.Path)
+		t.exact.add(k, e.Path)
 		base := path.Base(k)
-		add(t.name, strings.TrimSuffix(base, ".md"), e.Path) // looked up without .md
+		t.name.add(strings.TrimSuffix(base, ".md"), e.Path) // looked up without .md
 		if f := note.FolderNoteFolder(e.Path); f != "" {
-			add(t.folder, note.LinkKey(f), e.Path)
-			add(t.name, note.LinkKey(path.Base(f)), e.Path)
+			t.folder.add(note.LinkKey(f), e.Path)
+			t.name.add(note.LinkKey(path.Base(f)), e.Path)
 		}
 		keys := e.NameKeys
 		if len(keys) != len(e.Titles)+len(e.Aliases) {
 			keys = NameKeys(e.Titles, e.Aliases)
 		}
 		for i := range e.Titles {
-			add(t.title, keys[i], e.Path)
+			t.title.add(keys[i], e.Path)
 		}
 		for i := range e.Aliases {
-			add(t.alias, keys[len(e.Titles)+i], e.Path)
+			t.alias.add(keys[len(e.Titles)+i], e.Path)
 		}
 	}
 	return t
@@ -219,7 +263,7 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 	if c := path.Clean("/" + k); c != "/" {
 		k = c[1:] // "./a//b/" → "a/b"; ".." cannot climb above the root
 	}
-	exact := append(append([]string(nil), t.exact[k]...), t.exact[k+".md"]...)
+	exact := append(append([]string(nil), t.exact.get(k)...), t.exact.get(k+".md")...)
 	if len(exact) > 1 { // paths that differ only in case: the one spelled as asked wins
 		for _, p := range exact {
 			if p == target || p == target+".md" {
@@ -243,7 +287,7 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		if len(exact) > 0 {
 			return t.match("path", exact)
 		}
-		if l := t.folder[k]; len(l) > 0 {
+		if l := t.folder.get(k); len(l) > 0 {
 			return t.match("folder", l)
 		}
 	}
@@ -252,7 +296,7 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		what = "path ending"
 	}
 	var byName []string
-	for _, p := range t.name[strings.TrimSuffix(path.Base(k), ".md")] {
+	for _, p := range t.name.get(strings.TrimSuffix(path.Base(k), ".md")) {
 		if withFolder && !link {
 			break
 		}
@@ -273,7 +317,7 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 		for _, l := range []struct {
 			what  string
 			paths []string
-		}{{"path", exact}, {"folder", t.folder[k]}, {what, byName}, {"title", t.title[nk]}, {"alias", t.alias[nk]}} {
+		}{{"path", exact}, {"folder", t.folder.get(k)}, {what, byName}, {"title", t.title.get(nk)}, {"alias", t.alias.get(nk)}} {
 			for _, p := range l.paths {
 				if _, ok := kinds[p]; !ok {
 					kinds[p] = l.what
@@ -309,10 +353,10 @@ func (t *NameTable) Lookup(target string, link bool) NameMatch {
 	if len(byName) > 0 {
 		return t.match(what, byName)
 	}
-	if l := t.title[nk]; len(l) > 0 {
+	if l := t.title.get(nk); len(l) > 0 {
 		return t.match("title", l)
 	}
-	if l := t.alias[nk]; len(l) > 0 {
+	if l := t.alias.get(nk); len(l) > 0 {
 		return t.match("alias", l)
 	}
 	return t.miss(target)
@@ -356,7 +400,7 @@ func (t *NameTable) miss(target string) NameMatch {
 // in the vault, by its file name ("" if none).
 func (t *NameTable) attachment(target string) string {
 	k := note.LinkKey(strings.Trim(strings.TrimSpace(target), "/"))
-	if l := t.files[k]; len(l) > 0 {
+	if l := t.files.get(k); len(l) > 0 {
 		return l[0]
 	}
 	return ""

@@ -253,6 +253,11 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	names := index.OpenNames(v, ixo)
 	defer names.Close()
 	o := tools.CoreOptions{Logger: logger, Names: names, OpenIndex: func() (tools.Index, error) {
+		// The saved table first, while the client initializes: the first
+		// calls need names, and opening the index beside it would slow
+		// both down on a small machine (the laws' first title read: 60–150
+		// ms with both at once, under 50 ms this way).
+		names.Prepare()
 		ix, err := index.OpenShared(v, ixo)
 		if err != nil {
 			if !errors.Is(err, index.ErrBusy) {
