@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,6 +127,8 @@ func namesBench(dir, tmp string, variants []*variant, stateOf func(*variant) str
 		logf.Close()
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 		first[vi], over1[vi], over[vi] = ms(percentile(firsts, 50)), ms(percentile(overFirst, 50)), ms(percentile(overs, 50))
+		fmt.Fprintf(os.Stderr, "  names (%s): first read_note by title after serve p50 %.1f ms (max %.1f), vault_overview right after p50 %.1f ms, warm p50 %.1f ms\n",
+			v.name, first[vi], ms(slices.Max(firsts)), over1[vi], over[vi])
 	}
 	t.cmp(fmt.Sprintf("MCP: first read_note by title after serve starts, p50 of %d starts", nameStarts), first, msf, "≤ 50 ms", func(v float64) bool { return v <= 50 }, 0)
 	t.cmp("MCP: vault_overview right after that, p50", over1, msf, "≤ 100 ms", func(v float64) bool { return v <= 100 }, 0)
