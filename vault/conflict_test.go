@@ -128,7 +128,11 @@ func TestResolveConflict_GitMerge(t *testing.T) {
 	if c.Ours == nil || c.Ours.Author != "Alice" || c.Ours.Subject != "Ziele von Alice" || c.Theirs == nil || c.Theirs.Author != "Bob" || c.Theirs.Ref != "MERGE_HEAD" {
 		t.Errorf("sides: %+v / %+v", c.Ours, c.Theirs)
 	}
-	if all, _ := v.Conflicts(); len(all) != 1 || all[0].Path != "Plan.md" {
+	entries, _, err := v.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := v.Conflicts(entries); len(all) != 1 || all[0].Path != "Plan.md" {
 		t.Errorf("Conflicts: %+v", all)
 	}
 	res, err := v.ResolveConflict("Plan.md", ConflictResolution{Take: TakeBoth}, WriteOpts{Summary: "beide Ziele"})

@@ -357,12 +357,18 @@ func (v *Vault) Catalog() (entries []NameEntry, behind bool, err error) {
 // saved rather than wait for its comparison with the files (and says so).
 func (v *Vault) CatalogWithin(wait time.Duration) (entries []NameEntry, behind bool, err error) {
 	if src := v.nameSource(); src != nil {
-		if _, b := src.Names(); b {
+		// The catalog first, not the table (Names): an index that just
+		// opened builds its table at the first lookup, 30 ms for the laws
+		// that a listing does not need.
+		entries, behind := src.Catalog()
+		if entries != nil && behind {
 			ctx, cancel := context.WithTimeout(context.Background(), wait)
-			src.CatchUpNames(ctx)
+			if src.CatchUpNames(ctx) {
+				entries, behind = src.Catalog()
+			}
 			cancel()
 		}
-		if entries, behind := src.Catalog(); entries != nil {
+		if entries != nil {
 			return entries, behind, nil
 		}
 	}
