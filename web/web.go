@@ -153,6 +153,7 @@ func New(c Core, o Options) (*Server, error) {
 	m := http.NewServeMux()
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	m.HandleFunc("GET /signin", s.signinPage)
+	m.HandleFunc("GET /lang", s.setLang)
 	m.HandleFunc("POST /signin", s.signin)
 	m.HandleFunc("POST /signout", s.owner(s.signout))
 	m.HandleFunc("GET /{$}", s.owner(s.activity))
