@@ -29,6 +29,7 @@ type flash struct {
 type action struct {
 	Path   string
 	Label  string
+	Quote  string // what someone wrote, shown after the label as theirs (not translated)
 	Fields map[string]string
 }
 

@@ -75,11 +75,15 @@ func undoRefused(l *lang, back string, res *tools.Result) flash {
 	case ve.AltKind == "changes" && errors.Is(res.Err, note.ErrConflict) && len(ve.Alternatives) > 0:
 		f.Text = l.T("undo.newer", len(ve.Alternatives))
 		if c, ok := parseSince(ve.Alternatives[0]); ok {
-			label := l.T("undo.newer_button", l.Op(c.Op), l.WhoText(c.Actor))
-			if sum, _ := l.Summary(c.Summary); sum != "" {
-				label = l.T("undo.newer_button_summary", l.Op(c.Op), l.WhoText(c.Actor), sum)
+			a := action{Path: "/undo", Label: l.T("undo.newer_button", l.Op(c.Op), l.WhoText(c.Actor)), Fields: map[string]string{"change": c.ID, "back": back}}
+			// The newer change's summary: in words when vaultd wrote it,
+			// else as its author wrote it (quoted, not translated).
+			if sum, ours := l.Summary(c.Summary); ours {
+				a.Label = l.T("undo.newer_button_summary", l.Op(c.Op), l.WhoText(c.Actor), sum)
+			} else {
+				a.Quote = sum
 			}
-			f.Also = append(f.Also, action{Path: "/undo", Label: label, Fields: map[string]string{"change": c.ID, "back": back}})
+			f.Also = append(f.Also, a)
 		}
 		history()
 	case errors.Is(res.Err, note.ErrConflict):

@@ -398,7 +398,7 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 	body = f.post("/undo", url.Values{"change": {id}, "back": {"/"}})
 	flash := regexp.MustCompile(`(?s)<div class="flash err" role="status">.*?</div>\s*</div>`).FindString(body)
 	for _, want := range []string{"Not undone", "The note was changed again after this change (1 later changes)",
-		`<input type="hidden" name="change" value="` + id2 + `">`, "Undo the newer change first (added to, by key ‘bot’: another book)",
+		`<input type="hidden" name="change" value="` + id2 + `">`, "Undo the newer change first: added to, by key ‘bot’ <q translate=\"no\">another book</q>",
 		`href="/note?path=0_Inbox%2FBuchtipps.md">Open the note's history</a>`, firstLine(cli.Text)} {
 		if !strings.Contains(flash, want) {
 			t.Errorf("undo of a change the note moved on from: the message lacks %q\n%s", want, flash)
@@ -408,7 +408,7 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 	de := f.postLang("/undo", url.Values{"change": {id}, "back": {"/"}}, "de")
 	flash = regexp.MustCompile(`(?s)<div class="flash err" role="status">.*?</div>\s*</div>`).FindString(de)
 	for _, want := range []string{"Nicht rückgängig gemacht", "Die Notiz wurde nach dieser Änderung noch einmal geändert (1 spätere Änderungen)",
-		"Zuerst die neuere Änderung rückgängig machen (ergänzt, von Schlüssel ‚bot‘: another book)", "Verlauf der Notiz öffnen"} {
+		"Zuerst die neuere Änderung rückgängig machen: ergänzt, von Schlüssel ‚bot‘ <q translate=\"no\">another book</q>", "Verlauf der Notiz öffnen"} {
 		if !strings.Contains(flash, want) {
 			t.Errorf("German refusal lacks %q\n%s", want, flash)
 		}

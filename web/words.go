@@ -159,7 +159,8 @@ var summaryRules = []struct {
 	{regexp.MustCompile(`^merge conflict resolved: both sides kept$`), "sum.conflict_both"},
 	{regexp.MustCompile(`^back to UTF-8 as committed`), "sum.utf8"},
 	{regexp.MustCompile(`^changed outside vaultd (since|after) its last recorded change`), "detail.outside"},
-	{regexp.MustCompile(`^not changed through vaultd yet; modified at this time$`), "detail.never_recorded"},
+	{regexp.MustCompile(`^not changed through vaultd( yet)?; modified at this time$`), "detail.never_recorded"},
+	{regexp.MustCompile(`^appeared here outside vaultd after vaultd last saw this path$`), "detail.appeared"},
 	{regexp.MustCompile(`^part of the (\w+) of (.+) \(change \S+\)$`), "detail.part_of"},
 	{regexp.MustCompile(`^moved to trash as `), "detail.to_trash"},
 }
