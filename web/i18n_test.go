@@ -219,20 +219,30 @@ func TestWords_WhoOpSummary(t *testing.T) {
 	if en.Op("update_section") != "section edited" || de.Op("update_section") != "Abschnitt geändert" || de.Op("frobnicate") != "geändert" {
 		t.Errorf("Op: %q %q %q", en.Op("update_section"), de.Op("update_section"), de.Op("frobnicate"))
 	}
-	for _, c := range []struct{ in, en, de string }{
-		{"undo of change 20261205T081000-ab12: added a book", "undone: added a book", "rückgängig gemacht: added a book"},
-		{"undo of change 1: undo of change 2: restored from the trash on the owner's page", "undone: undone: restored from the trash on this page", "rückgängig gemacht: rückgängig gemacht: auf dieser Seite aus dem Papierkorb wiederhergestellt"},
-		{"restored version 0123456789ab on the owner's page", "an earlier text restored on this page", "auf dieser Seite einen früheren Text wiederhergestellt"},
-		{"restored the text as it was before a change on the owner's page", "the text as it was before a change, restored on this page", "auf dieser Seite den Text von vor einer Änderung wiederhergestellt"},
-		{"part of the move of 1_Projekte/Alt (change 20261205T0810-x)", "part of a larger change (moved: 1_Projekte/Alt)", "Teil einer größeren Änderung (verschoben: 1_Projekte/Alt)"},
-		{"changed outside vaultd since its last recorded change", "found changed outside vaultd", "außerhalb von vaultd geändert vorgefunden"},
+	for _, c := range []struct {
+		in, en, de string
+		ours       bool
+	}{
+		{"undo of change 20261205T081000-ab12: added a book", "undone: added a book", "rückgängig gemacht: added a book", false},
+		{"undo of change 1: undo of change 2: restored from the trash on the owner's page", "undone: undone: restored from the trash on this page", "rückgängig gemacht: rückgängig gemacht: auf dieser Seite aus dem Papierkorb wiederhergestellt", true},
+		{"restored version 0123456789ab on the owner's page", "an earlier text restored on this page", "auf dieser Seite einen früheren Text wiederhergestellt", true},
+		{"restored the text as it was before a change on the owner's page", "the text as it was before a change, restored on this page", "auf dieser Seite den Text von vor einer Änderung wiederhergestellt", true},
+		{"part of the move of 1_Projekte/Alt (change 20261205T0810-x)", "part of a larger change (moved: 1_Projekte/Alt)", "Teil einer größeren Änderung (verschoben: 1_Projekte/Alt)", true},
+		{"changed outside vaultd since its last recorded change", "found changed outside vaultd", "außerhalb von vaultd geändert vorgefunden", true},
 	} {
-		if got, ok := en.Summary(c.in); !ok || got != c.en {
-			t.Errorf("en: Summary(%q) = %q %v, want %q", c.in, got, ok, c.en)
+		if got, ours := en.Summary(c.in); ours != c.ours || got != c.en {
+			t.Errorf("en: Summary(%q) = %q %v, want %q %v", c.in, got, ours, c.en, c.ours)
 		}
-		if got, ok := de.Summary(c.in); !ok || got != c.de {
-			t.Errorf("de: Summary(%q) = %q %v, want %q", c.in, got, ok, c.de)
+		if got, ours := de.Summary(c.in); ours != c.ours || got != c.de {
+			t.Errorf("de: Summary(%q) = %q %v, want %q %v", c.in, got, ours, c.de, c.ours)
 		}
+	}
+	// What someone wrote inside vaultd's summary stays marked as theirs.
+	if got := string(de.SummaryHTML("undo of change 1: added a book")); got != `rückgängig gemacht: <span translate="no">added a book</span>` {
+		t.Errorf("de: SummaryHTML of an undo = %q", got)
+	}
+	if got := theirsOf("undo of change 1: undo of change 2: added a book"); got != "added a book" {
+		t.Errorf("theirsOf = %q", got)
 	}
 	// Someone's own summary is theirs: not translated, marked so.
 	if got, ok := de.Summary("added a book for the winter"); ok || got != "added a book for the winter" {

@@ -81,7 +81,7 @@ func undoRefused(l *lang, back string, res *tools.Result) flash {
 			if sum, ours := l.Summary(c.Summary); ours {
 				a.Label = l.T("undo.newer_button_summary", l.Op(c.Op), l.WhoText(c.Actor), sum)
 			} else {
-				a.Quote = sum
+				a.Quote = theirsOf(c.Summary)
 			}
 			f.Also = append(f.Also, a)
 		}
@@ -211,4 +211,16 @@ func missing(l *lang, given string, res *tools.Result) (string, []link) {
 		return l.T("note.unknown", given), links
 	}
 	return l.T("note.failed_history", given), nil
+}
+
+// theirsOf is what someone wrote in a summary, without what vaultd wrote
+// around it ("undo of change …: <theirs>").
+func theirsOf(s string) string {
+	for {
+		m := summaryRules[0].re.FindStringSubmatch(strings.TrimSpace(s))
+		if m == nil {
+			return s
+		}
+		s = m[1]
+	}
 }

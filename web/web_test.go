@@ -432,7 +432,7 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 		t.Errorf("after undoing both appends the note is\n%s\nwant\n%s", got, orig)
 	}
 	// The undo is recorded as the owner's change.
-	if b := f.page("/?actor=owner"); !strings.Contains(b, "undone: another book") || !strings.Contains(b, "you (on this page)") {
+	if b := f.page("/?actor=owner"); !strings.Contains(b, `undone: <span translate="no">another book</span>`) || !strings.Contains(b, "you (on this page)") {
 		t.Errorf("the owner's undo is not in the activity, in words\n%s", b)
 	}
 	// The live refresh sees the newest change.

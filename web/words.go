@@ -166,9 +166,27 @@ var summaryRules = []struct {
 }
 
 // Summary says a change summary or detail vaultd wrote itself in the
-// page's language, and reports whether it recognised it; a summary an
-// agent or a person wrote is theirs and comes back as it is (ok false).
+// page's language, and reports whether all of it is vaultd's; a summary an
+// agent or a person wrote is theirs and comes back as it is — also inside
+// one of vaultd's ("undo of change …: <theirs>" → "undone: <theirs>").
 func (l *lang) Summary(s string) (string, bool) {
+	return l.summary(s, false)
+}
+
+// SummaryHTML is Summary for templates: what vaultd wrote in the page's
+// language, what someone else wrote marked translate="no" (it is theirs,
+// in whatever language they wrote it).
+func (l *lang) SummaryHTML(s string) template.HTML {
+	h, _ := l.summary(s, true)
+	return template.HTML(h)
+}
+
+func (l *lang) summary(s string, html bool) (string, bool) {
+	esc, theirs := func(x string) string { return x }, func(x string) string { return x }
+	if html {
+		esc = template.HTMLEscapeString
+		theirs = func(x string) string { return `<span translate="no">` + template.HTMLEscapeString(x) + `</span>` }
+	}
 	s = strings.TrimSpace(s)
 	for _, r := range summaryRules {
 		m := r.re.FindStringSubmatch(s)
@@ -177,42 +195,37 @@ func (l *lang) Summary(s string) (string, bool) {
 		}
 		switch r.key {
 		case "sum.undo~":
-			inner, _ := l.Summary(m[1])
-			if inner == "" {
-				return l.T("sum.undo_plain"), true
+			if strings.TrimSpace(m[1]) == "" {
+				return esc(l.T("sum.undo_plain")), true
 			}
-			return l.T("sum.undo", inner), true
+			inner, ok := l.summary(m[1], html)
+			if html {
+				return string(l.html("sum.undo", inner)), ok
+			}
+			return l.T("sum.undo", inner), ok
 		case "sum.restored_text_":
-			return l.T("sum.restored_text_" + m[1]), true
+			return esc(l.T("sum.restored_text_" + m[1])), true
 		case "detail.part_of":
+			if html {
+				return string(l.html("detail.part_of", esc(l.Op(m[1])), theirs(m[2]))), true
+			}
 			return l.T("detail.part_of", l.Op(m[1]), m[2]), true
 		}
-		return l.T(r.key), true
+		return esc(l.T(r.key)), true
 	}
-	return s, false
-}
-
-// SummaryHTML is Summary for templates: a summary vaultd wrote in the
-// page's language; someone's own summary marked translate="no" (it is
-// theirs, in whatever language they wrote it).
-func (l *lang) SummaryHTML(s string) template.HTML {
-	t, ok := l.Summary(s)
-	if ok {
-		return template.HTML(template.HTMLEscapeString(t))
-	}
-	return template.HTML(`<span translate="no">` + template.HTMLEscapeString(t) + `</span>`)
+	return theirs(s), false
 }
 
 // Detail is a change's detail (what a multi-file change did, how an
-// outside change was found) in the page's language; "" for one the page
+// outside change was found) in the page's language; none for one the page
 // does not recognise on a page that is not English (the core writes them
 // in English).
-func (l *lang) Detail(s string) string {
-	t, ok := l.Summary(s)
-	if ok || l.Code == "en" {
-		return t
+func (l *lang) Detail(s string) template.HTML {
+	h, ok := l.summary(s, true)
+	if !ok && l.Code != "en" {
+		return ""
 	}
-	return ""
+	return template.HTML(h)
 }
 
 // Rights says a key's rights in words: "read, write".

@@ -97,6 +97,30 @@ async function view(page, lang, name, open) {
 const contexts = {};
 let agent;
 try {
+  await check('the audit itself fails on each kind of problem', async () => {
+    const ctx = await browser.newContext({ viewport: sizes.phone });
+    const p = await ctx.newPage();
+    await p.setContent(`<!doctype html><html lang="de"><body>
+      <p>Die Notiz: cannot undo change</p>
+      <button style="height:20px">Los</button>
+      <button style="height:50px"></button>
+      <div style="width:900px">breit</div>
+      <p>undo.refused</p>
+      <p translate="no">the agent's own words are theirs</p></body></html>`);
+    let err;
+    try {
+      await audit(p, 'de', 'a page made to fail');
+    } catch (e) {
+      err = e;
+    }
+    await ctx.close();
+    assert.ok(err, 'the audit passed a page with every problem');
+    for (const want of ['scrolls sideways', 'lower than 44 px on a phone: 20 px', 'no accessible name: button', 'not German: "Die Notiz: cannot undo change" (cannot, undo, change)', 'text key undo.refused']) {
+      assert.ok(err.message.includes(want), `the audit did not report "${want}":\n${err.message}`);
+    }
+    assert.ok(!err.message.includes('theirs'), 'the audit checked text marked translate="no"');
+  });
+
   await check('an agent makes the changes the views show', async () => {
     agent = new Client({ name: 'claude-code', version: '2.0.0' });
     await agent.connect(new StreamableHTTPClientTransport(new URL(BASE + '/mcp'), {
@@ -329,6 +353,22 @@ try {
     const to = label.replace(/^Restore as /, '').trim();
     assert.match(onDisk(to), /Milch/);
     assert.equal(onDisk(SHOP), '# Einkauf\n\nneu\n');
+  });
+
+  await check('dark mode: the same views in the dark palette', async () => {
+    const dark = await browser.newContext({ ...langs.de, colorScheme: 'dark' });
+    await dark.addCookies(await contexts.de.cookies());
+    const p = await dark.newPage();
+    current = p;
+    await view(p, 'de', 'dark-activity', async (p) => {
+      await p.goto(BASE + '/');
+      const row = p.locator('li.change').filter({ has: p.locator('details.c-diff') }).first();
+      await row.locator('details.c-diff > summary').click();
+    });
+    const bg = await p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.match(bg, /rgb\((\d|[1-4]\d), /, `the dark palette's background is ${bg}`);
+    await dark.close();
+    current = page;
   });
 
   await check('the language switch: Deutsch, then English again', async () => {
