@@ -221,6 +221,9 @@ func (l *lang) summary(s string, html bool) (string, bool) {
 // does not recognise on a page that is not English (the core writes them
 // in English).
 func (l *lang) Detail(s string) template.HTML {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
 	h, ok := l.summary(s, true)
 	if !ok && l.Code != "en" {
 		return ""
