@@ -71,8 +71,9 @@ var enPage = map[string]string{
 	"day.today":     "Today",
 	"day.yesterday": "Yesterday",
 
-	"change.from":    "from",
-	"change.details": "Details",
+	"change.from":       "from",
+	"change.from_trash": "from the trash",
+	"change.details":    "Details",
 
 	"filter.label":       "Filter the changes",
 	"filter.anyone":      "Anyone",
@@ -229,8 +230,9 @@ var dePage = map[string]string{
 	"day.today":     "Heute",
 	"day.yesterday": "Gestern",
 
-	"change.from":    "von",
-	"change.details": "Einzelheiten",
+	"change.from":       "von",
+	"change.from_trash": "aus dem Papierkorb",
+	"change.details":    "Einzelheiten",
 
 	"filter.label":       "Änderungen filtern",
 	"filter.anyone":      "Alle",

@@ -12,6 +12,7 @@ import (
 	"github.com/vaultd/vaultd/mcpserver"
 	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // flash is a message shown once on the next page: the outcome of an
@@ -345,7 +346,11 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	d := res.Data.(tools.NoteHistoryData)
 	rows := make([]row, 0, len(d.Changes))
 	for _, it := range d.Changes {
-		rows = append(rows, s.rowOf(it))
+		rw := s.rowOf(it)
+		if rw.Path == "" {
+			rw.Path = d.Note.Path // the answer names the note once, not per change
+		}
+		rows = append(rows, rw)
 	}
 	data["Note"], data["Days"], data["Total"] = d.Note, byDay(langFor(r), rows, s.o.Now()), d.Total
 	data["Exists"] = s.core.Vault().Exists(d.Note.Path)
@@ -550,6 +555,7 @@ func hunkText(l *lang, h string) string {
 var funcs = map[string]any{
 	"entry":     func(p page, r row) entryData { return entryData{p, r} },
 	"trashTime": itemTime,
+	"inTrash":   func(p string) bool { return strings.HasPrefix(p, vault.TrashDir+"/") },
 	"difftable": func(l *lang, lines []diffLine) diffData { return diffData{l, lines} },
 	"hunk":      hunkText,
 	"short":     note.ShortVersion,

@@ -491,6 +491,10 @@ func TestTrash_RestoreWithSubNotesAndTakenName(t *testing.T) {
 	if f.read("1_Projekte/Garten.md") != "# Garten\n\nBeete und Wege.\n" || f.read("1_Projekte/Garten/Beet.md") != "# Beet\n\nTomaten, Bohnen.\n" {
 		t.Error("restore did not bring the note and its sub-note back")
 	}
+	// The Activity says it in words: restored, from the trash, by you.
+	if b := f.page("/"); !strings.Contains(b, "restored from the trash on this page") || !strings.Contains(b, "from the trash</span>") || strings.Contains(b, ".trash/") {
+		t.Errorf("the restore in the activity:\n%s", b)
+	}
 
 	// A name taken meanwhile: refused, with a free name offered.
 	n = f.core.ReadNote(ctx, agent, tools.ReadNoteArgs{Path: "0_Inbox/Anruf Stadtwerke.md"})

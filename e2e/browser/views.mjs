@@ -251,6 +251,8 @@ try {
         await row.locator('button.restore-after').waitFor();
       });
       const row = page.locator('li.change', { hasText: 'added a book for the winter' });
+      // The page names the note once, in its heading; no change repeats it.
+      assert.equal(await page.locator('li.change .c-note').count(), 0, 'a change on the note page names a note');
       assert.equal((await row.locator('button.restore-before').innerText()).trim(), t('Restore the text as it was before this change', 'Text wie vor dieser Änderung wiederherstellen'));
     });
 
