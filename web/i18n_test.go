@@ -3,6 +3,8 @@ package web
 import (
 	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -285,5 +287,50 @@ func TestParseSince(t *testing.T) {
 	}
 	if _, ok := parseSince("nonsense"); ok {
 		t.Error("parseSince took nonsense")
+	}
+}
+
+// The footer's switch keeps the owner's language over the browser's, and
+// goes back to the page it was on (this page only).
+func TestLanguage_Switch(t *testing.T) {
+	f := newFixture(t)
+	f.signIn()
+	get := func(path string, cookies []*http.Cookie, hdr map[string]string) *http.Response {
+		req, _ := http.NewRequest("GET", f.base+path, nil)
+		req.AddCookie(&http.Cookie{Name: CookieName, Value: f.cookie})
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := get("/lang?to=de", nil, map[string]string{"Referer": f.base + "/trash?offset=0"})
+	resp.Body.Close()
+	var lc *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == LangCookie {
+			lc = c
+		}
+	}
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/trash?offset=0" || lc == nil || lc.Value != "de" || !lc.HttpOnly {
+		t.Fatalf("GET /lang?to=de: %d to %q, cookie %+v; want 303 back to /trash?offset=0 with %s=de", resp.StatusCode, resp.Header.Get("Location"), lc, LangCookie)
+	}
+	resp = get("/trash", []*http.Cookie{lc}, map[string]string{"Accept-Language": "en-US,en"})
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `<html lang="de">`) || !strings.Contains(string(b), "<h1>Papierkorb</h1>") {
+		t.Errorf("the picked German loses to the browser's English:\n%.600s", b)
+	}
+	// Another site's address is never where the switch sends the browser.
+	resp = get("/lang?to=en", nil, map[string]string{"Referer": "https://evil.example/x"})
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); loc != "/" {
+		t.Errorf("GET /lang with a foreign Referer goes to %q, want /", loc)
 	}
 }
