@@ -264,6 +264,20 @@ try {
       await view(page, lang, 'compare-side', async (p) => {
         await p.goto(BASE + '/note/diff?path=' + encodeURIComponent(BOOKS) + '&view=side');
         await p.locator('table.sdiff').waitFor();
+        // The + stands apart from the line's own "- " (its gutter), on a
+        // phone too: never "+- Der Zauberberg".
+        const gap = await p.locator('table.sdiff td.add', { hasText: 'Der Zauberberg' }).evaluate((td) => {
+          const sign = td.querySelector('.sign').getBoundingClientRect();
+          const r = document.createRange();
+          const ins = td.querySelector('ins');
+          const text = [...ins.childNodes].find((n) => n.nodeType === 3);
+          r.setStart(text, 0);
+          r.setEnd(text, 1);
+          return r.getBoundingClientRect().left - sign.right;
+        });
+        assert.ok(gap >= 0 && gap < 40, `the + and the line's text: ${gap} px apart`);
+        const width = await p.locator('table.sdiff td.add .sign').first().evaluate((s) => s.getBoundingClientRect().width);
+        assert.ok(width >= 12, `the + gutter is ${width} px wide`);
       });
     });
 
