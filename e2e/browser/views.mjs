@@ -76,9 +76,22 @@ const shots = [];
 // (one run shows every problem), and any of it fails the run.
 const problems = [];
 
+// Script errors and what the browser refused (the page's CSP) are
+// problems too.
+const watched = new WeakSet();
+function watch(page, lang) {
+  if (watched.has(page)) return;
+  watched.add(page);
+  page.on('pageerror', (e) => problems.push(`${lang} ${page.url()}: script error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(`${lang} ${page.url()}: console error: ${m.text()}`);
+  });
+}
+
 // view opens a view (open(page) navigates or acts), then for each size
 // takes a screenshot and audits it.
 async function view(page, lang, name, open) {
+  watch(page, lang);
   for (const [size, vp] of Object.entries(sizes)) {
     await page.setViewportSize(vp);
     await open(page, size);
@@ -315,6 +328,32 @@ try {
         await p.fill('form.create input[name=name]', 'agent');
         await p.click('#create-key');
         await p.locator('.flash.err').waitFor();
+      });
+    });
+
+    await check(`${lang}: a client asks to connect (consent), and a request that cannot be approved`, async () => {
+      // A client registers (RFC 7591) and sends the owner's browser to
+      // /authorize, as Claude Code does; nothing is approved here.
+      const reg = await fetch(BASE + '/register', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Claude Code', redirect_uris: ['http://127.0.0.1:33418/callback'], token_endpoint_auth_method: 'none' }),
+      });
+      const body = await reg.text();
+      assert.equal(reg.status, 201, body);
+      const { client_id: id } = JSON.parse(body);
+      const q = new URLSearchParams({
+        response_type: 'code', client_id: id, redirect_uri: 'http://127.0.0.1:33418/callback', state: 's',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', resource: BASE + '/mcp',
+      });
+      await view(page, lang, 'consent', async (p) => {
+        await p.goto(BASE + '/authorize?' + q);
+        await p.locator('#approve').waitFor();
+      });
+      q.set('redirect_uri', 'http://127.0.0.1:9/elsewhere');
+      await view(page, lang, 'consent-refused', async (p) => {
+        await p.goto(BASE + '/authorize?' + q);
+        await p.locator('#refused-reason').waitFor();
       });
     });
 
