@@ -37,6 +37,8 @@ for (const [k, v] of Object.entries({ BASE, LINK, KEY, VAULT, ART })) {
     process.exit(2);
   }
 }
+// This run's screenshots only: the folder is this script's.
+fs.rmSync(ART, { recursive: true, force: true });
 fs.mkdirSync(ART, { recursive: true });
 
 const BOOKS = '0_Inbox/Buchtipps.md';
