@@ -241,12 +241,6 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
 	back(w, r, "/")
 }
 
-// firstLine is an answer's first line, without its "error: " prefix.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimPrefix(s, "error: ")
-}
-
 // trash lists the deleted notes.
 func (s *Server) trash(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
@@ -558,19 +552,4 @@ var funcs = map[string]any{
 	"inTrash":   func(p string) bool { return strings.HasPrefix(p, vault.TrashDir+"/") },
 	"difftable": func(l *lang, lines []diffLine) diffData { return diffData{l, lines} },
 	"hunk":      hunkText,
-	"short":     note.ShortVersion,
-	"date":      func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
-	"q":         url.QueryEscape,
-	"diffClass": func(line string) string {
-		switch {
-		case strings.HasPrefix(line, "@@"):
-			return "h"
-		case strings.HasPrefix(line, "+"):
-			return "a"
-		case strings.HasPrefix(line, "-"):
-			return "d"
-		}
-		return ""
-	},
-	"lines": func(s string) []string { return strings.Split(strings.TrimRight(s, "\n"), "\n") },
 }

@@ -704,3 +704,9 @@ func TestNotFound_OAuthDiscoveryFindsSignIn(t *testing.T) {
 		t.Errorf("GET /nope: %d\n%s", st, body)
 	}
 }
+
+// firstLine is an answer's first line, without its "error: " prefix.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimPrefix(s, "error: ")
+}
