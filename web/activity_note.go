@@ -24,7 +24,8 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 	given := strings.TrimSpace(r.URL.Query().Get("note"))
 	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: given, Actor: a.Actor, Limit: 1})
 	if res.IsError() {
-		data["Error"] = res.Text
+		data["Error"], data["ErrorLinks"] = missing(langFor(r), given, res)
+		s.filterOptions(r, a, nil, data)
 		s.render(w, r, http.StatusOK, "activity", data)
 		return
 	}
@@ -39,7 +40,8 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 		check := a
 		check.Limit, check.Offset = 1, 0
 		if cr := s.core.RecentChanges(r.Context(), caller(), check); cr.IsError() {
-			data["Error"] = cr.Text
+			data["Error"] = filterRefused(langFor(r), check, cr)
+			s.filterOptions(r, a, nil, data)
 			s.render(w, r, http.StatusOK, "activity", data)
 			return
 		}
@@ -55,7 +57,8 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 	}
 	h, err := s.core.Vault().NoteHistory(ref.Path, q)
 	if err != nil {
-		data["Error"] = err.Error()
+		data["Error"] = langFor(r).T("note.failed_history", ref.Path)
+		s.filterOptions(r, a, nil, data)
 		s.render(w, r, http.StatusOK, "activity", data)
 		return
 	}
@@ -84,11 +87,12 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 		if e.Path != ref.Path {
 			it.PathThen = e.Path
 		}
-		rw := row{ChangeItem: it, Path: ref.Path, Undoable: it.ID != "" && it.Op != "external"}
-		rw.Diff, rw.DiffStat = s.diff(it.Before, it.After)
+		rw := s.rowOf(it)
+		rw.When = e.Time.UTC()
 		rows = append(rows, rw)
 	}
-	data["Rows"], data["Total"], data["Offset"] = rows, total, a.Offset
+	data["Rows"], data["Days"], data["Total"], data["Offset"] = rows, byDay(langFor(r), rows, s.o.Now()), total, a.Offset
+	s.filterOptions(r, a, rows, data)
 	data["From"], data["To"] = a.Offset+1, a.Offset+len(rows)
 	if next := a.Offset + len(rows); next < total {
 		v := url.Values{}

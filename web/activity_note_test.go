@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"html"
 	"net/url"
 	"regexp"
 	"strings"
@@ -31,7 +32,7 @@ func TestActivity_FilterByNoteAcrossMoves(t *testing.T) {
 
 	body := f.page("/?note=" + url.QueryEscape(after))
 	for _, want := range []string{"Changes of " + after + ", across its moves", "first book", "filed the books", "second book",
-		"then at " + before, `name="note" value="` + after + `"`, "+- Zwei"} {
+		"then at " + before, `name="note" value="` + after + `"`, `<ins><span class="sr">added: </span>- Zwei</ins>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("activity of %s lacks %q\n%s", after, want, body)
 		}
@@ -39,12 +40,12 @@ func TestActivity_FilterByNoteAcrossMoves(t *testing.T) {
 	if strings.Contains(body, "another note") {
 		t.Errorf("activity of %s shows a change of another note", after)
 	}
-	// The unfiltered list links each note to its activity and its
-	// history; the links, followed, lead there (the path is escaped once).
+	// The unfiltered list links each note to its history, and the
+	// history to the note's activity; the links, followed, lead there
+	// (the path is escaped once).
 	all := f.page("/")
 	for _, c := range []struct{ re, want string }{
-		{`<a href="(/\?note=[^"]+)" class="note-activity">`, "Changes of "},
-		{`<a href="(/note\?path=[^"]+)" class="note-history">`, "History of "},
+		{`<a class="c-note" href="(/note\?path=[^"]+)"`, "History of <span translate=\"no\">"},
 	} {
 		links := regexp.MustCompile(c.re).FindAllStringSubmatch(all, -1)
 		if len(links) < 3 {
@@ -63,6 +64,12 @@ func TestActivity_FilterByNoteAcrossMoves(t *testing.T) {
 			t.Errorf("following %s does not lead to %q for each note: %v", c.re, c.want, seen)
 		}
 	}
+	hist := f.page("/note?path=" + url.QueryEscape(after))
+	if m := regexp.MustCompile(`class="btn note-activity" href="([^"]+)"`).FindStringSubmatch(hist); m == nil {
+		t.Errorf("the history of %s does not link to its activity\n%s", after, hist)
+	} else if b := f.page(html.UnescapeString(m[1])); !strings.Contains(b, "Changes of "+after) {
+		t.Errorf("the history's link to the activity of %s leads to\n%s", after, b)
+	}
 	// A title names the note as note_history reads it; other filters narrow.
 	if b := f.page("/?note=Buchtipps"); !strings.Contains(b, "second book") || !strings.Contains(b, "Changes of "+after) {
 		t.Errorf("note filter by title:\n%s", b)
@@ -76,12 +83,12 @@ func TestActivity_FilterByNoteAcrossMoves(t *testing.T) {
 	if b := f.page("/?note=" + url.QueryEscape(after) + "&actor=owner"); strings.Contains(b, "second book") {
 		t.Errorf("note filter by owner shows the agent's change")
 	}
-	if b := f.page("/?note=" + url.QueryEscape(after) + "&since=soon"); !strings.Contains(b, `since "soon" is not a time`) {
+	if b := f.page("/?note=" + url.QueryEscape(after) + "&since=soon"); !strings.Contains(b, `“soon” is not a time vaultd understands`) {
 		t.Errorf("a bad time with the note filter is not explained:\n%s", b)
 	}
 	// An unknown note is explained with the closest notes, as note_history
 	// explains it.
-	if b := f.page("/?note=" + url.QueryEscape("0_Inbox/Buchtips.md")); !strings.Contains(b, "no such note") || !strings.Contains(b, "3_Ressourcen/Bücher/Buchtipps.md") {
+	if b := f.page("/?note=" + url.QueryEscape("0_Inbox/Buchtips.md")); !strings.Contains(b, "There is no note “0_Inbox/Buchtips.md”") || !strings.Contains(b, `translate="no">3_Ressourcen/Bücher/Buchtipps.md</a>`) {
 		t.Errorf("unknown note:\n%s", b)
 	}
 	// Undo from the filtered list goes back to it.

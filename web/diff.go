@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
@@ -20,6 +21,10 @@ import (
 // are.
 const compareLines = 400
 
+// compareAll bounds the diff "show all" gives: every line of any note a
+// person would read in a browser.
+const compareAll = 20000
+
 // compareVersions bounds the versions offered for comparison: the newest
 // ones of the note's history.
 const compareVersions = 200
@@ -33,7 +38,7 @@ type versionOpt struct {
 
 // versions lists a note's versions, newest first: the text after each
 // change and the text before the oldest one, each once.
-func (s *Server) versions(p, current string) []versionOpt {
+func (s *Server) versions(l *lang, p, current string) []versionOpt {
 	h, err := s.core.Vault().NoteHistory(p, vault.HistoryQuery{Limit: compareVersions, DiffLines: -1})
 	if err != nil {
 		return nil
@@ -46,13 +51,14 @@ func (s *Server) versions(p, current string) []versionOpt {
 			return
 		}
 		seen[v] = true
-		out = append(out, versionOpt{Version: v, Label: label + " · " + v, Current: v == current})
+		out = append(out, versionOpt{Version: v, Label: label, Current: v == current})
 	}
+	at := func(t time.Time) string { return l.Date(t) + ", " + t.UTC().Format("15:04") + " UTC" }
 	for _, e := range h.Entries {
-		add(e.After, e.Time.UTC().Format("2006-01-02 15:04")+" · "+e.Actor+" · "+e.Op)
+		add(e.After, l.T("version.after", at(e.Time), l.Op(e.Op), l.WhoText(e.Actor)))
 	}
 	if n := len(h.Entries); n > 0 && n == h.Total {
-		add(h.Entries[n-1].Before, "before "+h.Entries[n-1].Time.UTC().Format("2006-01-02 15:04"))
+		add(h.Entries[n-1].Before, l.T("version.first", at(h.Entries[n-1].Time)))
 	}
 	return out
 }
@@ -174,12 +180,12 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 	data := map[string]any{"Path": p, "View": view}
 	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 1})
 	if res.IsError() {
-		data["Error"] = res.Text
+		data["Error"], data["ErrorLinks"] = missing(l, p, res)
 		s.render(w, r, http.StatusOK, "diff", data)
 		return
 	}
 	ref := res.Data.(tools.NoteHistoryData).Note
-	vs := s.versions(ref.Path, ref.Version)
+	vs := s.versions(l, ref.Path, ref.Version)
 	if to == "" && len(vs) > 0 {
 		to = vs[0].Version
 	}
@@ -202,7 +208,11 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 		}
 		texts[i] = b
 	}
-	d := note.LineDiff(texts[0], texts[1], compareLines)
+	limit := compareLines
+	if q.Get("all") == "1" {
+		limit = compareAll
+	}
+	d := note.LineDiff(texts[0], texts[1], limit)
 	lines, note := parseUnified(d.Text)
 	data["Added"], data["Removed"] = d.Added, d.Removed
 	data["Lines"] = lines
@@ -219,6 +229,9 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 	}
 	if more := d.Total - d.Shown; more > 0 {
 		data["More"] = more
+		all := r.URL.Query()
+		all.Set("all", "1")
+		data["AllURL"] = "/note/diff?" + all.Encode()
 	}
 	s.render(w, r, http.StatusOK, "diff", data)
 }

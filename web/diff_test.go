@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,18 +79,18 @@ func TestNoteDiff_AnyTwoVersions(t *testing.T) {
 	if !strings.Contains(opts[1], `value="`+vs[1]+`" selected`) {
 		t.Errorf("the from side does not default to the version before the current")
 	}
-	link := regexp.MustCompile(`<a href="(/note/diff\?[^"]+)" class="compare-current">`).FindStringSubmatch(body)
+	link := regexp.MustCompile(`<a class="btn compare-current" href="(/note/diff\?[^"]+)">`).FindStringSubmatch(body)
 	if link == nil {
 		t.Fatalf("no link to compare an earlier version with the current\n%s", body)
 	}
-	if b := f.page(link[1]); !strings.Contains(b, "to version "+vs[2]) {
+	if b := f.page(html.UnescapeString(link[1])); !regexp.MustCompile(`<select name="to"><option value="` + vs[2] + `" selected>`).MatchString(b) {
 		t.Errorf("compare with current does not compare with %s\n%s", vs[2], b)
 	}
 
 	// Any two: the first and the last, inline; lines marked by sign and
 	// by text, not by colour alone.
 	b := f.page("/note/diff?path=" + url.QueryEscape(p) + "&from=" + v0 + "&to=" + vs[2])
-	for _, want := range []string{"Compare versions of " + p, "From version " + v0 + " to version " + vs[2], "6 lines added (+), 0 removed",
+	for _, want := range []string{"Compare versions of <span translate=\"no\">" + p, `value="` + v0 + `" selected`, `value="` + vs[2] + `" selected`, "6 lines added (+), 0 removed",
 		`<ins><span class="sr">added: </span>- Eins</ins>`, `<ins><span class="sr">added: </span>- Drei</ins>`, `<td class="sign" aria-hidden="true">+</td>`} {
 		if !strings.Contains(b, want) {
 			t.Errorf("inline diff %s→%s lacks %q\n%s", v0, vs[2], want, b)
@@ -108,7 +109,7 @@ func TestNoteDiff_AnyTwoVersions(t *testing.T) {
 	if b := f.page("/note/diff?path=" + url.QueryEscape(p) + "&from=0123456789ab&to=" + vs[1]); !strings.Contains(b, "The text of version 0123456789ab is not kept") {
 		t.Errorf("an unknown version:\n%s", b)
 	}
-	if b := f.page("/note/diff?path=" + url.QueryEscape("0_Inbox/Nope.md")); !strings.Contains(b, "no such note") {
+	if b := f.page("/note/diff?path=" + url.QueryEscape("0_Inbox/Nope.md")); !strings.Contains(b, "There is no note “0_Inbox/Nope.md”") {
 		t.Errorf("an unknown note:\n%s", b)
 	}
 }
@@ -144,7 +145,7 @@ func TestNoteDiff_HugeNoteBounded(t *testing.T) {
 	if !strings.Contains(body, "500 lines added (+), 500 removed") {
 		t.Errorf("the stat does not count every line\n%.2000s", body)
 	}
-	m := regexp.MustCompile(`(\d+) more diff lines are not shown`).FindStringSubmatch(body)
+	m := regexp.MustCompile(`(\d+) more lines of the comparison are not shown`).FindStringSubmatch(body)
 	if m == nil || m[1] != fmt.Sprint(want.Total-compareLines) {
 		t.Errorf("the bounded diff says %v, want %d more lines (%d diff lines, %d shown)", m, want.Total-compareLines, want.Total, compareLines)
 	}

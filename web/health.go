@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/vaultd/vaultd/tools"
@@ -35,7 +36,6 @@ const recentRefusals = time.Hour
 // refusalRow is one refused call on the view.
 type refusalRow struct {
 	tools.Refusal
-	When   string
 	IsNote bool
 }
 
@@ -52,7 +52,7 @@ type indexView struct {
 	Status  tools.IndexState
 	State   string // healthy, building, degraded, unhealthy, none
 	Why     string // for none: why there is no index here
-	Updated string
+	Updated time.Time
 	Meaning string
 }
 
@@ -77,7 +77,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	refs, total := hc.Refusals()
 	rows := make([]refusalRow, 0, min(len(refs), refusalsShown))
 	for _, f := range refs[:min(len(refs), refusalsShown)] {
-		rows = append(rows, refusalRow{Refusal: f, When: f.Time.UTC().Format("2006-01-02 15:04:05 UTC"), IsNote: vault.IsNote(f.Path)})
+		rows = append(rows, refusalRow{Refusal: f, IsNote: vault.IsNote(f.Path)})
 	}
 	data["Refusals"], data["RefusalsKept"], data["RefusalsTotal"] = rows, len(refs), total
 
@@ -99,16 +99,14 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	default:
 		iv.State = "healthy"
 	}
-	if !st.Updated.IsZero() {
-		iv.Updated = st.Updated.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
+	iv.Updated = st.Updated
 	if st.Meaning.On() {
 		iv.Meaning = st.Meaning.Text()
 	}
 	data["Index"] = iv
-	data["Size"] = s.vaultSize()
+	data["Size"] = s.vaultSize(l)
 	if last, ok := s.core.Vault().LastSync(); ok {
-		data["Sync"] = syncView{When: last.Time.UTC().Format("2006-01-02 15:04:05 UTC"), OK: last.OK(), Text: last.Text(), Attributes: last.Attributes}
+		data["Sync"] = syncView{When: last.Time, OK: last.OK(), Text: last.Text(), Attributes: last.Attributes}
 	}
 	s.render(w, r, http.StatusOK, "health", data)
 }
@@ -116,14 +114,14 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // syncView is the last git sync round for the view: what it did, and what
 // the team's .gitattributes do to notes.
 type syncView struct {
-	When       string
+	When       time.Time
 	OK         bool
 	Text       string
 	Attributes []vault.AttrNotice
 }
 
 // vaultSize walks the vault (what agents can reach: no dot-folders).
-func (s *Server) vaultSize() vaultSize {
+func (s *Server) vaultSize(l *lang) vaultSize {
 	var vs vaultSize
 	err := s.core.Vault().Walk(func(e vault.Entry) error {
 		if e.Note {
@@ -138,22 +136,29 @@ func (s *Server) vaultSize() vaultSize {
 	if err != nil {
 		vs.Problem = err.Error()
 	}
-	vs.NoteSize, vs.FileSize = byteSize(vs.NoteBytes), byteSize(vs.FileBytes)
+	vs.NoteSize, vs.FileSize = byteSize(l, vs.NoteBytes), byteSize(l, vs.FileBytes)
 	return vs
 }
 
-// byteSize renders a size for people: "812 B", "4.2 KB", "17.0 MB".
-func byteSize(n int64) string {
+// byteSize renders a size for people: "812 B", "4.2 KB", "17.0 MB"
+// ("4,2 KB" in German).
+func byteSize(l *lang, n int64) string {
 	const k = 1024
+	var s string
 	switch {
 	case n < k:
 		return fmt.Sprintf("%d B", n)
 	case n < k*k:
-		return fmt.Sprintf("%.1f KB", float64(n)/k)
+		s = fmt.Sprintf("%.1f KB", float64(n)/k)
 	case n < k*k*k:
-		return fmt.Sprintf("%.1f MB", float64(n)/(k*k))
+		s = fmt.Sprintf("%.1f MB", float64(n)/(k*k))
+	default:
+		s = fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
 	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
+	if l.Code == "de" {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
 }
 
 // rateRefusals counts, per actor, the calls refused by the rate limit

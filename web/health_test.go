@@ -35,11 +35,11 @@ func TestHealth_RulesRefusalsIndex(t *testing.T) {
 		`<dd id="vault-notes">` + strconv.Itoa(len(notes)) + ` (`,
 		"9_System/Regeln für Agenten.md",
 		// The same texts the core gives agents.
-		`<pre class="agent-text" id="instructions">` + f.core.InstructionsFor(tools.Perms{Read: true, Write: true}) + `</pre>`,
-		`<pre class="agent-text" id="rules-summary">` + strings.TrimSpace(rl.Summary()) + `</pre>`,
+		`<pre class="agent-text" id="instructions" lang="en" translate="no">` + f.core.InstructionsFor(tools.Perms{Read: true, Write: true}) + `</pre>`,
+		`<pre class="agent-text" id="rules-summary" lang="en" translate="no">` + strings.TrimSpace(rl.Summary()) + `</pre>`,
 		"No agent's call was refused since vaultd started.",
-		`<dd id="index-updated">20`, // the fixture's index was just built
-		"not followed",              // the fixture's index does not watch the files
+		`<dd id="index-updated"><time datetime="20`, // the fixture's index was just built
+		"not followed", // the fixture's index does not watch the files
 	} {
 		if !strings.Contains(strings.ReplaceAll(body, "&amp;", "&"), strings.ReplaceAll(want, "&amp;", "&")) {
 			t.Errorf("/health lacks %q\n%s", want, body)
@@ -63,19 +63,19 @@ func TestHealth_RulesRefusalsIndex(t *testing.T) {
 	for _, want := range []string{
 		"The latest 2; 2 refused since vaultd started.",
 		`<tr class="refusal" data-kind="rate_limit">`, `<tr class="refusal" data-kind="rule">`,
-		`<a href="/?actor=key%3abot">key:bot</a>`, "append_to_note", "4_Archiv/Sommerfest 2026.md",
-		"a rule</strong> · rule 4_Archiv/** (9_System/Regeln für Agenten.md)", "4_Archiv/Sommerfest 2026.md is protected",
+		`<a href="/?actor=key%3abot">key ‘<span translate="no">bot</span>’</a>`, "append_to_note", "4_Archiv/Sommerfest 2026.md",
+		"a rule</strong> · rule 4_Archiv/** (<span translate=\"no\">9_System/Regeln für Agenten.md</span>)", "4_Archiv/Sommerfest 2026.md is protected",
 		"the rate limit</strong>", "this connection may make 1 writes per minute",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/health after two refusals lacks %q\n%s", want, body)
 		}
 	}
-	m := regexp.MustCompile(`<dd id="index-updated">([^<]+)</dd>`).FindStringSubmatch(body)
+	m := regexp.MustCompile(`<dd id="index-updated"><time datetime="([^"]+)"`).FindStringSubmatch(body)
 	if m == nil {
 		t.Fatalf("/health shows no last update of the index")
 	}
-	if u, err := time.Parse("2006-01-02 15:04:05 UTC", m[1]); err != nil || time.Since(u) > time.Minute || time.Since(u) < -time.Second {
+	if u, err := time.Parse(time.RFC3339, m[1]); err != nil || time.Since(u) > time.Minute || time.Since(u) < -time.Second {
 		t.Errorf("the index's last update %q, want just now (it took in the append)", m[1])
 	}
 	// The rate limit's refusals count on the key's row in Connections.
@@ -161,9 +161,9 @@ func TestHealth_GitSyncAttributes(t *testing.T) {
 	}
 	body := f.page("/health")
 	for _, want := range []string{
-		`<h2 id="h-sync">git sync</h2>`, "Last round at ", "merged 1 commit from origin/main (fast-forward)",
-		`<code>working-tree-encoding=UTF-16LE-BOM</code>`, "git would write these notes to the work tree as UTF-16LE-BOM text", "vaultd keeps them UTF-8 in this clone (.git/info/attributes)",
-		`<code>merge=binary</code>`, "git does not merge them: two-sided changes stop on a conflict that keeps ours", "vaultd's merge driver is not registered in this clone",
+		`<h2 id="h-sync">git sync</h2>`, "Last round <time datetime=", "merged 1 commit from origin/main (fast-forward)",
+		`<code translate="no">working-tree-encoding=UTF-16LE-BOM</code>`, "git would write these notes to the work tree as UTF-16LE-BOM text", "vaultd keeps them UTF-8 in this clone (.git/info/attributes)",
+		`<code translate="no">merge=binary</code>`, "git does not merge them: two-sided changes stop on a conflict that keeps ours", "vaultd's merge driver is not registered in this clone",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/health lacks %q\n%s", want, body)

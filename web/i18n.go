@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"golang.org/x/text/language"
 )
@@ -30,8 +32,21 @@ func (l *lang) T(key string, args ...any) string {
 
 var matcher = language.NewMatcher([]language.Tag{language.English, language.German})
 
-// langFor picks English or German by the browser's Accept-Language.
+// LangCookie keeps the language the owner picked on the page (the
+// footer's switch); without it the browser's Accept-Language decides.
+const LangCookie = "vaultd_lang"
+
+// langFor picks English or German: the owner's pick, else the browser's
+// Accept-Language.
 func langFor(r *http.Request) *lang {
+	if c, err := r.Cookie(LangCookie); err == nil {
+		switch c.Value {
+		case "de":
+			return de
+		case "en":
+			return en
+		}
+	}
 	tags, _, _ := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
 	_, i, conf := matcher.Match(tags...)
 	if i == 1 && conf != language.No {
@@ -50,7 +65,7 @@ var en = &lang{Code: "en", msgs: map[string]string{
 	"signin.intro":           "This page belongs to the vault's owner. Sign in with a one-time link: run this on the machine with the vault, and open the link it prints (good for 15 minutes, once).",
 	"signin.button":          "Sign in",
 	"signin.confirm":         "Sign in to this vault's page with the link you opened?",
-	"error.link_invalid":     "This sign-in link is unknown, was used already or has expired. Ask for a new one with: vaultd owner link",
+	"error.link_invalid":     "This sign-in link is unknown, was used already or has expired. Ask for a new one on the machine with the vault:",
 	"refused.title":          "Refused",
 	"refused.not_signed_in":  "You are not signed in (or your sign-in expired). Sign in again with a new link.",
 	"refused.cross_site":     "This request did not come from this page (another site, or a form without this page's security token), so nothing was changed. Go back to the page and try again there.",
@@ -138,7 +153,7 @@ var en = &lang{Code: "en", msgs: map[string]string{
 	"consent.redirect":       "Returns to",
 	"consent.resource":       "Connects to",
 	"consent.warning":        "The client acts with the rights you choose here until you revoke it under Connections. Deleting (moving notes to the trash) is off unless you turn it on.",
-	"consent.name":           "Name of the connection (the history shows it as oauth:NAME)",
+	"consent.name":           "Name of the connection (the history shows who made a change by this name)",
 	"consent.approve":        "Approve",
 	"consent.deny":           "Refuse",
 	"consent.bad_name":       "The name %q cannot be used: give 1–40 letters, digits, '.', '_' or '-', starting with a letter or digit.",
@@ -175,7 +190,7 @@ var de = &lang{Code: "de", msgs: map[string]string{
 	"signin.intro":           "Diese Seite gehört dem Besitzer des Vaults. Melde dich mit einem Einmal-Link an: führe dies auf dem Rechner mit dem Vault aus und öffne den Link, den es ausgibt (15 Minuten gültig, einmal).",
 	"signin.button":          "Anmelden",
 	"signin.confirm":         "Mit dem geöffneten Link bei der Seite dieses Vaults anmelden?",
-	"error.link_invalid":     "Dieser Anmelde-Link ist unbekannt, schon benutzt oder abgelaufen. Einen neuen gibt: vaultd owner link",
+	"error.link_invalid":     "Dieser Anmelde-Link ist unbekannt, schon benutzt oder abgelaufen. Einen neuen bekommst du auf dem Rechner mit dem Vault:",
 	"refused.title":          "Abgelehnt",
 	"refused.not_signed_in":  "Du bist nicht angemeldet (oder die Anmeldung ist abgelaufen). Melde dich mit einem neuen Link wieder an.",
 	"refused.cross_site":     "Diese Anfrage kam nicht von dieser Seite (eine andere Website oder ein Formular ohne das Sicherheitstoken dieser Seite); nichts wurde geändert. Geh zurück zur Seite und versuche es dort.",
@@ -263,7 +278,7 @@ var de = &lang{Code: "de", msgs: map[string]string{
 	"consent.redirect":       "Kehrt zurück zu",
 	"consent.resource":       "Verbindet sich mit",
 	"consent.warning":        "Der Client handelt mit den Rechten, die du hier wählst, bis du ihn unter Verbindungen widerrufst. Löschen (Notizen in den Papierkorb legen) ist aus, solange du es nicht einschaltest.",
-	"consent.name":           "Name der Verbindung (der Verlauf zeigt ihn als oauth:NAME)",
+	"consent.name":           "Name der Verbindung (der Verlauf nennt unter diesem Namen, wer etwas geändert hat)",
 	"consent.approve":        "Erlauben",
 	"consent.deny":           "Ablehnen",
 	"consent.bad_name":       "Der Name %q geht nicht: 1–40 Buchstaben, Ziffern, '.', '_' oder '-', am Anfang ein Buchstabe oder eine Ziffer.",
@@ -289,3 +304,22 @@ var de = &lang{Code: "de", msgs: map[string]string{
 	"grant.none":             "Noch keine angemeldeten Verbindungen.",
 	"grant.gone":             "Diese Verbindung gibt es nicht mehr (schon widerrufen?).",
 }}
+
+// setLang keeps the language the owner picked (a year, this page only)
+// and goes back to the page the switch was on.
+func (s *Server) setLang(w http.ResponseWriter, r *http.Request) {
+	to := r.URL.Query().Get("to")
+	if to != "de" && to != "en" {
+		to = ""
+	}
+	c := &http.Cookie{Name: LangCookie, Value: to, Path: "/", MaxAge: 365 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: scheme(r) == "https"}
+	if to == "" {
+		c.MaxAge = -1
+	}
+	http.SetCookie(w, c)
+	next := "/"
+	if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && strings.EqualFold(ref.Host, r.Host) && strings.HasPrefix(ref.Path, "/") && !strings.HasPrefix(ref.Path, "//") {
+		next = ref.RequestURI()
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -29,12 +28,12 @@ func formLimits(r *http.Request) (keys.Limits, error) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return keys.Limits{}, fmt.Errorf("%s %q is not a number; give a whole number, or leave it empty for the server's limit", f.name, v)
+			return keys.Limits{}, fmt.Errorf("%w: %s %q is not a number; give a whole number, or leave it empty for the server's limit", keys.ErrInvalidLimits, f.name, v)
 		}
 		*f.dst = n
 	}
 	if err := l.Check(); err != nil {
-		return keys.Limits{}, errors.New(strings.TrimPrefix(err.Error(), keys.ErrInvalidLimits.Error()+": "))
+		return keys.Limits{}, err
 	}
 	return l, nil
 }
@@ -48,12 +47,7 @@ func (s *Server) setLimits(w http.ResponseWriter, r *http.Request) {
 		k, err = s.o.Keys.SetLimits(r.PostFormValue("name"), lim)
 	}
 	if err != nil {
-		msg := err.Error()
-		var ne *keys.NameError
-		if errors.As(err, &ne) {
-			msg = ne.Msg
-		}
-		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: msg})
+		s.setFlash(r, keyRefused(l, r.PostFormValue("name"), err))
 		http.Redirect(w, r, "/connections", http.StatusSeeOther)
 		return
 	}

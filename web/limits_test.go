@@ -20,7 +20,7 @@ func TestConnections_RateLimits(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("create a key with its own limit: %d\n%s", st, body)
 	}
-	secret := regexp.MustCompile(`<pre id="secret">(vdk_[A-Za-z0-9_-]+)</pre>`).FindStringSubmatch(body)
+	secret := regexp.MustCompile(`<pre id="secret" translate="no">(vdk_[A-Za-z0-9_-]+)</pre>`).FindStringSubmatch(body)
 	if secret == nil {
 		t.Fatalf("no secret shown\n%s", body)
 	}
@@ -34,7 +34,7 @@ func TestConnections_RateLimits(t *testing.T) {
 	b := f.page("/connections")
 	for _, want := range []string{"2 writes a minute (its own), 10 deletes a minute (the server's)",
 		"60 writes a minute (the server's), 10 deletes a minute (the server's)",
-		`name="writes_per_minute" type="number" min="0" max="3600" value="2" placeholder="60"`,
+		`name="writes_per_minute" type="number" min="0" max="3600" inputmode="numeric" value="2" placeholder="60"`,
 		"Rate limits left empty are the server's: 60 writes and 10 deletes a minute"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("Connections lacks %q\n%s", want, b)
@@ -55,11 +55,12 @@ func TestConnections_RateLimits(t *testing.T) {
 		{"-1", "writes per minute must be between 1 and 3600, or 0 for the server's default; got -1"},
 		{"viele", `writes per minute "viele" is not a number`},
 	} {
-		if b := f.post("/connections/limits", url.Values{"name": {"night"}, "writes_per_minute": {c.w}}); !strings.Contains(b, "Not done</strong> — "+c.want) {
+		b := f.post("/connections/limits", url.Values{"name": {"night"}, "writes_per_minute": {c.w}})
+		if !strings.Contains(b, "Not done</strong>\n  <p class=\"f-text\">Give rate limits as whole numbers from 1 to 3600 a minute, or leave them empty for the server's.</p>") || !strings.Contains(b, c.want) {
 			t.Errorf("limit %q: want %q\n%s", c.w, c.want, b)
 		}
 	}
-	if b := f.post("/connections/limits", url.Values{"name": {"nobody"}, "writes_per_minute": {"5"}}); !strings.Contains(b, `there is no access key named "nobody"`) {
+	if b := f.post("/connections/limits", url.Values{"name": {"nobody"}, "writes_per_minute": {"5"}}); !strings.Contains(b, `There is no key named “nobody” (revoked already?).`) {
 		t.Errorf("limits of an unknown key: %s", b)
 	}
 	form = url.Values{"name": {"fast"}, "writes_per_minute": {"99999"}, CSRFField: {f.csrf}}

@@ -243,7 +243,7 @@ func (s *Server) setGrantRights(w http.ResponseWriter, r *http.Request) {
 		if s.o.Revoked != nil {
 			s.o.Revoked()
 		}
-		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", g.Name, g.Rights.String())})
+		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", g.Name, l.Rights(g.Rights.Read, g.Rights.Write, g.Rights.Delete))})
 	}
 	http.Redirect(w, r, "/connections", http.StatusSeeOther)
 }
@@ -252,7 +252,7 @@ func grantErrText(l *lang, err error) string {
 	if errors.Is(err, keys.ErrGrantNotFound) {
 		return l.T("grant.gone")
 	}
-	return err.Error()
+	return l.T("conn.store_failed")
 }
 
 // nextAfterSignin returns the consent the owner was on the way to before

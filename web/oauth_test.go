@@ -117,7 +117,7 @@ func TestConsent_SignInApproveRevoke(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	body = string(b)
-	if resp.StatusCode != 200 || !strings.Contains(body, `id="client-name">Claude Code<`) || !strings.Contains(body, `id="redirect-host">127.0.0.1:33418<`) ||
+	if resp.StatusCode != 200 || !strings.Contains(body, `id="client-name" translate="no">Claude Code<`) || !strings.Contains(body, `id="redirect-host">127.0.0.1:33418<`) ||
 		!strings.Contains(body, `value="claude-code"`) || strings.Contains(body, `id="right-delete" checked`) || strings.Contains(body, `id="right-write" checked`) {
 		t.Fatalf("the consent page: %d\n%s", resp.StatusCode, body)
 	}
@@ -163,7 +163,7 @@ func TestConsent_SignInApproveRevoke(t *testing.T) {
 	}
 
 	_, _, body = f.do("GET", "/connections", nil, nil)
-	if !strings.Contains(body, `data-grant="laptop-claude"`) || !strings.Contains(body, "Signed-in connections") || !strings.Contains(body, "<td>Claude Code</td>") {
+	if !strings.Contains(body, `data-grant="laptop-claude"`) || !strings.Contains(body, "Signed-in connections") || !strings.Contains(body, `translate="no">Claude Code</td>`) {
 		t.Fatalf("the Connections view lists no signed-in connection:\n%s", body)
 	}
 	gs, _ := f.keys.Grants()
@@ -171,7 +171,7 @@ func TestConsent_SignInApproveRevoke(t *testing.T) {
 		t.Fatalf("grants: %+v", gs)
 	}
 	body = f.post("/connections/grant/rights", url.Values{"grant": {gs[0].ID}, "write": {"1"}})
-	if !strings.Contains(body, "laptop-claude now has the rights read,write") {
+	if !strings.Contains(body, "laptop-claude now has the rights read, write") {
 		t.Errorf("change rights:\n%s", body)
 	}
 	body = f.post("/connections/grant/revoke", url.Values{"grant": {gs[0].ID}})

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"github.com/vaultd/vaultd/mcpserver"
 	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/tools"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // flash is a message shown once on the next page: the outcome of an
@@ -21,14 +21,16 @@ type flash struct {
 	OK     bool
 	Title  string
 	Text   string
-	Detail string   // the core's full answer, for a refusal
-	Also   []action // follow-up actions (restore under a free name)
+	Detail string   // the core's full answer, for a refusal (English page only)
+	Also   []action // follow-up actions (restore under a free name, undo the newer change first)
+	Links  []link   // ways forward that are pages (the note's history, the trash)
 }
 
 // action is a one-button form.
 type action struct {
 	Path   string
 	Label  string
+	Quote  string // what someone wrote, shown after the label as theirs (not translated)
 	Fields map[string]string
 }
 
@@ -55,21 +57,90 @@ func (s *Server) takeFlash(r *http.Request) []flash {
 // back redirects to the page the form came from (a path on this page
 // only), or to fallback.
 func back(w http.ResponseWriter, r *http.Request, fallback string) {
+	http.Redirect(w, r, backTo(r, fallback), http.StatusSeeOther)
+}
+
+// backTo is the form's "back" field when it is a path on this page, else
+// fallback.
+func backTo(r *http.Request, fallback string) string {
 	to := r.PostFormValue("back")
 	// Browsers read "/\\host" as "//host": no backslashes, no scheme, no host.
 	if u, err := url.Parse(to); to == "" || err != nil || u.Host != "" || u.Scheme != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(to, "//") || strings.ContainsAny(to, "\\\r\n\t") {
-		to = fallback
+		return fallback
 	}
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	return to
 }
 
-// row is one change in the Activity list.
+// undoneHow names how an undo undid its change, for the message: the
+// text written back, the note back to the trash or out of it, moved back.
+func undoneHow(op string) string {
+	switch op {
+	case "replace", "delete", "restore", "create", "move":
+		return op
+	}
+	return "other"
+}
+
+// row is one change in the Activity list or a note's history.
 type row struct {
 	tools.ChangeItem
+	When     time.Time
 	Path     string // the note (or folder, file) it changed, as it is now
 	Undoable bool
-	Diff     string
-	DiffStat string
+	// The diff of the change, cut at diffLines; Cut when there is more.
+	Lines          []diffLine
+	TooDifferent   bool
+	Added, Removed int
+	Cut            bool
+}
+
+// day is the changes of one day, for the list grouped by day.
+type day struct {
+	Key   string // 2006-01-02, UTC
+	Label string
+	Rows  []row
+}
+
+// itemTime reads the time a ChangeItem gives ("2006-01-02 15:04 UTC").
+func itemTime(s string) time.Time {
+	t, err := time.Parse("2006-01-02 15:04 MST", s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// rowOf is a change as the page shows it.
+func (s *Server) rowOf(it tools.ChangeItem) row {
+	rw := row{ChangeItem: it, When: itemTime(it.Time), Undoable: it.ID != "" && it.Op != "external"}
+	switch {
+	case it.Note != nil:
+		rw.Path = it.Note.Path
+	case it.Folder != "":
+		rw.Path = it.Folder
+	default:
+		rw.Path = it.File
+	}
+	d := s.diff(it.Before, it.After)
+	var txt string
+	rw.Lines, txt = parseUnified(d.Text)
+	rw.TooDifferent = txt != ""
+	rw.Added, rw.Removed, rw.Cut = d.Added, d.Removed, d.Shown < d.Total
+	return rw
+}
+
+// byDay groups rows, newest first, by their day (UTC: the page's script
+// regroups them by the browser's days).
+func byDay(l *lang, rows []row, now time.Time) []day {
+	var out []day
+	for _, rw := range rows {
+		k := rw.When.UTC().Format("2006-01-02")
+		if len(out) == 0 || out[len(out)-1].Key != k {
+			out = append(out, day{Key: k, Label: l.Day(rw.When, now)})
+		}
+		out[len(out)-1].Rows = append(out[len(out)-1].Rows, rw)
+	}
+	return out
 }
 
 // activity lists the changes, newest first, filtered.
@@ -85,26 +156,18 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 	}
 	res := s.core.RecentChanges(r.Context(), caller(), a)
 	if res.IsError() {
-		data["Error"] = res.Text
+		data["Error"] = filterRefused(langFor(r), a, res)
+		s.filterOptions(r, a, nil, data)
 		s.render(w, r, http.StatusOK, "activity", data)
 		return
 	}
 	rc := res.Data.(tools.RecentChangesData)
 	rows := make([]row, 0, len(rc.Changes))
 	for _, it := range rc.Changes {
-		rw := row{ChangeItem: it, Undoable: it.ID != "" && it.Op != "external"}
-		switch {
-		case it.Note != nil:
-			rw.Path = it.Note.Path
-		case it.Folder != "":
-			rw.Path = it.Folder
-		default:
-			rw.Path = it.File
-		}
-		rw.Diff, rw.DiffStat = s.diff(it.Before, it.After)
-		rows = append(rows, rw)
+		rows = append(rows, s.rowOf(it))
 	}
-	data["Rows"], data["Total"], data["Offset"] = rows, rc.Total, a.Offset
+	data["Rows"], data["Days"], data["Total"], data["Offset"] = rows, byDay(langFor(r), rows, s.o.Now()), rc.Total, a.Offset
+	s.filterOptions(r, a, rows, data)
 	data["From"], data["To"] = a.Offset+1, a.Offset+len(rows)
 	if next := a.Offset + len(rows); next < rc.Total {
 		v := q
@@ -118,32 +181,24 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 const diffLines = 60
 
 // diff is the line diff between two stored versions, as note_history
-// shows it; "" when either text is not stored (a create has no before).
-func (s *Server) diff(before, after string) (string, string) {
+// shows it; empty when either text is not stored (a create has no before).
+func (s *Server) diff(before, after string) note.Diff {
 	if after == "" && before == "" {
-		return "", ""
+		return note.Diff{}
 	}
 	var b, a []byte
 	var err error
 	if before != "" {
 		if b, err = s.core.Vault().Content(before); err != nil {
-			return "", ""
+			return note.Diff{}
 		}
 	}
 	if after != "" {
 		if a, err = s.core.Vault().Content(after); err != nil {
-			return "", ""
+			return note.Diff{}
 		}
 	}
-	d := note.LineDiff(b, a, diffLines)
-	if d.Text == "" {
-		return "", ""
-	}
-	stat := fmt.Sprintf("+%d −%d", d.Added, d.Removed)
-	if d.Shown < d.Total {
-		stat += fmt.Sprintf(" (%d/%d)", d.Shown, d.Total)
-	}
-	return d.Text, stat
+	return note.LineDiff(b, a, diffLines)
 }
 
 // latest answers the newest change's id and time, for the live refresh.
@@ -169,18 +224,21 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
 	id := r.PostFormValue("change")
 	res := s.core.Undo(r.Context(), caller(), tools.UndoArgs{Change: id, ChangeSummary: r.PostFormValue("summary")})
 	if res.IsError() {
-		s.setFlash(r, flash{Title: l.T("undo.refused"), Text: firstLine(res.Text), Detail: res.Text})
+		s.setFlash(r, undoRefused(l, backTo(r, "/"), res))
 	} else {
 		d := res.Data.(tools.UndoData)
-		s.setFlash(r, flash{OK: true, Title: l.T("undo.done", d.Detail), Text: d.ChangeSummary})
+		f := flash{OK: true, Title: l.T("undo.done_" + undoneHow(d.Operation))}
+		if d.Note != nil {
+			f.Text = d.Note.Path
+		} else if d.Folder != "" {
+			f.Text = d.Folder
+		}
+		if d.ChangeID != "" {
+			f.Also = append(f.Also, action{Path: "/undo", Label: l.T("undo.again"), Fields: map[string]string{"change": d.ChangeID, "back": backTo(r, "/")}})
+		}
+		s.setFlash(r, f)
 	}
 	back(w, r, "/")
-}
-
-// firstLine is an answer's first line, without its "error: " prefix.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimPrefix(s, "error: ")
 }
 
 // trash lists the deleted notes.
@@ -189,7 +247,7 @@ func (s *Server) trash(w http.ResponseWriter, r *http.Request) {
 	res := s.core.ListTrash(r.Context(), caller(), tools.ListTrashArgs{Limit: 100, Offset: max(offset, 0)})
 	data := map[string]any{"Flash": s.takeFlash(r), "Back": r.URL.RequestURI()}
 	if res.IsError() {
-		data["Error"] = res.Text
+		data["Error"] = langFor(r).T("trash.failed")
 	} else {
 		d := res.Data.(tools.ListTrashData)
 		data["Items"], data["Total"] = d.Items, d.Total
@@ -208,16 +266,10 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	tp, to := r.PostFormValue("trash_path"), r.PostFormValue("to")
 	res := s.core.RestoreNote(r.Context(), caller(), tools.RestoreArgs{TrashPath: tp, To: to, ChangeSummary: "restored from the trash on the owner's page"})
 	if res.IsError() {
-		f := flash{Title: l.T("restore.refused"), Text: firstLine(res.Text), Detail: res.Text}
-		if ve, ok := note.AsError(res.Err); ok && ve.AltKind != "notes" {
-			for _, alt := range ve.Alternatives[:min(len(ve.Alternatives), 3)] {
-				f.Also = append(f.Also, action{Path: "/trash/restore", Label: l.T("restore.as", alt), Fields: map[string]string{"trash_path": tp, "to": alt}})
-			}
-		}
-		s.setFlash(r, f)
+		s.setFlash(r, restoreRefused(l, tp, res))
 	} else {
 		d := res.Data.(tools.WriteData)
-		s.setFlash(r, flash{OK: true, Title: l.T("restore.done", d.Note.Path), Text: d.Detail})
+		s.setFlash(r, flash{OK: true, Title: l.T("restore.done", d.Note.Path)})
 	}
 	back(w, r, "/trash")
 }
@@ -231,6 +283,7 @@ func emptyDays(v string) (int, bool) {
 // emptyConfirm names how many notes emptying would delete for good, and
 // asks.
 func (s *Server) emptyConfirm(w http.ResponseWriter, r *http.Request) {
+	l := langFor(r)
 	days, ok := emptyDays(r.URL.Query().Get("days"))
 	if !ok {
 		http.Redirect(w, r, "/trash", http.StatusSeeOther)
@@ -239,7 +292,7 @@ func (s *Server) emptyConfirm(w http.ResponseWriter, r *http.Request) {
 	plan, err := s.core.EmptyTrashPlan(tools.EmptyTrashArgs{OlderThan: strconv.Itoa(days) + "d"})
 	data := map[string]any{"Days": days, "Count": len(plan), "Plan": plan[:min(len(plan), 50)], "Flash": s.takeFlash(r)}
 	if err != nil {
-		data["Error"] = err.Error()
+		data["Error"] = l.T("empty.failed")
 	}
 	s.render(w, r, http.StatusOK, "empty", data)
 }
@@ -263,7 +316,7 @@ func (s *Server) empty(w http.ResponseWriter, r *http.Request) {
 	}
 	res := s.core.EmptyTrash(r.Context(), caller(), a)
 	if res.IsError() {
-		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: firstLine(res.Text), Detail: res.Text})
+		s.setFlash(r, flash{Title: l.T("empty.refused"), Text: l.T("empty.failed"), Detail: detailFor(l, res.Text)})
 	} else {
 		d := res.Data.(tools.EmptyTrashData)
 		s.setFlash(r, flash{OK: true, Title: l.T("empty.done", d.RemovedTotal, d.Kept)})
@@ -280,14 +333,22 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 50, Offset: max(offset, 0)})
 	data := map[string]any{"Path": p, "Flash": s.takeFlash(r), "Back": r.URL.RequestURI()}
 	if res.IsError() {
-		data["Error"] = res.Text
+		data["Error"], data["ErrorLinks"] = missing(langFor(r), p, res)
 		s.render(w, r, http.StatusOK, "note", data)
 		return
 	}
 	d := res.Data.(tools.NoteHistoryData)
-	data["Note"], data["Changes"], data["Total"] = d.Note, d.Changes, d.Total
+	rows := make([]row, 0, len(d.Changes))
+	for _, it := range d.Changes {
+		rw := s.rowOf(it)
+		if rw.Path == "" {
+			rw.Path = d.Note.Path // the answer names the note once, not per change
+		}
+		rows = append(rows, rw)
+	}
+	data["Note"], data["Days"], data["Total"] = d.Note, byDay(langFor(r), rows, s.o.Now()), d.Total
 	data["Exists"] = s.core.Vault().Exists(d.Note.Path)
-	if vs := s.versions(d.Note.Path, d.Note.Version); len(vs) > 1 {
+	if vs := s.versions(langFor(r), d.Note.Path, d.Note.Version); len(vs) > 1 {
 		data["Versions"], data["To"], data["From"] = vs, vs[0].Version, vs[1].Version
 	}
 	if next := d.Offset + len(d.Changes); next < d.Total {
@@ -296,25 +357,34 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "note", data)
 }
 
-// restoreVersion makes an earlier version the note's text again, as a new
-// change (replace_note with the version the page showed as current, so a
-// change made meanwhile is not overwritten).
+// restoreVersion makes the text of a note as it was before or after one
+// of its changes its text again, as a new change (replace_note with the
+// version the page showed as current, so a change made meanwhile is not
+// overwritten).
 func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	p, ver, cur := r.PostFormValue("path"), r.PostFormValue("version"), r.PostFormValue("current")
+	side := "after"
+	if r.PostFormValue("side") == "before" {
+		side = "before"
+	}
 	b, err := s.core.Vault().Content(ver)
 	if err != nil {
-		s.setFlash(r, flash{Title: l.T("note.refused"), Text: err.Error()})
+		s.setFlash(r, flash{Title: l.T("note.refused"), Text: l.T("note.not_kept")})
 		back(w, r, "/note?path="+url.QueryEscape(p))
 		return
 	}
-	summary := "restored version " + note.ShortVersion(ver) + " on the owner's page"
+	summary := "restored the text as it was " + side + " a change on the owner's page"
 	res := s.core.ReplaceNote(r.Context(), caller(), tools.ReplaceArgs{Path: p, Content: string(b), ChangeSummary: summary, ExpectedVersion: cur})
 	if res.IsError() {
-		s.setFlash(r, flash{Title: l.T("note.refused"), Text: firstLine(res.Text), Detail: res.Text})
+		s.setFlash(r, versionRefused(l, p, res))
 	} else {
 		d := res.Data.(tools.WriteData)
-		s.setFlash(r, flash{OK: true, Title: l.T("note.restored", note.ShortVersion(ver), d.Note.Path), Text: d.Detail})
+		f := flash{OK: true, Title: l.T("note.restored_" + side), Text: d.Note.Path}
+		if d.ChangeID != "" {
+			f.Also = append(f.Also, action{Path: "/undo", Label: l.T("undo.again"), Fields: map[string]string{"change": d.ChangeID, "back": backTo(r, "/")}})
+		}
+		s.setFlash(r, f)
 	}
 	back(w, r, "/note?path="+url.QueryEscape(p))
 }
@@ -343,7 +413,8 @@ func (s *Server) connections(w http.ResponseWriter, r *http.Request) {
 func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, status int, data map[string]any) {
 	ks, err := s.o.Keys.List()
 	if err != nil {
-		data["Error"] = err.Error()
+		s.o.Logger.Error("owner's page: the key store is unreadable", "error", err)
+		data["Error"] = langFor(r).T("conn.store_failed")
 	}
 	lg, refused := langFor(r), s.rateRefusals()
 	rows := make([]keyRow, 0, len(ks))
@@ -355,7 +426,8 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 	data["Keys"] = rows
 	grants, err := s.grantRows()
 	if err != nil {
-		data["Error"] = err.Error()
+		s.o.Logger.Error("owner's page: the sign-in store is unreadable", "error", err)
+		data["Error"] = langFor(r).T("conn.store_failed")
 	}
 	data["Grants"], data["SignIn"] = grants, s.o.OAuth != nil
 	data["Defaults"] = s.o.Limits.WithDefaults()
@@ -403,7 +475,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 		secret, k, err = s.o.Keys.CreateWith(name, formRights(r), lim, s.o.Now())
 	}
 	if err != nil {
-		s.renderConnections(w, r, http.StatusUnprocessableEntity, map[string]any{"Flash": []flash{{Title: l.T("conn.failed"), Text: err.Error()}}, "NewName": name})
+		s.renderConnections(w, r, http.StatusUnprocessableEntity, map[string]any{"Flash": []flash{keyRefused(l, name, err)}, "NewName": name})
 		return
 	}
 	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String(), "limits", k.Limits.String())
@@ -414,7 +486,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	k, err := s.o.Keys.Revoke(r.PostFormValue("name"))
 	if err != nil {
-		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: err.Error()})
+		s.setFlash(r, keyRefused(l, r.PostFormValue("name"), err))
 	} else {
 		s.o.Logger.Info("access key revoked on the owner's page", "name", k.Name)
 		if s.o.Revoked != nil {
@@ -429,36 +501,55 @@ func (s *Server) setRights(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	k, err := s.o.Keys.SetRights(r.PostFormValue("name"), formRights(r))
 	if err != nil {
-		var ne *keys.NameError
-		msg := err.Error()
-		if errors.As(err, &ne) {
-			msg = ne.Msg
-		}
-		s.setFlash(r, flash{Title: l.T("conn.failed"), Text: msg})
+		s.setFlash(r, keyRefused(l, r.PostFormValue("name"), err))
 	} else {
 		if s.o.Revoked != nil {
 			s.o.Revoked()
 		}
-		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", k.Name, k.Rights.String())})
+		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", k.Name, l.Rights(k.Rights.Read, k.Rights.Write, k.Rights.Delete))})
 	}
 	http.Redirect(w, r, "/connections", http.StatusSeeOther)
 }
 
+// entryData is one change for the "change" template: the page and the row.
+type entryData struct {
+	P page
+	R row
+}
+
+// diffData is a diff for the "udiff" template.
+type diffData struct {
+	L     *lang
+	Lines []diffLine
+}
+
+// hunkText says where a hunk of a diff is: "@@ -3,4 +3,5 @@" → "lines
+// 3–7".
+func hunkText(l *lang, h string) string {
+	f := strings.Fields(h)
+	if len(f) < 3 {
+		return ""
+	}
+	a, cnt, _ := strings.Cut(strings.TrimPrefix(f[2], "+"), ",")
+	start, _ := strconv.Atoi(a)
+	n := 1
+	if cnt != "" {
+		n, _ = strconv.Atoi(cnt)
+	}
+	switch {
+	case n <= 0:
+		return l.T("diff.after_line", start)
+	case n == 1:
+		return l.T("diff.line", start)
+	}
+	return l.T("diff.lines", start, start+n-1)
+}
+
 // funcs are the templates' helpers.
 var funcs = map[string]any{
-	"short": note.ShortVersion,
-	"date":  func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
-	"q":     url.QueryEscape,
-	"diffClass": func(line string) string {
-		switch {
-		case strings.HasPrefix(line, "@@"):
-			return "h"
-		case strings.HasPrefix(line, "+"):
-			return "a"
-		case strings.HasPrefix(line, "-"):
-			return "d"
-		}
-		return ""
-	},
-	"lines": func(s string) []string { return strings.Split(strings.TrimRight(s, "\n"), "\n") },
+	"entry":     func(p page, r row) entryData { return entryData{p, r} },
+	"trashTime": itemTime,
+	"inTrash":   func(p string) bool { return strings.HasPrefix(p, vault.TrashDir+"/") },
+	"difftable": func(l *lang, lines []diffLine) diffData { return diffData{l, lines} },
+	"hunk":      hunkText,
 }

@@ -11,7 +11,17 @@
 //
 // Pages are server-rendered from Go templates with the assets embedded in
 // the binary; every action is a plain form POST, so the page works without
-// JavaScript (a small script only refreshes the activity list live).
+// JavaScript (a small script, static/page.js, says times relative to now in
+// the browser's zone, groups changes by the browser's days, and refreshes
+// the activity list live).
+//
+// The page speaks the browser's language, English or German (or the one
+// picked in its footer): every text is in both (i18n*.go; the list of them
+// all is testdata/texts.json), and what the core records or answers in
+// English for agents — actors like "key:laptop", operations like
+// "update_section", the summaries vaultd writes, refusals — is said in
+// words at display time (words.go, refusals.go), each refusal with its way
+// forward.
 //
 // Security: nothing but the sign-in page answers without the owner's
 // session cookie (HttpOnly, SameSite=Strict, Secure behind TLS). Access
@@ -153,6 +163,7 @@ func New(c Core, o Options) (*Server, error) {
 	m := http.NewServeMux()
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	m.HandleFunc("GET /signin", s.signinPage)
+	m.HandleFunc("GET /lang", s.setLang)
 	m.HandleFunc("POST /signin", s.signin)
 	m.HandleFunc("POST /signout", s.owner(s.signout))
 	m.HandleFunc("GET /{$}", s.owner(s.activity))

@@ -365,7 +365,7 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 	}
 	id := r.Data.(tools.WriteData).ChangeID
 	body := f.page("/")
-	for _, want := range []string{"key:bot", "0_Inbox/Buchtipps.md", "added a book", "+- Der Zauberberg", `value="` + id + `"`} {
+	for _, want := range []string{`key ‘<span translate="no">bot</span>’`, "0_Inbox/Buchtipps.md", "added a book", `<ins><span class="sr">added: </span>- Der Zauberberg</ins>`, `value="` + id + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("activity lacks %q", want)
 		}
@@ -377,7 +377,7 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 	if b := f.page("/?space=4_Archiv"); strings.Contains(b, "added a book") {
 		t.Errorf("filter space=4_Archiv shows a change in 0_Inbox")
 	}
-	if b := f.page("/?space=Nope"); !strings.Contains(b, `no space "Nope"`) {
+	if b := f.page("/?space=Nope"); !strings.Contains(b, `There is no space “Nope” in this vault`) {
 		t.Errorf("an unknown space is not explained:\n%s", b)
 	}
 
@@ -392,9 +392,29 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 	if !cli.IsError() {
 		t.Fatal("the core undid a change the note moved on from")
 	}
+	// The page says why in the owner's words and offers the way forward:
+	// undo the newer change first (a button), or open the history.
+	id2 := r2.Data.(tools.WriteData).ChangeID
 	body = f.post("/undo", url.Values{"change": {id}, "back": {"/"}})
-	if !strings.Contains(body, "Not undone") || !strings.Contains(body, firstLine(cli.Text)) {
-		t.Errorf("undo of a change the note moved on from: the page does not say what vaultd undo says (%q)\n%s", firstLine(cli.Text), body)
+	flash := regexp.MustCompile(`(?s)<div class="flash err" role="status">.*?</div>\s*</div>`).FindString(body)
+	for _, want := range []string{"Not undone", "The note was changed again after this change (1 later changes)",
+		`<input type="hidden" name="change" value="` + id2 + `">`, "Undo the newer change first: added to, by key ‘bot’ <q translate=\"no\">another book</q>",
+		`href="/note?path=0_Inbox%2FBuchtipps.md">Open the note's history</a>`, firstLine(cli.Text)} {
+		if !strings.Contains(flash, want) {
+			t.Errorf("undo of a change the note moved on from: the message lacks %q\n%s", want, flash)
+		}
+	}
+	// In German: the same, with no English of the core's.
+	de := f.postLang("/undo", url.Values{"change": {id}, "back": {"/"}}, "de")
+	flash = regexp.MustCompile(`(?s)<div class="flash err" role="status">.*?</div>\s*</div>`).FindString(de)
+	for _, want := range []string{"Nicht rückgängig gemacht", "Die Notiz wurde nach dieser Änderung noch einmal geändert (1 spätere Änderungen)",
+		"Zuerst die neuere Änderung rückgängig machen: ergänzt, von Schlüssel ‚bot‘ <q translate=\"no\">another book</q>", "Verlauf der Notiz öffnen"} {
+		if !strings.Contains(flash, want) {
+			t.Errorf("German refusal lacks %q\n%s", want, flash)
+		}
+	}
+	if strings.Contains(flash, "cannot undo") || strings.Contains(flash, id) {
+		t.Errorf("the German refusal shows the core's English or the change id\n%s", flash)
 	}
 	if f.read("0_Inbox/Buchtipps.md") != now {
 		t.Fatal("a refused undo changed the note")
@@ -412,14 +432,26 @@ func TestActivity_UndoAsVaultdUndo(t *testing.T) {
 		t.Errorf("after undoing both appends the note is\n%s\nwant\n%s", got, orig)
 	}
 	// The undo is recorded as the owner's change.
-	if b := f.page("/?actor=owner"); !strings.Contains(b, "undo") {
-		t.Errorf("the owner's undo is not in the activity")
+	if b := f.page("/?actor=owner"); !strings.Contains(b, `undone: <span translate="no">another book</span>`) || !strings.Contains(b, "you (on this page)") {
+		t.Errorf("the owner's undo is not in the activity, in words\n%s", b)
 	}
 	// The live refresh sees the newest change.
 	_, _, latest := f.do("GET", "/activity/latest", nil, nil)
 	if !strings.Contains(latest, " ") {
 		t.Errorf("/activity/latest: %q", latest)
 	}
+}
+
+// postLang is post with the browser's language.
+func (f *fixture) postLang(p string, form url.Values, lang string) string {
+	f.t.Helper()
+	form.Set(CSRFField, f.csrf)
+	st, loc, body := f.do("POST", p, form, map[string]string{"Accept-Language": lang})
+	if st != http.StatusSeeOther {
+		f.t.Fatalf("POST %s: %d\n%s", p, st, body)
+	}
+	_, _, body = f.do("GET", loc, nil, map[string]string{"Accept-Language": lang})
+	return body
 }
 
 // page GETs a page of the signed-in owner.
@@ -447,7 +479,7 @@ func TestTrash_RestoreWithSubNotesAndTakenName(t *testing.T) {
 		t.Fatal("the sub-note did not go along to the trash")
 	}
 	body := f.page("/trash")
-	for _, want := range []string{"1_Projekte/Garten.md", "key:bot", "old garden", `value="` + tp + `"`} {
+	for _, want := range []string{"1_Projekte/Garten.md", `key ‘<span translate="no">bot</span>’`, "old garden", `value="` + tp + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("trash lacks %q\n%s", want, body)
 		}
@@ -459,6 +491,10 @@ func TestTrash_RestoreWithSubNotesAndTakenName(t *testing.T) {
 	if f.read("1_Projekte/Garten.md") != "# Garten\n\nBeete und Wege.\n" || f.read("1_Projekte/Garten/Beet.md") != "# Beet\n\nTomaten, Bohnen.\n" {
 		t.Error("restore did not bring the note and its sub-note back")
 	}
+	// The Activity says it in words: restored, from the trash, by you.
+	if b := f.page("/"); !strings.Contains(b, "restored from the trash on this page") || !strings.Contains(b, "from the trash</span>") || strings.Contains(b, ".trash/") {
+		t.Errorf("the restore in the activity:\n%s", b)
+	}
 
 	// A name taken meanwhile: refused, with a free name offered.
 	n = f.core.ReadNote(ctx, agent, tools.ReadNoteArgs{Path: "0_Inbox/Anruf Stadtwerke.md"})
@@ -469,8 +505,8 @@ func TestTrash_RestoreWithSubNotesAndTakenName(t *testing.T) {
 	tp = r.Data.(tools.WriteData).TrashPath
 	must(t, os.WriteFile(filepath.Join(f.dir, "0_Inbox", "Anruf Stadtwerke.md"), []byte("# Anruf Stadtwerke\n\nneu\n"), 0o644))
 	body = f.post("/trash/restore", url.Values{"trash_path": {tp}, "back": {"/trash"}})
-	if !strings.Contains(body, "Not restored") {
-		t.Fatalf("restore onto a taken name: not refused\n%s", body)
+	if !strings.Contains(body, "Not restored") || !strings.Contains(body, "A note already exists at 0_Inbox/Anruf Stadtwerke.md") {
+		t.Fatalf("restore onto a taken name: not refused, or not said why\n%s", body)
 	}
 	m := regexp.MustCompile(`name="to" value="([^"]+)"`).FindStringSubmatch(body)
 	if m == nil {
@@ -531,27 +567,36 @@ func TestNoteHistory_RestoreThisVersion(t *testing.T) {
 		t.Fatal(r.Text)
 	}
 	body := f.page("/note?path=" + url.QueryEscape("0_Inbox/Buchtipps.md"))
-	if !strings.Contains(body, "History of 0_Inbox/Buchtipps.md") || !strings.Contains(body, "+- Zwei") || !strings.Contains(body, "(current)") {
+	if !strings.Contains(body, `History of <span translate="no">0_Inbox/Buchtipps.md</span>`) || !strings.Contains(body, `<ins><span class="sr">added: </span>- Zwei</ins>`) || !strings.Contains(body, "(current)") {
 		t.Fatalf("history page:\n%s", body)
 	}
-	m := regexp.MustCompile(`name="version" value="([^"]+)"><input type="hidden" name="current" value="([^"]+)"`).FindAllStringSubmatch(body, -1)
-	if len(m) != 1 {
-		t.Fatalf("want one earlier version to restore (the first append's), got %d\n%s", len(m), body)
+	// Each change offers the text as it was before it and after it, where
+	// that is not the text now: "two" only before (its after is now),
+	// "one" before and after.
+	m := regexp.MustCompile(`name="version" value="([^"]+)"><input type="hidden" name="side" value="(before|after)"><input type="hidden" name="current" value="([^"]+)"`).FindAllStringSubmatch(body, -1)
+	if len(m) != 3 || m[0][2] != "before" || m[1][2] != "before" || m[2][2] != "after" || m[0][1] != m[2][1] {
+		t.Fatalf("want: two before, one before, one after (= two before), got %v\n%s", m, body)
 	}
+	for _, label := range []string{"Restore the text as it was before this change", "Restore the text as it was after this change"} {
+		if !strings.Contains(body, label) {
+			t.Errorf("the history lacks the button %q", label)
+		}
+	}
+	after := m[2]
 	// A stale "current" (the note changed after the page was shown) is
-	// refused, as replace_note refuses it.
-	body = f.post("/note/restore", url.Values{"path": {"0_Inbox/Buchtipps.md"}, "version": {m[0][1]}, "current": {"0123456789ab"}})
-	if !strings.Contains(body, "Not restored") {
-		t.Errorf("restore with a stale version: not refused\n%s", body)
+	// refused, as replace_note refuses it, and says what to do.
+	body = f.post("/note/restore", url.Values{"path": {"0_Inbox/Buchtipps.md"}, "version": {after[1]}, "side": {"after"}, "current": {"0123456789ab"}})
+	if !strings.Contains(body, "Not restored") || !strings.Contains(body, "The note changed since you opened this page") {
+		t.Errorf("restore with a stale version: not refused, or not said why\n%s", body)
 	}
-	body = f.post("/note/restore", url.Values{"path": {"0_Inbox/Buchtipps.md"}, "version": {m[0][1]}, "current": {m[0][2]}})
-	if !strings.Contains(body, "Restored version") {
-		t.Errorf("restore this version: no confirmation\n%s", body)
+	body = f.post("/note/restore", url.Values{"path": {"0_Inbox/Buchtipps.md"}, "version": {after[1]}, "side": {"after"}, "current": {after[3]}})
+	if !strings.Contains(body, "Restored the text as it was after the change") {
+		t.Errorf("restore the text after a change: no confirmation\n%s", body)
 	}
 	if got := f.read("0_Inbox/Buchtipps.md"); got != v1 || got == orig {
-		t.Errorf("after restoring the first append's version the note is\n%s\nwant\n%s", got, v1)
+		t.Errorf("after restoring the text after the first append the note is\n%s\nwant\n%s", got, v1)
 	}
-	if !strings.Contains(body, "restored version "+m[0][1][:min(12, len(m[0][1]))]) {
+	if !strings.Contains(body, "the text as it was after a change, restored on this page") {
 		t.Errorf("the restore is not in the history as a new change with a summary\n%s", body)
 	}
 }
@@ -565,7 +610,7 @@ func TestConnections_CreateRevokeRights(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("create key: %d\n%s", st, body)
 	}
-	secret := regexp.MustCompile(`<pre id="secret">(vdk_[A-Za-z0-9_-]+)</pre>`).FindStringSubmatch(body)
+	secret := regexp.MustCompile(`<pre id="secret" translate="no">(vdk_[A-Za-z0-9_-]+)</pre>`).FindStringSubmatch(body)
 	if secret == nil {
 		t.Fatalf("the secret is not shown:\n%s", body)
 	}
@@ -589,7 +634,7 @@ func TestConnections_CreateRevokeRights(t *testing.T) {
 	}
 	// Rights change: delete needs write, and the server applies it.
 	b := f.post("/connections/rights", url.Values{"name": {"laptop"}, "delete": {"1"}})
-	if !strings.Contains(b, "laptop now has the rights read,write,delete") {
+	if !strings.Contains(b, "laptop now has the rights read, write, delete") {
 		t.Errorf("change rights: %s", b)
 	}
 	b = f.post("/connections/revoke", url.Values{"name": {"laptop"}})
@@ -658,4 +703,10 @@ func TestNotFound_OAuthDiscoveryFindsSignIn(t *testing.T) {
 	if st, _, body := f.do("GET", "/nope", nil, nil); st != http.StatusNotFound || !strings.Contains(body, "no such page") {
 		t.Errorf("GET /nope: %d\n%s", st, body)
 	}
+}
+
+// firstLine is an answer's first line, without its "error: " prefix.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimPrefix(s, "error: ")
 }

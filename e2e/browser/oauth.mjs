@@ -22,6 +22,7 @@ import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 import { steps } from './steps.mjs';
+import { audit } from './audit.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -139,6 +140,13 @@ try {
     assert.equal(await page.locator('#conn-name').inputValue(), 'vaultd-e2e-typescript-sdk');
     await page.locator('#conn-name').fill('e2e-reader');
     await shot('oauth-2-consent');
+    // The consent page passes the checks every view passes (audit.mjs),
+    // on a phone too.
+    await audit(page, 'en', 'consent');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('oauth-2-consent-phone');
+    await audit(page, 'en', 'consent on a phone');
+    await page.setViewportSize({ width: 1000, height: 900 });
   });
 
   await check('approving "read" sends the code to the client, which gets tokens', async () => {

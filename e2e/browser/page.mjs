@@ -119,13 +119,15 @@ try {
   await check("a note's history shows the changes with diffs", async () => {
     await page.goto(BASE + '/note?path=' + encodeURIComponent(BOOKS));
     await page.getByRole('heading', { name: `History of ${BOOKS}` }).waitFor();
-    await page.locator('pre.diff', { hasText: 'Der Zauberberg' }).first().waitFor({ state: 'attached' });
+    await page.locator('table.udiff', { hasText: 'Der Zauberberg' }).first().waitFor({ state: 'attached' });
     await shot('4-history');
   });
 
-  await check("Activity filtered to one note, from the note's link on a row", async () => {
+  await check("Activity filtered to one note, from the note's history a row links to", async () => {
     await page.goto(BASE + '/');
-    await page.locator('li.change', { hasText: BOOKS }).first().locator('a.note-activity').click();
+    await page.locator('li.change', { hasText: BOOKS }).first().locator('a.c-note').click();
+    await page.waitForURL((u) => new URL(u).pathname === '/note');
+    await page.locator('a.note-activity').click();
     await page.waitForURL((u) => new URL(u).searchParams.get('note') === BOOKS);
     await page.getByText(`Changes of ${BOOKS}, across its moves.`).waitFor();
     assert.equal(await page.locator('input[name=note]').inputValue(), BOOKS);
@@ -136,6 +138,7 @@ try {
 
   await check('compare two versions of a note, side by side and inline, with the keyboard', async () => {
     await page.goto(BASE + '/note?path=' + encodeURIComponent(BOOKS));
+    await page.locator('details.compare-box > summary').click();
     const from = page.locator('form.compare select[name=from]');
     const options = await from.locator('option').count();
     assert.ok(options >= 2, `want at least two versions to compare, got ${options}`);
