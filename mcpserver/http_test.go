@@ -87,7 +87,7 @@ func (f *httpFixture) client(t *testing.T, secret string) (*client.Client, error
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := cl.Start(ctx); err != nil {
 		return nil, err
