@@ -77,7 +77,9 @@ agent reads; --json prints the structured data instead. Every change needs
 --summary "what you changed and why"; it is recorded in the history.
 
 The vault is --vault DIR, else $VAULTD_VAULT, else the current folder if
-it holds notes. Start from nothing with: vaultd init DIR
+it is a vault: it has .obsidian/ (Obsidian's) or .vaultd/ (vaultd init's,
+or vaultd's state from an earlier run); vaultd never guesses another.
+Start from nothing with: vaultd init DIR
 
 Errors go to stderr as "vaultd: what went wrong; try: command to run".
 When the vault lists what exists instead (other notes, headings), the
@@ -126,7 +128,7 @@ func (a *app) newRoot() *cobra.Command {
 	})
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.vaultDir, "vault", "", "the vault folder (default: $VAULTD_VAULT, else the current folder)")
+	pf.StringVar(&a.vaultDir, "vault", "", "the vault folder (default: $VAULTD_VAULT, else the current folder if it has .obsidian/ or .vaultd/)")
 	pf.StringVar(&a.stateDir, "state-dir", "", "where vaultd keeps history, trash records and the index (default: <vault>/.vaultd)")
 	pf.BoolVar(&a.json, "json", false, "print structured JSON instead of text")
 	pf.StringVar(&a.actor, "actor", "cli", "who is making the change, as recorded in the history")
