@@ -126,8 +126,8 @@ func TestHTTP_SignedInConnections(t *testing.T) {
 		t.Errorf("the read,write connection removes most of a note: isError=%v\n%s", r.IsError, text)
 	}
 	changes, err := f.core.Vault().History(vault.HistoryFilter{Path: "0_Inbox/Buchtipps.md"})
-	if err != nil || len(changes) == 0 || changes[0].Actor != "oauth:chatgpt" {
-		t.Errorf("history: %+v %v, want the newest by oauth:chatgpt", changes, err)
+	if err != nil || len(changes) == 0 || changes[0].Actor != "oauth:chatgpt:http-test" {
+		t.Errorf("history: %+v %v, want the newest by oauth:chatgpt:http-test (the connection, then the client's own name)", changes, err)
 	}
 
 	// Rights changed on the page apply from the next request.

@@ -59,7 +59,7 @@ func (v *Vault) History(f HistoryFilter) ([]Change, error) {
 		if !f.Since.IsZero() && ch.Time.Before(f.Since) {
 			return
 		}
-		if f.Actor != "" && ch.Actor != f.Actor {
+		if f.Actor != "" && !ActorMatches(ch.Actor, f.Actor) {
 			return
 		}
 		out = append(out, ch)
