@@ -155,7 +155,7 @@ func (a *app) newRoot() *cobra.Command {
 	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.appCmd(), a.ownerCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd(), a.versionCmd()} {
+	for _, c := range []*cobra.Command{a.initCommand(), a.connectCmd(), a.serveCmd(), a.appCmd(), a.ownerCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd(), a.versionCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}
