@@ -32,6 +32,15 @@ type app struct {
 
 	content *contentFlags // the running command's content flags, if it takes content
 
+	// vaultNamed names the vault openVault opened and where it came from
+	// ("/home/anna/Notizen (from --vault)"): the first line of every long
+	// operation says it, so that no one wonders which folder is worked on.
+	vaultNamed string
+	// serving: this process is vaultd serve, whose vault's long changes
+	// are an agent's, not reported on stderr.
+	serving bool
+	changes *progress // the long change in progress (a move's link updates)
+
 	root *cobra.Command
 }
 

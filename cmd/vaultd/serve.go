@@ -197,11 +197,16 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if f.gitSync > 0 {
 		a.gitCommit = true // sync pushes vaultd's commits
 	}
+	a.serving = true
 	v, err := a.openVault()
 	if err != nil {
 		return err
 	}
 	defer v.Close()
+	// The first line names the vault, whatever the log level: a client
+	// that starts vaultd shows its stderr in its log, and a person who
+	// runs it sees which folder it serves.
+	slog.New(slog.NewTextHandler(logw, nil)).Info("vaultd serves a vault", "vault", a.vaultNamed, "state_dir", v.StateDir())
 	if f.http != "" {
 		if err := openKeys(cmd, f, &at, v.StateDir()); err != nil {
 			return err

@@ -75,7 +75,16 @@ func (a *app) openVault() (*vault.Vault, error) {
 		// dir behind.
 		return nil, notAVault(dir)
 	}
-	v, err := vault.Open(dir, vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit})
+	if abs, err := filepath.Abs(dir); err == nil {
+		a.vaultNamed = abs + " (from " + from + ")"
+	} else {
+		a.vaultNamed = dir + " (from " + from + ")"
+	}
+	o := vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit}
+	if !a.serving {
+		o.Progress = a.changeProgress
+	}
+	v, err := vault.Open(dir, o)
 	if err != nil {
 		// The folder is there (checked above): what failed is the state
 		// dir — missing parent, not writable, a file — an error of the
