@@ -10,7 +10,7 @@
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
-#   make clients the README's setup lines in the real Claude Code, Codex CLI and
+#   make clients docs/clients.md's setup lines in the real Claude Code, Codex CLI and
 #                Gemini CLI (installs about 1.1 GB from npm the first time)
 #   make stress  the long-running data-safety, HTTP limit and gesetze search-quality tests (minutes), with figures
 
@@ -128,7 +128,7 @@ test: vet tidy-check vulncheck dist-smoke
 e2e:
 	$(GO) test -count=1 ./e2e/...
 
-# The README's setup lines run in the real clients' CLIs (e2e/clients,
+# docs/clients.md's setup lines run in the real clients' CLIs (e2e/clients,
 # about 1.1 GB in node_modules, so not part of `make test`).
 clients:
 	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/
