@@ -60,9 +60,10 @@ func (a *app) indexCmd() *cobra.Command {
 		Use:   "index",
 		Short: "Build the search index, or bring it up to date",
 		Long: `Build the vault's search index in the state dir, or catch up with the
-changes since it last ran. Shows a progress bar on a terminal and plain
-progress lines otherwise. A running vaultd serve keeps its index current
-by itself.
+changes since it last ran. Shows its progress on stderr — the vault first,
+then a bar on a terminal or a line every 5 s otherwise, with the rate, the
+time elapsed and the time left. A running vaultd serve keeps its index
+current by itself.
 
 With an embedder (--embedder, saved in the state dir for later runs) it
 then embeds every section not embedded yet, for search by meaning, with
