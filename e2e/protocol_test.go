@@ -172,7 +172,7 @@ func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 	// Logs: the log file gets info and up, never stdout; stderr stays
 	// quiet (warnings and errors only), as clients show every stderr line
 	// as an error.
-	wantContains(t, "--log-file", readFile(t, logFile), "serving over stdio", "name=append_to_note")
+	wantContains(t, "--log-file", readFile(t, logFile), "msg=\"vaultd serves a vault\" vault=", "serving over stdio", "name=append_to_note")
 	if e := stderr.String(); strings.Contains(e, "level=INFO") {
 		t.Errorf("stderr got info lines over stdio (want warnings and errors only):\n%s", e)
 	}

@@ -154,7 +154,7 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 	for _, t := range tools.Tools() {
 		s.AddTool(mcpTool(t), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			cn := connOf(ctx)
-			caller := tools.Caller{Actor: cn.Actor, Client: clientName(ctx), Perms: cn.Perms, Door: tools.DoorMCP}
+			caller := tools.Caller{Actor: cn.Actor, Client: clientFor(ctx, cn), Perms: cn.Perms, Door: tools.DoorMCP}
 			start := time.Now()
 			r := c.CallOn(ctx, cn, caller, t.Name, req.GetArguments())
 			o.Logger.InfoContext(ctx, "tool", "name", t.Name, "actor", tools.HistoryActor(caller), "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
@@ -180,6 +180,18 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		st.SetErrorLogger(logger)
 	}
 	return st.Listen(ctx, in, out)
+}
+
+// clientFor is the client name recorded after cn in history: for stdio's
+// default actor "mcp" ("mcp:claude-code"), an access key
+// ("key:anna:claude-code") and a signed-in connection
+// ("oauth:laptop:cursor"); an actor the owner named with serve --actor is
+// recorded as given.
+func clientFor(ctx context.Context, cn *tools.Connection) string {
+	if cn.Actor != "mcp" && !strings.HasPrefix(cn.Actor, "key:") && !strings.HasPrefix(cn.Actor, tools.SignedInActor) {
+		return ""
+	}
+	return clientName(ctx)
 }
 
 // clientName is the MCP client's own name (clientInfo.name: from the

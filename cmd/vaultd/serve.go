@@ -203,10 +203,10 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	defer v.Close()
-	// The first line names the vault, whatever the log level: a client
-	// that starts vaultd shows its stderr in its log, and a person who
-	// runs it sees which folder it serves.
-	slog.New(slog.NewTextHandler(logw, nil)).Info("vaultd serves a vault", "vault", a.vaultNamed, "state_dir", v.StateDir())
+	// The first log line names the vault: on stderr over HTTP, in the
+	// --log-file over stdio (whose stderr stays quiet: clients show every
+	// line of it as an error).
+	logger.Info("vaultd serves a vault", "vault", a.vaultNamed, "state_dir", v.StateDir())
 	if f.http != "" {
 		if err := openKeys(cmd, f, &at, v.StateDir()); err != nil {
 			return err
