@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vaultd/vaultd/index"
 )
 
 // progress reports one long operation on stderr — building the index,
@@ -87,6 +91,31 @@ func whileReporting[T any](a *app, header, what string, work func() T) T {
 	<-done
 	p.finish()
 	return r
+}
+
+// logLines is a writer that logs each line it is given at info level: a
+// progress report in a server's log (serve: the index build and the
+// embedding at start).
+type logLines struct{ l *slog.Logger }
+
+func (w logLines) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\n") {
+		if line = strings.TrimSpace(strings.TrimPrefix(line, "vaultd: ")); line != "" {
+			w.l.Info(line)
+		}
+	}
+	return len(p), nil
+}
+
+// logIndexProgress reports, in a server's log, the build of the index and
+// then the embedding of its sections, as the command line does (a line
+// every 5 s once one has taken a second), until both are done or ctx ends.
+func logIndexProgress(ctx context.Context, idx *index.Shared, logger *slog.Logger, vault string) {
+	w := logLines{logger}
+	if waitWithProgress(ctx, idx, w, false, vault) != nil {
+		return
+	}
+	waitForMeaning(ctx, idx, w, false, 0, vault)
 }
 
 // newProgress starts a report on w. Nothing shows until delay has passed

@@ -300,6 +300,11 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	}()
 	go func() {
 		ix := c.WaitIndex()
+		if ix != nil && idx != nil && idx.Owner() {
+			// The build and the embedding at start, in the log: the laws
+			// take minutes the first time.
+			go logIndexProgress(ctx, idx, logger, a.vaultNamed)
+		}
 		ready := ix == nil || ix.WaitReady(ctx) == nil
 		if ready {
 			// The temp files are looked for a moment after: that walk
