@@ -159,6 +159,7 @@ func initVault(dir string, force bool) (*initReport, error) {
 	rep.Next = []string{
 		"vaultd overview --vault " + shown,
 		"vaultd read --vault " + shown + " " + shellQuote(rules.Folder+"/Regeln für Agenten.md"),
+		"vaultd connect --vault " + shown + "   # the lines that connect Claude Code, Cursor, Codex and Gemini",
 		"export VAULTD_VAULT=" + shellQuote(abs) + "   # then --vault can be left out (or run vaultd inside the vault's folder)",
 	}
 	return rep, nil
