@@ -53,12 +53,10 @@ for the default address, http://127.0.0.1:8765, and stderr says so.`,
 			if url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
 				return usagef(withGlobals(cmd, "vaultd owner link --url "+defaultPageURL), "--url %s is not a web address; give the page's address, e.g. %s", shellQuote(url), defaultPageURL)
 			}
-			v, err := a.openVault()
+			stateDir, err := a.stateDirOf()
 			if err != nil {
 				return err
 			}
-			stateDir := v.StateDir()
-			v.Close()
 			page, from := serverAddress(stateDir, url, defaultPageURL, false)
 			secret, expires, err := keys.Open(stateDir).NewLink(time.Now())
 			if err != nil {
