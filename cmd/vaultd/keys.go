@@ -167,7 +167,9 @@ func connectHelp(url, secret string) string {
 	fmt.Fprintf(&b, "Claude Code:\n  claude mcp add --transport http notes %s --header \"Authorization: Bearer %s\"\n\n", url, secret)
 	fmt.Fprintf(&b, "Cursor (~/.cursor/mcp.json):\n  {\"mcpServers\": {\"notes\": {\"url\": \"%s\", \"headers\": {\"Authorization\": \"Bearer %s\"}}}}\n\n", url, secret)
 	fmt.Fprintf(&b, "Codex CLI and Gemini CLI read the key from $VAULTD_KEY when they connect (keep the export in your shell's profile; the single quotes keep the variable in Gemini's settings, not the secret):\n")
-	fmt.Fprintf(&b, "  export VAULTD_KEY=%s\n", secret)
+	if secret != "$VAULTD_KEY" { // vaultd connect without --secret-file: it is set already
+		fmt.Fprintf(&b, "  export VAULTD_KEY=%s\n", secret)
+	}
 	fmt.Fprintf(&b, "  codex mcp add notes --url %s --bearer-token-env-var VAULTD_KEY\n", url)
 	fmt.Fprintf(&b, "  gemini mcp add --scope user --transport http notes %s --header 'Authorization: Bearer $VAULTD_KEY'\n", url)
 	return b.String()
