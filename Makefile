@@ -1,15 +1,16 @@
 # vaultd: common tasks. CI runs `make test` (see .ci/run).
 #
 #   make run     serve a copy of the example vault over HTTP on 127.0.0.1:8765
-#                and print how to connect Claude Code and Cursor
+#                and print how to connect Claude Code, Cursor, Codex and Gemini
 #   make test    go vet + all tests (fuzz seed corpora run as normal tests)
 #   make build   static binary in bin/vaultd, its version stamped from git
+#   make install make build, then vaultd into $(PREFIX)/bin (~/.local/bin)
 #   make dist    static binaries for linux, darwin, windows × amd64, arm64 in
 #                dist/, with SHA256SUMS and the third-party licenses
 #   make lint    gofmt check + go vet
 #   make fuzz    every fuzz target for FUZZTIME (default 60s) each
 #   make bench   benchmarks (./bench)
-#   make clients the README's setup lines in the real Claude Code, Codex CLI and
+#   make clients docs/clients.md's setup lines in the real Claude Code, Codex CLI and
 #                Gemini CLI (installs about 1.1 GB from npm the first time)
 #   make stress  the long-running data-safety, HTTP limit and gesetze search-quality tests (minutes), with figures
 
@@ -37,12 +38,23 @@ HOST_OS   := $(shell $(GO) env GOOS)
 HOST_ARCH := $(shell $(GO) env GOARCH)
 SHA256    := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
 
-.PHONY: all build dist dist-smoke run test e2e clients stress vet lint tidy-check vulncheck fuzz bench clean
+.PHONY: all build install dist dist-smoke run test e2e clients stress vet lint tidy-check vulncheck fuzz bench clean
 
 all: lint test build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/vaultd
+
+# `make install`: bin/vaultd into $(PREFIX)/bin, ~/.local/bin unless
+# PREFIX=… says otherwise (no root needed; most Linux shells have it on
+# PATH once it exists). The copy is renamed into place, so that a vaultd
+# running from there (a client's serve) keeps running. Says when the folder
+# is not on PATH, with the line that puts it there.
+PREFIX ?= $(HOME)/.local
+install: build
+	@mkdir -p '$(PREFIX)/bin' && cp $(BIN) '$(PREFIX)/bin/.vaultd.new' && mv -f '$(PREFIX)/bin/.vaultd.new' '$(PREFIX)/bin/vaultd'
+	@echo "installed $(PREFIX)/bin/vaultd ($$('$(PREFIX)/bin/vaultd' --version))"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) printf '%s is not on your PATH; add this line to your shell profile (~/.profile, ~/.zshrc):\n  export PATH="%s:$$PATH"\n' '$(PREFIX)/bin' '$(PREFIX)/bin';; esac
 
 # `make dist`: dist/vaultd-OS-ARCH (.exe for windows) for every target,
 # SHA256SUMS over them, THIRD_PARTY_LICENSES.txt (the license file of
@@ -91,7 +103,8 @@ vulncheck:
 # repository's copy stays clean; its state dir is bin/example-vault/.vaultd),
 # an access key "local" (read, write) created on the first run, its secret
 # kept in bin/example-key (mode 0600) so that every run can print the one
-# line to paste into Claude Code or Cursor. Ctrl-C stops the server.
+# lines to paste into Claude Code, Cursor, Codex and Gemini (vaultd
+# connect). Ctrl-C stops the server.
 RUN_ADDR  ?= 127.0.0.1:8765
 RUN_VAULT := bin/example-vault
 RUN_KEY   := bin/example-key
@@ -102,11 +115,8 @@ run: build
 		./$(BIN) keys revoke local --vault $(RUN_VAULT) >/dev/null 2>&1; \
 		./$(BIN) keys create local --allow read,write --vault $(RUN_VAULT) --secret-file $(RUN_KEY) >/dev/null || exit 1; \
 	fi
-	@key=$$(cat $(RUN_KEY)); url=http://$(RUN_ADDR)/mcp; \
-	printf '\nvaultd serves %s at %s (access key "local": read,write).\n\n' '$(RUN_VAULT)' "$$url"; \
-	printf 'Claude Code:\n  claude mcp add --transport http notes %s --header "Authorization: Bearer %s"\n\n' "$$url" "$$key"; \
-	printf 'Cursor (~/.cursor/mcp.json):\n  {"mcpServers": {"notes": {"url": "%s", "headers": {"Authorization": "Bearer %s"}}}}\n\n' "$$url" "$$key"; \
-	printf 'Keys: ./$(BIN) keys list --vault $(RUN_VAULT). Stop with Ctrl-C.\n\n'
+	@echo; ./$(BIN) connect --vault $(RUN_VAULT) --url http://$(RUN_ADDR)/mcp --secret-file $(RUN_KEY) && \
+	printf '\nThe key is "local" (read,write); keys: ./$(BIN) keys list --vault $(RUN_VAULT). Stop with Ctrl-C.\n\n'
 	./$(BIN) serve --http $(RUN_ADDR) --vault $(RUN_VAULT)
 
 # go test runs each fuzz target's seed corpus (f.Add and testdata/fuzz) as a
@@ -118,7 +128,7 @@ test: vet tidy-check vulncheck dist-smoke
 e2e:
 	$(GO) test -count=1 ./e2e/...
 
-# The README's setup lines run in the real clients' CLIs (e2e/clients,
+# docs/clients.md's setup lines run in the real clients' CLIs (e2e/clients,
 # about 1.1 GB in node_modules, so not part of `make test`).
 clients:
 	VAULTD_CLIENTS=1 $(GO) test -count=1 -run TestClients -v ./e2e/

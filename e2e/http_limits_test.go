@@ -42,7 +42,7 @@ func TestHTTP_Limits(t *testing.T) {
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 413 || !strings.Contains(string(b), "larger than 16 MB") || time.Since(start) > 2*time.Second {
+	if res.StatusCode != 413 || !strings.Contains(string(b), "larger than 16 MB") || time.Since(start) > 10*time.Second {
 		t.Errorf("a 17 MB body: got %d %q after %s, want 413 at once", res.StatusCode, b, time.Since(start))
 	}
 
@@ -98,8 +98,8 @@ func TestHTTP_Limits(t *testing.T) {
 	select {
 	case <-closed:
 		t.Logf("the revoked key's event stream closed %s after the revocation", time.Since(revoked).Round(time.Millisecond))
-	case <-time.After(3 * time.Second):
-		t.Errorf("the revoked key's event stream is still open 3 s after the revocation")
+	case <-time.After(waitCap(t)):
+		t.Errorf("the revoked key's event stream is still open %s after the revocation", time.Since(revoked).Round(time.Second))
 	}
 }
 
@@ -141,9 +141,11 @@ func TestHTTP_IdleConnections(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	for i := range 3 {
 		start := time.Now()
-		m := &rawMCP{t: t, url: h.url, secret: anna, hc: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
+		m := &rawMCP{t: t, url: h.url, secret: anna, hc: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
 		res, body := m.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"normal","version":"1"}}}`, nil)
-		if took := time.Since(start); res.StatusCode != 200 || took > time.Second {
+		// Starved, it would wait for the idle connections' 10 s header
+		// timeout; 5 s leaves a loaded machine room (issue 32).
+		if took := time.Since(start); res.StatusCode != 200 || took > 5*time.Second {
 			t.Errorf("client %d among 150 idle connections: %d %.100s after %s, want 200 at once", i, res.StatusCode, body, took)
 		}
 	}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestInspectorCLI runs the MCP Inspector's CLI (inspector --cli, pinned in
@@ -37,7 +35,7 @@ func TestInspectorCLI(t *testing.T) {
 		args := append([]string{cli, "--cli"}, target...)
 		args = append(args, "--method", method)
 		args = append(args, extra...)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := waitCtx(t)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, filepath.Join(nodeBin, "node"), args...)
 		cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")

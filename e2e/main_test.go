@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -156,12 +155,12 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// wantLog fails unless the server's log holds every one of subs within
-// 10 s: the transport copies stderr in its own goroutine, so a line the
+// wantLog fails unless the server's log comes to hold every one of subs
+// (waitCap): the transport copies stderr in its own goroutine, so a line the
 // server wrote before its answer may reach the buffer after it.
 func wantLog(t testing.TB, what string, l *lockedBuffer, subs ...string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(waitCap(t)); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		text, all := l.String(), true
 		for _, s := range subs {
 			all = all && strings.Contains(text, s)
@@ -211,7 +210,7 @@ func serveEnv(t testing.TB, vault, protocolVersion string, env []string, extra .
 			t.Logf("vaultd %s\nstderr:\n%s", strings.Join(args, " "), stderr)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := waitCtx(t)
 	defer cancel()
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = protocolVersion
@@ -235,7 +234,7 @@ type result struct {
 // rule 8).
 func (s *server) call(name string, args map[string]any) result {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := waitCtx(s.t)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
@@ -270,7 +269,7 @@ func (s *server) mustOK(name string, args map[string]any) string {
 // toolNames lists the tools the connection sees.
 func (s *server) tools() []mcp.Tool {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := waitCtx(s.t)
 	defer cancel()
 	res, err := s.c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
@@ -284,14 +283,14 @@ func (s *server) tools() []mcp.Tool {
 // example vault in ~0.2 s; searches before that say "index building".
 func (s *server) waitIndexed() {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waitCap(s.t))
 	for {
 		r := s.call("search_notes", map[string]any{"query": "Klinikverbund"})
 		if !strings.HasPrefix(r.Text, "index building") && !r.IsError {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("search index not ready after 20 s; last answer:\n%s", r.Text)
+			s.t.Fatalf("search index never ready; last answer:\n%s", r.Text)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

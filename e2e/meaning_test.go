@@ -14,7 +14,7 @@ import (
 // index or search by meaning is still catching up.
 func (s *server) searchUntil(args map[string]any) string {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waitCap(s.t))
 	for {
 		r := s.call("search_notes", args)
 		busy := strings.HasPrefix(r.Text, "index building") || strings.Contains(r.Text, "meaning search covers") || strings.Contains(r.Text, "meaning search starts") || strings.Contains(r.Text, "meaning search is reading")

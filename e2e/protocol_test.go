@@ -86,8 +86,8 @@ func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 					res, _ := m["result"].(map[string]any)
 					return res
 				}
-			case <-time.After(20 * time.Second):
-				t.Fatalf("%s: no response within 20 s", method)
+			case <-time.After(waitCap(t)):
+				t.Fatalf("%s: no response", method)
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 		if err := json.Unmarshal(line, &m); err != nil || m["error"] == nil {
 			t.Errorf("unknown tool: want a JSON-RPC error, got %q", line)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(waitCap(t)):
 		t.Fatal("unknown tool: no answer")
 	}
 
@@ -162,7 +162,7 @@ func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 		if err != nil {
 			t.Errorf("vaultd serve after stdin closed: %v, want exit status 0", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(waitCap(t)):
 		t.Fatal("vaultd serve did not exit after stdin closed")
 	}
 	if len(all) < 7 {
@@ -172,7 +172,7 @@ func TestStdio_OnlyProtocolOnStdout(t *testing.T) {
 	// Logs: the log file gets info and up, never stdout; stderr stays
 	// quiet (warnings and errors only), as clients show every stderr line
 	// as an error.
-	wantContains(t, "--log-file", readFile(t, logFile), "serving over stdio", "name=append_to_note")
+	wantContains(t, "--log-file", readFile(t, logFile), "msg=\"vaultd serves a vault\" vault=", "serving over stdio", "name=append_to_note")
 	if e := stderr.String(); strings.Contains(e, "level=INFO") {
 		t.Errorf("stderr got info lines over stdio (want warnings and errors only):\n%s", e)
 	}

@@ -30,9 +30,9 @@ type tourLine struct {
 }
 
 // readmeTour extracts the tour's commands from README.md: every line of
-// every ```sh block in tourSections, in order; a line ending in "\" goes
-// on with the next.
-func readmeTour(t *testing.T) []tourLine {
+// every ```sh block in sections, in order; a line ending in "\" goes on
+// with the next.
+func readmeTour(t *testing.T, sections ...string) []tourLine {
 	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func readmeTour(t *testing.T) []tourLine {
 		switch {
 		case strings.HasPrefix(l, "## "):
 			in = false
-			for _, s := range tourSections {
+			for _, s := range sections {
 				if l == s {
 					in = true
 				}
@@ -80,10 +80,63 @@ func TestReadmeTour(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("the tour starts with make build; no make here")
 	}
-	lines := readmeTour(t)
+	lines := readmeTour(t, tourSections...)
 	if len(lines) < 30 {
 		t.Fatalf("the README tour has %d commands; the sections %q were not found", len(lines), tourSections)
 	}
+	runReadmeLines(t, lines, t.TempDir())
+	t.Logf("the README tour ran %d commands", len(lines))
+}
+
+// TestReadmeOwnVault runs the README's "Use it with your own Obsidian
+// vault" as written (issue 32: the README had no path for someone who
+// already has a vault), with HOME in a temp dir holding a copy of the
+// example vault where the README puts one (~/Documents/MyVault) and
+// ~/.local/bin on PATH, as most shells have it once it exists: make
+// install, cd into the vault, overview, connect. The lines connect prints
+// name the installed binary and the vault by absolute paths.
+func TestReadmeOwnVault(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("the README's lines are a bash session; no bash here")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("the README's lines start with make install; no make here")
+	}
+	const section = "## Use it with your own Obsidian vault"
+	lines := readmeTour(t, section)
+	if len(lines) < 3 {
+		t.Fatalf("README section %q has %d commands, want make install, a cd into the vault and vaultd connect", section, len(lines))
+	}
+	home := t.TempDir()
+	vault := filepath.Join(home, "Documents", "MyVault")
+	if err := os.MkdirAll(filepath.Dir(vault), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(copyVault(t), vault); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(home, ".local", "bin")
+	out := runReadmeLines(t, lines, home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, want := range []string{
+		"installed " + filepath.Join(bin, "vaultd"),
+		"1_Projekte",
+		"claude mcp add notes -- " + filepath.Join(bin, "vaultd") + " serve --vault " + vault,
+		"codex mcp add notes -- " + filepath.Join(bin, "vaultd") + " serve --vault " + vault,
+		"gemini mcp add --scope user notes " + filepath.Join(bin, "vaultd") + " serve --vault " + vault,
+		`{"mcpServers": {"notes": {"command": "` + filepath.Join(bin, "vaultd") + `"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the README's own-vault lines printed no %q:\n%s", want, tail(out, 60))
+		}
+	}
+}
+
+// runReadmeLines runs README lines as a new user would: one shell, the
+// commands in order, in the repository, HOME as given and TMPDIR in a
+// temp dir. Any non-zero exit fails, unless the README marks the line
+// "# exits N" and it exits N. It returns what the shell printed.
+func runReadmeLines(t *testing.T, lines []tourLine, home string, extraEnv ...string) string {
+	t.Helper()
 	var script strings.Builder
 	for _, l := range lines {
 		cmd, want := l.text, "0"
@@ -93,7 +146,7 @@ func TestReadmeTour(t *testing.T) {
 		fmt.Fprintf(&script, "echo %s\n%s\nrc=$?\nif [ $rc -ne %s ]; then echo \"README.md:%d exited $rc, want %s (the command above)\" >&2; exit 1; fi\n",
 			shellQuote("$ "+cmd), cmd, want, l.n, want)
 	}
-	home, tmp := t.TempDir(), t.TempDir()
+	tmp := t.TempDir()
 	// No deadline of its own: the tour is bounded by what it runs (go
 	// test's -timeout catches a hang), and a cold or loaded machine must
 	// not fail it. Go's caches stay where they are (they live under HOME
@@ -112,13 +165,13 @@ func TestReadmeTour(t *testing.T) {
 			env = append(env, name+"="+v)
 		}
 	}
-	cmd.Env = append(env, "HOME="+home, "TMPDIR="+tmp, "NO_COLOR=1")
+	cmd.Env = append(append(env, "HOME="+home, "TMPDIR="+tmp, "NO_COLOR=1"), extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("the README tour failed (%v):\n%s", err, tail(out.String(), 60))
+		t.Fatalf("the README's commands failed (%v):\n%s", err, tail(out.String(), 60))
 	}
-	t.Logf("the README tour ran %d commands", len(lines))
+	return out.String()
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -52,7 +52,7 @@ func serveStateProc(t testing.TB, vault, state string, extra ...string) (*server
 			t.Logf("vaultd %s\nstderr:\n%s", strings.Join(args, " "), stderr)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := waitCtx(t)
 	defer cancel()
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
@@ -70,7 +70,7 @@ func serveStateProc(t testing.TB, vault, state string, extra ...string) (*server
 // cliSearch runs `vaultd search` on the vault and state dir.
 func cliSearch(t testing.TB, vault, state, query string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := waitCtx(t)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, vaultdBin, "search", query, "--vault", vault, "--state-dir", state).CombinedOutput()
 	if err != nil {

@@ -36,7 +36,7 @@ func TestSearch_TakesTurns(t *testing.T) {
 	for i := range n {
 		select {
 		case <-entered:
-		case <-time.After(10 * time.Second):
+		case <-time.After(hangCap):
 			t.Fatalf("only %d of %d searches started", i, n)
 		}
 	}
@@ -59,7 +59,7 @@ func TestSearch_TakesTurns(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("the waiting search, its context cancelled: %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangCap):
 		t.Fatal("the waiting search did not give up when its context ended")
 	}
 	close(release)

@@ -48,7 +48,7 @@ func openIndex(t testing.TB, v *vault.Vault, o Options) *Index {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := ix.WaitReady(ctx); err != nil {
 		t.Fatal(err)
@@ -82,16 +82,27 @@ func hitIndex(r *Results, p string) int {
 	return -1
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// hangCap is how long a test waits for something a correct index does
+// before it calls it a hang. Speed is not decided here: a cold or loaded
+// machine is slow, not wrong (issue 32), so a wait past what is expected
+// only logs how long it took.
+const hangCap = 2 * time.Minute
+
+// eventually polls cond until it holds. d is how long it should take: a
+// wait past it is logged; only one past hangCap (or d, if longer) fails.
 func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	start := time.Now()
+	limit := max(d, hangCap)
 	for {
 		if cond() {
+			if took := time.Since(start); took > d {
+				t.Logf("slow machine: %s took %s (expected within %s)", what, took.Round(time.Millisecond), d)
+			}
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for: %s", d, what)
+		if time.Since(start) > limit {
+			t.Fatalf("gave up after %v waiting for: %s", limit, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -127,7 +127,7 @@ func TestOpen_Busy(t *testing.T) {
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("second Open: err = %v, want ErrBusy", err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 20*time.Second { // a hang on the lock would be forever; a loaded machine is only slow
 		t.Errorf("second Open took %v; it must not hang on the lock", d)
 	}
 	want := fmt.Sprintf("in use by another vaultd process (pid %d)", os.Getpid())
@@ -270,7 +270,7 @@ func TestBuilding_ResultsSayHowFar(t *testing.T) {
 		t.Errorf("status text = %q", r.Status.Text())
 	}
 	once.Do(func() { close(release) })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := ix.WaitReady(ctx); err != nil {
 		t.Fatal(err)

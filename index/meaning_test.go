@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vaultd/vaultd/embed"
 	"github.com/vaultd/vaultd/embed/embedtest"
@@ -27,7 +26,7 @@ func startMeaning(t *testing.T, ix *Index, e embed.Embedder) *Meaning {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := m.WaitSynced(ctx); err != nil {
 		t.Fatal(err)
@@ -199,7 +198,7 @@ func TestMeaning_FiltersHoldForMeaningHits(t *testing.T) {
 	}
 	// Search (the index's own embedder) fuses by default and obeys By.
 	ix2 := openIndex(t, v, Options{Dir: filepath.Join(t.TempDir(), "ix2"), Embedder: tinyStatic(t)})
-	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, hangCap)
 	defer cancel()
 	if err := ix2.Meaning().WaitSynced(wctx); err != nil {
 		t.Fatal(err)
@@ -252,7 +251,7 @@ func TestMeaning_SimilarByVectors(t *testing.T) {
 	}
 	v, _ := newVault(t, notes)
 	ix := openIndex(t, v, Options{Embedder: tinyStatic(t)})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := ix.Meaning().WaitSynced(ctx); err != nil {
 		t.Fatal(err)

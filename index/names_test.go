@@ -25,7 +25,7 @@ func lookupPath(t *testing.T, v *vault.Vault, ref string) string {
 // for a miss) — the table, not Find's walk behind it.
 func waitName(t *testing.T, ix *Index, ref, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangCap)
 	var m vault.NameMatch
 	var ok bool
 	for time.Now().Before(deadline) {
@@ -160,7 +160,7 @@ func TestNames_SharedClientAsksOwner(t *testing.T) {
 	if client.Owner() {
 		t.Fatal("the second handle owns the index")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := client.WaitReady(ctx); err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestOpenNames_AsksTheOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer owner.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := owner.WaitReady(ctx); err != nil {
 		t.Fatal(err)

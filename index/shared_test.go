@@ -49,7 +49,7 @@ func openShared(t testing.TB, dir, state string) *Shared {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	if err := s.WaitReady(ctx); err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func openShared(t testing.TB, dir, state string) *Shared {
 
 func sharedSearch(t testing.TB, s *Shared, text string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
 	defer cancel()
 	res, err := s.Search(ctx, Query{Text: text})
 	if err != nil {
@@ -193,7 +193,7 @@ func TestShared_UnreachableOwner(t *testing.T) {
 	if !errors.As(err, &ue) || !errors.Is(err, ErrBusy) || ue.PID != os.Getpid() {
 		t.Fatalf("OpenShared with a silent owner: got %v, want *UnreachableError naming pid %d", err, os.Getpid())
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := time.Since(start); took > 20*time.Second { // without AttachTimeout it would hang; a loaded machine is only slow
 		t.Errorf("OpenShared took %s, want about AttachTimeout", took)
 	}
 }
@@ -305,7 +305,7 @@ func TestShared_OwnerStopsAnswering(t *testing.T) {
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("search while the owner does not answer: got %v, want ErrBusy", err)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := time.Since(start); took > 20*time.Second { // without AttachTimeout it would hang; a loaded machine is only slow
 		t.Errorf("the failing search took %s, want about AttachTimeout", took)
 	}
 	if st := client.Status(); !strings.Contains(st.Problem, "cannot be reached") {

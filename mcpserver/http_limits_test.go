@@ -65,7 +65,7 @@ func (f *httpFixture) send(t *testing.T, method, name, session string) (int, str
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {
@@ -127,13 +127,13 @@ func TestHTTP_SlowBody(t *testing.T) {
 			}
 		}
 	}()
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("no answer to a slow body: %v", err)
 	}
 	b, _ := io.ReadAll(res.Body)
-	if took := time.Since(start); res.StatusCode != http.StatusRequestTimeout || took > 2*time.Second || !strings.Contains(string(b), "did not arrive within 300ms") {
+	if took := time.Since(start); res.StatusCode != http.StatusRequestTimeout || took > 5*time.Second || !strings.Contains(string(b), "did not arrive within 300ms") {
 		t.Errorf("a body at a byte per 50 ms: got %d %q after %s, want 408 after about 300 ms", res.StatusCode, b, took)
 	}
 }
@@ -148,9 +148,9 @@ func TestHTTP_SlowHeaders(t *testing.T) {
 	defer c.Close()
 	start := time.Now()
 	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n", HTTPPath, f.port())
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	_, err = io.ReadAll(c)
-	if took := time.Since(start); err != nil || took > 2*time.Second {
+	if took := time.Since(start); err != nil || took > 5*time.Second {
 		t.Errorf("unfinished headers: connection still open after %s (%v), want it closed after about 200 ms", took, err)
 	}
 }
@@ -183,7 +183,9 @@ func TestHTTP_ManyIdleConnections(t *testing.T) {
 	for i := range 3 {
 		start := time.Now()
 		status, _, body := f.post(t, f.token["anna"], "", strings.NewReader(initMsg))
-		if took := time.Since(start); status != 200 || took > time.Second {
+		// Starved, it would wait for an idle connection's header timeout;
+		// 5 s leaves a loaded machine room (issue 32).
+		if took := time.Since(start); status != 200 || took > 5*time.Second {
 			t.Errorf("client %d with a key among 60 idle connections: got %d %.100s after %s, want 200 at once", i, status, body, took)
 		}
 	}
@@ -297,8 +299,8 @@ func TestHTTP_RevokedKeyStreamCloses(t *testing.T) {
 	select {
 	case <-annaDone:
 		t.Logf("anna's stream closed %s after the revocation", time.Since(start).Round(time.Millisecond))
-	case <-time.After(2 * time.Second):
-		t.Fatal("anna's event stream is still open 2 s after her key was revoked")
+	case <-time.After(30 * time.Second): // polled every 0.5 s; a loaded machine is slow, not wrong
+		t.Fatal("anna's event stream is still open 30 s after her key was revoked")
 	}
 	select {
 	case <-benDone:
@@ -474,7 +476,7 @@ func TestHTTP_ListenBounded(t *testing.T) {
 		}
 		body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":[` + strings.Join(uris, ",") +
 			`]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "POST", f.url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

@@ -126,8 +126,8 @@ func TestHTTP_SignedInConnections(t *testing.T) {
 		t.Errorf("the read,write connection removes most of a note: isError=%v\n%s", r.IsError, text)
 	}
 	changes, err := f.core.Vault().History(vault.HistoryFilter{Path: "0_Inbox/Buchtipps.md"})
-	if err != nil || len(changes) == 0 || changes[0].Actor != "oauth:chatgpt" {
-		t.Errorf("history: %+v %v, want the newest by oauth:chatgpt", changes, err)
+	if err != nil || len(changes) == 0 || changes[0].Actor != "oauth:chatgpt:http-test" {
+		t.Errorf("history: %+v %v, want the newest by oauth:chatgpt:http-test (the connection, then the client's own name)", changes, err)
 	}
 
 	// Rights changed on the page apply from the next request.
@@ -243,8 +243,8 @@ func TestHTTP_RevokedGrantStreamCloses(t *testing.T) {
 	}
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("the revoked connection's event stream is still open 2 s later")
+	case <-time.After(30 * time.Second): // polled every 0.5 s; a loaded machine is slow, not wrong
+		t.Fatal("the revoked connection's event stream is still open 30 s later")
 	}
 }
 

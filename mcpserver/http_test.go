@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -87,7 +88,7 @@ func (f *httpFixture) client(t *testing.T, secret string) (*client.Client, error
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := cl.Start(ctx); err != nil {
 		return nil, err
@@ -240,8 +241,8 @@ func TestHTTP_KeysAreConnections(t *testing.T) {
 	for _, ch := range changes {
 		actors = append(actors, ch.Actor)
 	}
-	if !slices.Equal(actors, []string{"key:ben", "key:anna"}) {
-		t.Errorf("history actors of 0_Inbox/Buchtipps.md, newest first: got %v, want [key:ben key:anna]", actors)
+	if !slices.Equal(actors, []string{"key:ben:http-test", "key:anna:http-test"}) {
+		t.Errorf("history actors of 0_Inbox/Buchtipps.md, newest first: got %v, want [key:ben:http-test key:anna:http-test]", actors)
 	}
 	ks, _ := f.keys.List()
 	for _, k := range ks {
@@ -409,6 +410,67 @@ func TestKeyLimits(t *testing.T) {
 	} {
 		if got := KeyLimits(server, c.own); got != c.want {
 			t.Errorf("KeyLimits(%+v, %+v): got %+v, want %+v", server, c.own, got, c.want)
+		}
+	}
+}
+
+// TestHTTP_HistoryNamesKeyAndClient: over HTTP the history records the
+// connection (the key) and the MCP client's own name (its clientInfo),
+// as stdio records "mcp:claude-code" (issue 32: HTTP kept only
+// "key:claude"), in both protocol eras: from the session's initialize,
+// and from each stateless request's _meta. A filter by the key finds
+// every client of it.
+func TestHTTP_HistoryNamesKeyAndClient(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{}, map[string]string{"anna": "read,write", "ben": "read,write"})
+	const path = "0_Inbox/Buchtipps.md"
+	anna := f.mustClient(t, "anna") // initialize names it "http-test"
+	if res := callTool(t, anna, "append_to_note", map[string]any{"path": path, "content": "- von Anna", "change_summary": "Annas Tipp"}); res.IsError {
+		t.Fatalf("anna appends: %s", resultText(res))
+	}
+	// Ben's client speaks the stateless era: no initialize, its name in
+	// every request's _meta, spelled as Claude Code spells it.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"append_to_note","arguments":{"path":"` + path +
+		`","content":"- von Ben","change_summary":"Bens Tipp"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"Claude Code","version":"2.1"}}}}`
+	req, _ := http.NewRequest("POST", f.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "append_to_note")
+	req.Header.Set("Authorization", "Bearer "+f.token["ben"])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(b), "recorded in history") {
+		t.Fatalf("ben appends in the stateless era: got %d %s", res.StatusCode, b)
+	}
+
+	history := func(actor string) []string {
+		t.Helper()
+		changes, err := f.core.Vault().History(vault.HistoryFilter{Path: path, Actor: actor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, ch := range changes {
+			out = append(out, ch.Actor+" "+ch.Summary)
+		}
+		return out
+	}
+	if got, want := history(""), []string{"key:ben:claude-code Bens Tipp", "key:anna:http-test Annas Tipp"}; !slices.Equal(got, want) {
+		t.Errorf("history of %s, newest first:\n got %q\nwant %q", path, got, want)
+	}
+	for actor, want := range map[string][]string{
+		"key:anna":            {"key:anna:http-test Annas Tipp"},
+		"key:ben:claude-code": {"key:ben:claude-code Bens Tipp"},
+		"key:ben:cursor":      nil,
+		"key:an":              nil, // a key's name is whole, never a prefix of another's
+	} {
+		if got := history(actor); !slices.Equal(got, want) {
+			t.Errorf("history by %q: got %q, want %q", actor, got, want)
 		}
 	}
 }

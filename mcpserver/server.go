@@ -154,10 +154,10 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 	for _, t := range tools.Tools() {
 		s.AddTool(mcpTool(t), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			cn := connOf(ctx)
-			caller := tools.Caller{Actor: actorFor(ctx, cn), Perms: cn.Perms, Door: tools.DoorMCP}
+			caller := tools.Caller{Actor: cn.Actor, Client: clientFor(ctx, cn), Perms: cn.Perms, Door: tools.DoorMCP}
 			start := time.Now()
 			r := c.CallOn(ctx, cn, caller, t.Name, req.GetArguments())
-			o.Logger.InfoContext(ctx, "tool", "name", t.Name, "actor", caller.Actor, "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
+			o.Logger.InfoContext(ctx, "tool", "name", t.Name, "actor", tools.HistoryActor(caller), "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})
 	}
@@ -182,12 +182,24 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	return st.Listen(ctx, in, out)
 }
 
-// actorFor names the caller in history. A stdio connection's actor "mcp"
-// gets the client's name, so that the history says "mcp:claude-code".
-func actorFor(ctx context.Context, cn *tools.Connection) string {
-	if cn.Actor != "mcp" {
-		return cn.Actor
+// clientFor is the client name recorded after cn in history: for stdio's
+// default actor "mcp" ("mcp:claude-code"), an access key
+// ("key:anna:claude-code") and a signed-in connection
+// ("oauth:laptop:cursor"); an actor the owner named with serve --actor is
+// recorded as given.
+func clientFor(ctx context.Context, cn *tools.Connection) string {
+	if cn.Actor != "mcp" && !strings.HasPrefix(cn.Actor, "key:") && !strings.HasPrefix(cn.Actor, tools.SignedInActor) {
+		return ""
 	}
+	return clientName(ctx)
+}
+
+// clientName is the MCP client's own name (clientInfo.name: from the
+// request's _meta in the stateless era, else from the session's
+// initialize), lower-case with blanks as '-', at most 40 characters; ""
+// when it gave none. History records it after the connection, over stdio
+// ("mcp:claude-code") and over HTTP ("key:anna:claude-code") alike.
+func clientName(ctx context.Context) string {
 	name := ""
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
 		name = info.ClientInfo.Name
@@ -203,8 +215,5 @@ func actorFor(ctx context.Context, cn *tools.Connection) string {
 		}
 		return r
 	}, strings.ToLower(strings.TrimSpace(name)))
-	if name == "" {
-		return cn.Actor
-	}
-	return cn.Actor + ":" + tools.Cut(name, 40)
+	return tools.Cut(name, 40)
 }

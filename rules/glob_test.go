@@ -93,7 +93,7 @@ func TestMatch_ManyDoubleStars(t *testing.T) {
 	if Match(pattern, name) {
 		t.Errorf("Match(%q, %q) = true, want false", pattern, name)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 20*time.Second { // backtracking would take years; a loaded machine only seconds
 		t.Errorf("Match took %v", d)
 	}
 }

@@ -52,9 +52,14 @@ const (
 // Caller is who asks: the actor recorded in history, its rights, and the
 // door it came through.
 type Caller struct {
-	Actor string
-	Perms Perms
-	Door  Door
+	Actor string // the connection: "cli", "mcp" (stdio), "key:anna", "oauth:laptop"
+	// Client is the MCP client's own name (its clientInfo.name, e.g.
+	// "claude-code"), when it gave one: history records it after the
+	// connection ("key:anna:claude-code", "mcp:claude-code"), so that the
+	// owner sees which key and which program made a change.
+	Client string
+	Perms  Perms
+	Door   Door
 
 	// charge is what the call reserved from its connection's rate limits
 	// (nil for the CLI, which has none); a write that turns out to remove
@@ -324,13 +329,21 @@ func permissionDenied(caller Caller, tool, perm string) *Result {
 	}
 }
 
-// actor returns the actor recorded for a caller.
+// actor returns the actor recorded in history for a caller: the
+// connection, then the client's own name.
 func actor(caller Caller) string {
-	if caller.Actor == "" {
-		return "agent"
+	a := caller.Actor
+	if a == "" {
+		a = "agent"
 	}
-	return caller.Actor
+	if caller.Client != "" {
+		a += ":" + caller.Client
+	}
+	return a
 }
+
+// HistoryActor is the actor a call by caller is recorded as in history.
+func HistoryActor(caller Caller) string { return actor(caller) }
 
 // sortedKeys returns a map's keys in order.
 func sortedKeys[V any](m map[string]V) []string {

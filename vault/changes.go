@@ -9,6 +9,15 @@ import (
 	"github.com/vaultd/vaultd/note"
 )
 
+// ActorMatches reports whether a change recorded as actor is one of want:
+// the same actor, or one of its clients. An MCP connection records the
+// client's own name after its own ("key:anna:claude-code",
+// "mcp:cursor"), so "key:anna" selects every client of that key and "mcp"
+// every client over stdio.
+func ActorMatches(actor, want string) bool {
+	return actor == want || strings.HasPrefix(actor, want+":")
+}
+
 // OutsideActor is the actor of changes made outside vaultd (Obsidian, git,
 // a sync tool, an editor), found in the files or recorded by Recover.
 const OutsideActor = "outside vaultd"
@@ -120,7 +129,7 @@ func (v *Vault) RecentChanges(q ChangeQuery) (page []ChangeEntry, total int, err
 	inSpace := func(p string) bool { return p != "" && (q.Space == "" || note.SpaceOf(p) == q.Space) }
 	var out []ChangeEntry
 	for _, e := range all {
-		if q.Actor != "" && (outside && !e.External || !outside && e.Actor != q.Actor) {
+		if q.Actor != "" && (outside && !e.External || !outside && !ActorMatches(e.Actor, q.Actor)) {
 			continue
 		}
 		if !q.Since.IsZero() && e.Time.Before(q.Since) || !q.Until.IsZero() && !e.Time.Before(q.Until) {
@@ -354,7 +363,7 @@ func (v *Vault) NoteHistory(p string, q HistoryQuery) (*NoteHistory, error) {
 		outside := a == OutsideActor || strings.EqualFold(a, "external")
 		kept := all[:0]
 		for _, e := range all {
-			if outside && e.External || !outside && e.Actor == a {
+			if outside && e.External || !outside && ActorMatches(e.Actor, a) {
 				kept = append(kept, e)
 			}
 		}

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vaultd/vaultd/note"
@@ -59,7 +62,7 @@ func (v *Vault) History(f HistoryFilter) ([]Change, error) {
 		if !f.Since.IsZero() && ch.Time.Before(f.Since) {
 			return
 		}
-		if f.Actor != "" && ch.Actor != f.Actor {
+		if f.Actor != "" && !ActorMatches(ch.Actor, f.Actor) {
 			return
 		}
 		out = append(out, ch)
@@ -562,16 +565,96 @@ func (v *Vault) completeIntent(in Change) (*Change, error) {
 // historyHeads returns, for each note path in history, the version its last
 // record left ("" when that record deleted it).
 func (v *Vault) historyHeads() (map[string]string, error) {
-	heads := map[string]string{}
-	err := v.readChanges(func(ch Change) {
-		if ch.Path != "" {
-			if ch.Op == "move" && ch.OldPath != "" && ch.OldPath != ch.Path {
-				heads[ch.OldPath] = "" // nothing is there any more
-			}
-			heads[ch.Path] = ch.After
+	var out map[string]string
+	err := v.w.heads.read(v, func(heads map[string]string) { out = maps.Clone(heads) })
+	return out, err
+}
+
+// historyHead is historyHeads()[p], without copying the table.
+func (v *Vault) historyHead(p string) (string, error) {
+	var head string
+	err := v.w.heads.read(v, func(heads map[string]string) { head = heads[p] })
+	return head, err
+}
+
+// headsCache keeps historyHeads between calls. The history is append-only
+// (history.jsonl), so a later call parses only the lines appended since —
+// by this process or any other — instead of the whole log: a write to a
+// note vaultd has not written before looks its head up (settle.go), and a
+// move that updates the links of 3,000 such notes parsed the growing log
+// 3,000 times (2 min 58 s; 45 notes/s falling to 17).
+type headsCache struct {
+	mu    sync.Mutex
+	file  fs.FileInfo // the history file read so far; another one (replaced, truncated) is read anew
+	off   int64       // bytes of whole lines read
+	last  []byte      // the last line read, with its newline: still there, or the file was cut back (appendJournal's undo) and is read anew
+	heads map[string]string
+}
+
+// read brings the table up to date with the history file and calls fn
+// with it, under the cache's lock.
+func (c *headsCache) read(v *Vault, fn func(map[string]string)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fi, err := v.state.Lstat(historyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.file, c.off, c.heads = nil, 0, map[string]string{}
+		fn(c.heads)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s in the state dir: %s", historyFile, errText(err))
+	}
+	if c.heads == nil || c.file == nil || !os.SameFile(c.file, fi) || fi.Size() < c.off {
+		c.off, c.last, c.heads = 0, nil, map[string]string{}
+	}
+	c.file = fi
+	if fi.Size() > c.off {
+		f, err := v.state.Open(historyFile)
+		if err != nil {
+			return fmt.Errorf("read %s in the state dir: %s", historyFile, errText(err))
 		}
-	})
-	return heads, err
+		from := c.off - int64(len(c.last))
+		b, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
+		if err == nil && !bytes.HasPrefix(b, c.last) {
+			// The file was cut back and appended to since: read it anew.
+			c.off, c.last, c.heads = 0, nil, map[string]string{}
+			b, err = io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
+		} else if err == nil {
+			b = b[len(c.last):]
+		}
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read %s in the state dir: %s", historyFile, errText(err))
+		}
+		// Whole lines only: a torn last line (a writer in the middle of
+		// its append, or killed in it) is read again next time, as the
+		// whole-file reading would see it then.
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			b = b[:i+1]
+		} else {
+			b = nil
+		}
+		c.off += int64(len(b))
+		if len(b) > 0 {
+			i := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+			c.last = append(c.last[:0], b[i:]...)
+		}
+		for len(b) > 0 {
+			line, rest, _ := bytes.Cut(b, []byte("\n"))
+			b = rest
+			var ch Change
+			if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &ch) != nil || ch.ID == "" || ch.Intent || ch.Path == "" {
+				continue
+			}
+			if ch.Op == "move" && ch.OldPath != "" && ch.OldPath != ch.Path {
+				c.heads[ch.OldPath] = "" // nothing is there any more
+			}
+			c.heads[ch.Path] = ch.After
+		}
+	}
+	fn(c.heads)
+	return nil
 }
 
 // currentVersion is the version of the note at p, "" if there is none.

@@ -596,9 +596,17 @@ func (v *Vault) runMove(op string, p *movePlan, o WriteOpts) (*MoveResult, error
 	}
 	unlockOnce()
 
-	// The links, one note at a time through the write protocol.
-	for _, rw := range p.rewrites {
+	// The links, one note at a time through the write protocol: each is a
+	// durable write with its history record, so a folder with thousands
+	// of notes linking into it takes a while; Options.Progress hears it.
+	progress := func(int) {}
+	if f := v.opts.Progress; f != nil && len(p.rewrites) > 0 {
+		progress = func(done int) { f("updating links", done, len(p.rewrites)) }
+	}
+	progress(0)
+	for i, rw := range p.rewrites {
 		rr, err := v.relink(p, rw, o)
+		progress(i + 1)
 		if err != nil {
 			res.Pending = append(res.Pending, rw.new)
 			res.Issues = append(res.Issues, LinkIssue{Path: rw.new,

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -310,5 +311,30 @@ func TestMove_RecoverFinishesInterrupted(t *testing.T) {
 	g, _ := v.GroupByID(plan.ID)
 	if !g.Done || len(g.Pending) != 0 || !g.Interrupted {
 		t.Errorf("group: %+v", g)
+	}
+}
+
+// TestMove_ReportsProgress: a move tells Options.Progress how far its link
+// updates have come — one call at the start, one per note — so that the
+// command line can show rate and time left for a folder many notes link
+// into.
+func TestMove_ReportsProgress(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"A/Ziel.md": "# Ziel\n"}
+	for i := range 3 {
+		files[fmt.Sprintf("B/Quelle %d.md", i)] = "[[A/Ziel]]\n"
+	}
+	wFiles(t, dir, files)
+	var calls []string
+	v := wOpenDir(t, dir, Options{NoSync: true, Actor: "test", Progress: func(what string, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", what, done, total))
+	}})
+	mMove(t, v, dir, "A", "C")
+	want := []string{"updating links 0/3", "updating links 1/3", "updating links 2/3", "updating links 3/3"}
+	if strings.Join(calls, ", ") != strings.Join(want, ", ") {
+		t.Errorf("Progress calls: got %q, want %q", calls, want)
+	}
+	if got := wRead(t, dir, "B/Quelle 0.md"); got != "[[C/Ziel]]\n" {
+		t.Errorf("B/Quelle 0.md: got %q", got)
 	}
 }

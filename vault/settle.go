@@ -172,15 +172,15 @@ func (v *Vault) stored(ver string) bool {
 // historySize returns the last version history records for note c and
 // its size, from the content store.
 func (v *Vault) historySize(c string) (seenText, bool) {
-	heads, err := v.historyHeads()
-	if err != nil || heads[c] == "" {
+	head, err := v.historyHead(c)
+	if err != nil || head == "" {
 		return seenText{}, false
 	}
-	fi, err := v.state.Lstat(objectName(heads[c]))
+	fi, err := v.state.Lstat(objectName(head))
 	if err != nil {
 		return seenText{}, false
 	}
-	return seenText{version: heads[c], size: int(fi.Size())}, true
+	return seenText{version: head, size: int(fi.Size())}, true
 }
 
 // sameFile reports whether two stats of a note show the same file, not

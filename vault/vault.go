@@ -35,6 +35,11 @@ type Options struct {
 	// GitCommit makes every change made through this Vault a git commit of
 	// the files it touched (see git.go). Off by default.
 	GitCommit bool
+	// Progress, if set, hears how far a long change has come: a move's
+	// link updates ("updating links", notes done of total), one call per
+	// note and one at the start. Called on the goroutine doing the work,
+	// so it must return quickly.
+	Progress func(what string, done, total int)
 }
 
 // Vault is a folder of markdown notes opened as an os.Root: every file

@@ -22,6 +22,7 @@ import (
 type writeState struct {
 	locks   noteLocks
 	seen    seenTexts    // the last complete text of each note (settle.go)
+	heads   headsCache   // the history's last version of each note (historyHeads)
 	damaged atomic.Int64 // torn history lines at the last reading (HistoryDamage)
 
 	subsMu sync.Mutex

@@ -34,12 +34,20 @@ func TestHelp_ExitCodes(t *testing.T) {
 	if !strings.Contains(out, exitCodesHelp) {
 		t.Errorf("vaultd --help does not show the exit codes; got:\n%s", out)
 	}
+	// The README links the reference, which lists them.
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), exitCodesHelp) {
-		t.Errorf("README.md does not show the exit codes as `vaultd --help` does; want it to contain:\n%s", exitCodesHelp)
+	ref, err := os.ReadFile("../../docs/reference.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "(docs/reference.md)") || !strings.Contains(string(ref), "## Errors and exit codes") {
+		t.Errorf("README.md does not link docs/reference.md, or it has no \"Errors and exit codes\"")
+	}
+	if !strings.Contains(string(ref), exitCodesHelp) {
+		t.Errorf("docs/reference.md does not show the exit codes as `vaultd --help` does; want it to contain:\n%s", exitCodesHelp)
 	}
 }
 

@@ -93,42 +93,35 @@ func saveEmbedderConfig(stateDir string, c embed.Config) error {
 }
 
 // waitForMeaning waits until every section has a vector (or limit has
-// passed, if > 0), showing progress on w: a bar on a terminal, a line every
-// few seconds otherwise; when verbose from the start, else after a second.
-// It returns the last status seen.
-func waitForMeaning(ctx context.Context, idx interface{ Status() index.Status }, w io.Writer, verbose bool, limit time.Duration) index.MeaningStatus {
-	tty := isTTY(w)
+// passed, if > 0), reporting its progress on w (see progress): from the
+// start when verbose, else once it has taken a second. vault names the
+// vault for the report's first line. It returns the last status seen.
+func waitForMeaning(ctx context.Context, idx interface{ Status() index.Status }, w io.Writer, verbose bool, limit time.Duration, vault string) index.MeaningStatus {
 	start := time.Now()
+	delay := time.Second
+	if verbose {
+		delay = 0
+	}
+	var p *progress
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	var lastLine time.Time
-	shown := false
 	for {
 		st := idx.Status().Meaning
 		if !st.On() || st.Problem != "" || st.Complete() || ctx.Err() != nil || limit > 0 && time.Since(start) > limit {
-			if shown && tty {
-				fmt.Fprint(w, "\r\033[K")
+			if p != nil {
+				p.finish()
 			}
 			return st
 		}
-		now := time.Now()
-		if (verbose || now.Sub(start) >= time.Second) && st.Total > 0 {
-			shown = true
-			if tty {
-				fmt.Fprintf(w, "\r\033[K%s", meaningBar(st, 30))
-			} else if now.Sub(lastLine) >= 2*time.Second {
-				fmt.Fprintf(w, "embedding: %d of %d sections (%d %%)\n", st.Done, st.Total, st.Done*100/max(st.Total, 1))
-				lastLine = now
+		if st.Total > 0 {
+			if p == nil {
+				p = newProgress(w, fmt.Sprintf("embedding %s with %s for search by meaning: %s sections", vault, st.Model, thousands(st.Total)), "embedding", "sections", delay)
 			}
+			p.update(st.Done, st.Total)
 		}
 		select {
 		case <-ctx.Done():
 		case <-tick.C:
 		}
 	}
-}
-
-func meaningBar(st index.MeaningStatus, width int) string {
-	n := min(width, width*st.Done/max(st.Total, 1))
-	return fmt.Sprintf("embedding [%s%s] %d/%d sections", strings.Repeat("█", n), strings.Repeat("·", width-n), st.Done, st.Total)
 }

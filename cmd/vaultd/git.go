@@ -260,7 +260,7 @@ conflict.`,
 				return err
 			}
 			defer v.Close()
-			r := v.Sync(cmd.Context())
+			r := whileReporting(a, "git sync of "+a.vaultNamed+": fetch, merge, push", "git sync", func() *vault.SyncReport { return v.Sync(cmd.Context()) })
 			if a.json {
 				if err := writeJSON(a.out, r); err != nil {
 					return err

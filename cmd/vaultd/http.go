@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -134,7 +135,7 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	} else {
 		logger.Info("serving over http", append([]any{"url", url, "auth", "access keys", "keys", at.nkeys}, attrs...)...)
 	}
-	logger.Info("owner's page", "url", base+"/", "sign_in", "vaultd owner link")
+	logger.Info("owner's page", "url", pageOf(mcpURL)+"/", "sign_in", "vaultd owner link")
 	if as != nil {
 		logger.Info("sign-in for MCP clients (OAuth)", "issuer", as.Issuer(), "resource", as.Resource())
 	}
@@ -148,6 +149,14 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	if !at.loopback {
 		logger.Warn("serving the network without TLS: put a TLS proxy in front, or use a VPN; keys and notes travel in clear text otherwise")
 	}
+	// Say where this server listens, in the state dir, so that vaultd
+	// owner link and vaultd keys create print this address.
+	unannounce, err := announceServer(c.Vault().StateDir(), runningServer{PID: os.Getpid(), Page: pageOf(mcpURL), MCP: mcpURL,
+		Listen: ln.Addr().String(), Started: time.Now().UTC()})
+	if err != nil {
+		logger.Warn("could not note this server's address in the state dir: vaultd owner link and keys create need --url", "error", err)
+	}
+	defer unannounce()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vaultd/vaultd/rules"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // starter holds the notes `vaultd init` writes, as files you can review:
@@ -137,6 +138,15 @@ func initVault(dir string, force bool) (*initReport, error) {
 	}
 	sort.Strings(rep.Created)
 	sort.Strings(rep.Kept)
+	// The state dir marks the folder as a vault, so that commands run in
+	// it need no --vault (vaultd never takes a folder for a vault
+	// otherwise); its .gitignore keeps it out of git, as vault.Open makes it.
+	if err := root.Mkdir(vault.StateDirName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if _, err := writeNew(root, vault.StateDirName+"/.gitignore", []byte("*\n")); err != nil {
+		return nil, err
+	}
 
 	// Load the rules as the server will, so that a mistake in an existing
 	// 9_System note (kept by --force) shows up now, not at the first write.
@@ -149,7 +159,8 @@ func initVault(dir string, force bool) (*initReport, error) {
 	rep.Next = []string{
 		"vaultd overview --vault " + shown,
 		"vaultd read --vault " + shown + " " + shellQuote(rules.Folder+"/Regeln für Agenten.md"),
-		"export VAULTD_VAULT=" + shellQuote(abs) + "   # then --vault can be left out",
+		"vaultd connect --vault " + shown + "   # the lines that connect Claude Code, Cursor, Codex and Gemini",
+		"export VAULTD_VAULT=" + shellQuote(abs) + "   # then --vault can be left out (or run vaultd inside the vault's folder)",
 	}
 	return rep, nil
 }

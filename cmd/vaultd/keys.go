@@ -40,12 +40,21 @@ server that is running.`,
 
 // keyStore opens the vault's key store (in its state dir).
 func (a *app) keyStore() (*keys.Store, error) {
-	v, err := a.openVault()
+	dir, err := a.stateDirOf()
 	if err != nil {
 		return nil, err
 	}
+	return keys.Open(dir), nil
+}
+
+// stateDirOf opens the vault to find its state dir (making it if needed).
+func (a *app) stateDirOf() (string, error) {
+	v, err := a.openVault()
+	if err != nil {
+		return "", err
+	}
 	defer v.Close()
-	return keys.Open(v.StateDir()), nil
+	return v.StateDir(), nil
 }
 
 // createdKey is what `keys create --json` prints.
@@ -109,10 +118,11 @@ limits of its own instead of the server's (vaultd serve
 			if err != nil {
 				return usagef(withGlobals(cmd, "vaultd keys create "+shellQuote(args[0])+" --allow read,write"), "%s", strings.TrimPrefix(err.Error(), keys.ErrInvalid.Error()+": "))
 			}
-			s, err := a.keyStore()
+			stateDir, err := a.stateDirOf()
 			if err != nil {
 				return err
 			}
+			s := keys.Open(stateDir)
 			if err := lim.Check(); err != nil {
 				return usagef(withGlobals(cmd, "vaultd keys create "+shellQuote(args[0])+" --allow "+rights.String()+" --writes-per-minute 20"), "%s", strings.TrimPrefix(err.Error(), keys.ErrInvalidLimits.Error()+": "))
 			}
@@ -133,24 +143,35 @@ limits of its own instead of the server's (vaultd serve
 				fmt.Fprintf(a.out, "rate limits: %s\n", k.Limits)
 			}
 			fmt.Fprintf(a.out, "secret — shown only now; vaultd keeps just its hash:\n\n  %s\n\n", secret)
-			fmt.Fprint(a.out, connectHelp(url, secret))
+			mcpURL, from := serverAddress(stateDir, url, defaultHTTPURL, true)
+			if from != "" {
+				fmt.Fprintf(a.out, "Server: %s.\n\n", from)
+			}
+			fmt.Fprint(a.out, connectHelp(mcpURL, secret))
 			return nil
 		}),
 	}
 	cmd.Flags().StringVar(&allow, "allow", "read", "the key's rights: read, read,write or read,write,delete")
 	cmd.Flags().StringVar(&secretFile, "secret-file", "", "also write the secret to this file (mode 0600)")
-	cmd.Flags().StringVar(&url, "url", defaultHTTPURL, "the server's MCP URL, for the connection examples")
+	cmd.Flags().StringVar(&url, "url", "", "the server's MCP URL, for the connection lines (default: the running server's, else "+defaultHTTPURL+")")
 	limitFlags(cmd, &lim)
 	return cmd
 }
 
-// connectHelp tells how to connect Claude Code and Cursor with a key: one
-// line to paste for each.
+// connectHelp tells how to connect each client the README covers with a
+// key — Claude Code, Cursor, Codex CLI, Gemini CLI — as lines to paste
+// that work as printed (make clients runs the README's in the real CLIs).
 func connectHelp(url, secret string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Clients send it as the header  Authorization: Bearer %s\n\n", secret)
 	fmt.Fprintf(&b, "Claude Code:\n  claude mcp add --transport http notes %s --header \"Authorization: Bearer %s\"\n\n", url, secret)
-	fmt.Fprintf(&b, "Cursor (~/.cursor/mcp.json):\n  {\"mcpServers\": {\"notes\": {\"url\": \"%s\", \"headers\": {\"Authorization\": \"Bearer %s\"}}}}\n", url, secret)
+	fmt.Fprintf(&b, "Cursor (~/.cursor/mcp.json):\n  {\"mcpServers\": {\"notes\": {\"url\": \"%s\", \"headers\": {\"Authorization\": \"Bearer %s\"}}}}\n\n", url, secret)
+	fmt.Fprintf(&b, "Codex CLI and Gemini CLI read the key from $VAULTD_KEY when they connect (keep the export in your shell's profile; the single quotes keep the variable in Gemini's settings, not the secret):\n")
+	if secret != "$VAULTD_KEY" { // vaultd connect without --secret-file: it is set already
+		fmt.Fprintf(&b, "  export VAULTD_KEY=%s\n", secret)
+	}
+	fmt.Fprintf(&b, "  codex mcp add notes --url %s --bearer-token-env-var VAULTD_KEY\n", url)
+	fmt.Fprintf(&b, "  gemini mcp add --scope user --transport http notes %s --header 'Authorization: Bearer $VAULTD_KEY'\n", url)
 	return b.String()
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vaultd/vaultd/keys"
 	"github.com/vaultd/vaultd/mcpserver"
 )
 
@@ -39,32 +40,40 @@ func (a *app) ownerLinkCmd() *cobra.Command {
 		Long: `Print a link that signs you in to the owner's page once, within 15
 minutes. vaultd keeps only a hash of it, in the state dir. Open it in the
 browser you want to use the page in; the sign-in lasts 12 hours there.
---url is the page's address as your browser reaches it (behind a TLS
-proxy: its https address).`,
+
+The link is for the server running on this vault (vaultd serve --http or
+vaultd app note their address in the state dir); --url is the page's
+address as your browser reaches it, when that is another (behind a TLS
+proxy: its https address). With no server running and no --url, it is
+for the default address, http://127.0.0.1:8765, and stderr says so.`,
 		Example: `  vaultd owner link
   vaultd owner link --url https://notes.example.org`,
 		Args: args(0, false, "no arguments", "vaultd owner link"),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+			if url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
 				return usagef(withGlobals(cmd, "vaultd owner link --url "+defaultPageURL), "--url %s is not a web address; give the page's address, e.g. %s", shellQuote(url), defaultPageURL)
 			}
-			s, err := a.keyStore()
+			stateDir, err := a.stateDirOf()
 			if err != nil {
 				return err
 			}
-			secret, expires, err := s.NewLink(time.Now())
+			page, from := serverAddress(stateDir, url, defaultPageURL, false)
+			secret, expires, err := keys.Open(stateDir).NewLink(time.Now())
 			if err != nil {
 				return err
 			}
-			link := signinURL(strings.TrimSuffix(strings.TrimRight(url, "/"), "/mcp"), secret)
+			link := signinURL(strings.TrimSuffix(strings.TrimRight(page, "/"), "/mcp"), secret)
 			if a.json {
-				return writeJSON(a.out, map[string]any{"link": link, "expires": expires})
+				return writeJSON(a.out, map[string]any{"link": link, "expires": expires, "address_from": from})
+			}
+			if from != "" {
+				fmt.Fprintf(a.err, "vaultd: %s\n", from)
 			}
 			fmt.Fprintf(a.out, "open this link to sign in to the owner's page (once, until %s):\n\n  %s\n", expires.Local().Format("15:04"), link)
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&url, "url", defaultPageURL, "the page's address as the browser reaches it")
+	cmd.Flags().StringVar(&url, "url", "", "the page's address as the browser reaches it (default: the running server's, else "+defaultPageURL+")")
 	return cmd
 }
 

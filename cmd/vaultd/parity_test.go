@@ -20,6 +20,7 @@ func TestParity_ToolsAndCommands(t *testing.T) {
 	// Commands without a tool, and why.
 	cliOnly := map[string]string{
 		"init":       "lays out a new vault on disk; for people starting from nothing, not for agents",
+		"connect":    "prints the lines that set vaultd up in an MCP client; for the person installing it",
 		"serve":      "starts the MCP server itself",
 		"app":        "serves the owner's page on loopback for a person in a browser, not for agents",
 		"owner":      "signs the vault's owner in to the owner's page; an agent must never sign in as the owner",

@@ -32,6 +32,15 @@ type app struct {
 
 	content *contentFlags // the running command's content flags, if it takes content
 
+	// vaultNamed names the vault openVault opened and where it came from
+	// ("/home/anna/Notizen (from --vault)"): the first line of every long
+	// operation says it, so that no one wonders which folder is worked on.
+	vaultNamed string
+	// serving: this process is vaultd serve, whose vault's long changes
+	// are an agent's, not reported on stderr.
+	serving bool
+	changes *progress // the long change in progress (a move's link updates)
+
 	root *cobra.Command
 }
 
@@ -77,7 +86,9 @@ agent reads; --json prints the structured data instead. Every change needs
 --summary "what you changed and why"; it is recorded in the history.
 
 The vault is --vault DIR, else $VAULTD_VAULT, else the current folder if
-it holds notes. Start from nothing with: vaultd init DIR
+it is a vault: it has .obsidian/ (Obsidian's) or .vaultd/ (vaultd init's,
+or vaultd's state from an earlier run); vaultd never guesses another.
+Start from nothing with: vaultd init DIR
 
 Errors go to stderr as "vaultd: what went wrong; try: command to run".
 When the vault lists what exists instead (other notes, headings), the
@@ -126,7 +137,7 @@ func (a *app) newRoot() *cobra.Command {
 	})
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.vaultDir, "vault", "", "the vault folder (default: $VAULTD_VAULT, else the current folder)")
+	pf.StringVar(&a.vaultDir, "vault", "", "the vault folder (default: $VAULTD_VAULT, else the current folder if it has .obsidian/ or .vaultd/)")
 	pf.StringVar(&a.stateDir, "state-dir", "", "where vaultd keeps history, trash records and the index (default: <vault>/.vaultd)")
 	pf.BoolVar(&a.json, "json", false, "print structured JSON instead of text")
 	pf.StringVar(&a.actor, "actor", "cli", "who is making the change, as recorded in the history")
@@ -153,7 +164,7 @@ func (a *app) newRoot() *cobra.Command {
 	for _, c := range a.notesAppCommands() { // properties, tags, pins, boards, attachments
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.initCommand(), a.serveCmd(), a.appCmd(), a.ownerCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd(), a.versionCmd()} {
+	for _, c := range []*cobra.Command{a.initCommand(), a.connectCmd(), a.serveCmd(), a.appCmd(), a.ownerCmd(), a.keysCmd(), a.indexCmd(), a.gitCmd(), a.syncCmd(), a.trialCmd(), a.versionCmd()} {
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}

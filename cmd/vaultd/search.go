@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,9 +60,10 @@ func (a *app) indexCmd() *cobra.Command {
 		Use:   "index",
 		Short: "Build the search index, or bring it up to date",
 		Long: `Build the vault's search index in the state dir, or catch up with the
-changes since it last ran. Shows a progress bar on a terminal and plain
-progress lines otherwise. A running vaultd serve keeps its index current
-by itself.
+changes since it last ran. Shows its progress on stderr — the vault first,
+then a bar on a terminal or a line every 5 s otherwise, with the rate, the
+time elapsed and the time left. A running vaultd serve keeps its index
+current by itself.
 
 With an embedder (--embedder, saved in the state dir for later runs) it
 then embeds every section not embedded yet, for search by meaning, with
@@ -93,7 +93,7 @@ and tokenizer.json) in process; openai:URL#MODEL asks an OpenAI-compatible
 			if o.Embedder != nil && st.Meaning.Model != o.Embedder.ID() {
 				fmt.Fprintf(a.err, "the vaultd process %d keeps this vault's index with %s; restart it to use %s\n", idx.OwnerPID(), modelName(st.Meaning.Model), o.Embedder.ID())
 			}
-			ms := waitForMeaning(cmd.Context(), idx, a.err, true, 0)
+			ms := waitForMeaning(cmd.Context(), idx, a.err, true, 0, a.vaultNamed)
 			embedTook := time.Since(start).Round(time.Millisecond) - took
 			if a.json {
 				out := map[string]any{"ready": true, "notes": st.Total, "indexed": st.Indexed, "ms": took.Milliseconds()}
@@ -144,7 +144,7 @@ func (a *app) callWithIndex(cmd *cobra.Command, tool func(*tools.Core, tools.Cal
 	// A search waits a while for search by meaning to catch up; what is
 	// missing after that the answer says (vaultd index shows it through).
 	if a.meaningWait > 0 {
-		waitForMeaning(cmd.Context(), idx, a.err, false, a.meaningWait)
+		waitForMeaning(cmd.Context(), idx, a.err, false, a.meaningWait, a.vaultNamed)
 	}
 	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
 	if err != nil {
@@ -169,57 +169,48 @@ func (a *app) openIndex(cmd *cobra.Command, v *vault.Vault, indexCmd bool) (*ind
 	if err != nil {
 		return nil, o, err
 	}
-	if err := waitWithProgress(cmd.Context(), idx, a.err, indexCmd); err != nil {
+	if err := waitWithProgress(cmd.Context(), idx, a.err, indexCmd, a.vaultNamed); err != nil {
 		idx.Close()
 		return nil, o, err
 	}
 	return idx, o, nil
 }
 
-// waitWithProgress waits until the index has caught up with the files. It
-// shows progress on w after a second (always when verbose): a bar on a
-// terminal, a line every few seconds otherwise.
+// waitWithProgress waits until the index has caught up with the files,
+// reporting its progress on w (see progress): from the start when
+// verbose (vaultd index), else once it has taken a second. vault names
+// the vault for the report's first line.
 func waitWithProgress(ctx context.Context, idx interface {
 	WaitReady(context.Context) error
 	Status() index.Status
-}, w io.Writer, verbose bool) error {
+}, w io.Writer, verbose bool, vault string) error {
 	done := make(chan error, 1)
 	go func() { done <- idx.WaitReady(ctx) }()
-	tty := isTTY(w)
-	start := time.Now()
+	delay := time.Second
+	if verbose {
+		delay = 0
+	}
+	var p *progress
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	lastLine := time.Time{}
-	shown := false
 	for {
 		select {
 		case err := <-done:
-			if shown && tty {
-				fmt.Fprint(w, "\r\033[K")
+			if p != nil {
+				p.finish()
 			}
 			return err
-		case now := <-tick.C:
-			if !verbose && now.Sub(start) < time.Second {
-				continue
-			}
+		case <-tick.C:
 			st := idx.Status()
 			if !st.Building || st.Total == 0 {
 				continue
 			}
-			shown = true
-			if tty {
-				fmt.Fprintf(w, "\r\033[K%s", progressBar(st.Done, st.Total, 30))
-			} else if now.Sub(lastLine) >= 2*time.Second {
-				fmt.Fprintf(w, "indexing: %d of %d notes\n", st.Done, st.Total)
-				lastLine = now
+			if p == nil {
+				p = newProgress(w, fmt.Sprintf("indexing %s: %s notes", vault, thousands(st.Total)), "indexing", "notes", delay)
 			}
+			p.update(st.Done, st.Total)
 		}
 	}
-}
-
-func progressBar(done, total, width int) string {
-	n := width * done / max(total, 1)
-	return fmt.Sprintf("indexing [%s%s] %d/%d notes", strings.Repeat("█", n), strings.Repeat("·", width-n), done, total)
 }
 
 // isTTY reports whether f, a reader or writer, is a terminal (false when

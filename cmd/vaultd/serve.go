@@ -197,11 +197,16 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if f.gitSync > 0 {
 		a.gitCommit = true // sync pushes vaultd's commits
 	}
+	a.serving = true
 	v, err := a.openVault()
 	if err != nil {
 		return err
 	}
 	defer v.Close()
+	// The first log line names the vault: on stderr over HTTP, in the
+	// --log-file over stdio (whose stderr stays quiet: clients show every
+	// line of it as an error).
+	logger.Info("vaultd serves a vault", "vault", a.vaultNamed, "state_dir", v.StateDir())
 	if f.http != "" {
 		if err := openKeys(cmd, f, &at, v.StateDir()); err != nil {
 			return err
@@ -295,6 +300,11 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	}()
 	go func() {
 		ix := c.WaitIndex()
+		if ix != nil && idx != nil && idx.Owner() {
+			// The build and the embedding at start, in the log: the laws
+			// take minutes the first time.
+			go logIndexProgress(ctx, idx, logger, a.vaultNamed)
+		}
 		ready := ix == nil || ix.WaitReady(ctx) == nil
 		if ready {
 			// The temp files are looked for a moment after: that walk

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,14 +68,23 @@ func (a *app) openVault() (*vault.Vault, error) {
 			msg: fmt.Sprintf("vault %s (from %s) is a file, not a folder", dir, from),
 			try: "vaultd --vault " + shellQuote(filepath.Dir(dir)) + " overview"}
 	}
-	if from == "the current folder" && !looksLikeVault(dir) {
-		// Running vaultd in the wrong folder would leave a .vaultd state dir
-		// behind; say what to do instead.
-		wd, _ := os.Getwd()
-		return nil, &failure{code: exitUsage,
-			msg: fmt.Sprintf("the current folder %s has no notes, so it is probably not your vault; name the vault with --vault DIR or $%s, or start one with: vaultd init DIR", wd, vaultEnv)}
+	if from == "the current folder" && !isVault(dir) {
+		// vaultd never guesses a vault: a command typed in the wrong folder
+		// would index whatever .md files it holds (issue 32: 70,128 of
+		// them in a shared temp folder, 447 MB of state) and leave a state
+		// dir behind.
+		return nil, notAVault(dir)
 	}
-	v, err := vault.Open(dir, vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit})
+	if abs, err := filepath.Abs(dir); err == nil {
+		a.vaultNamed = abs + " (from " + from + ")"
+	} else {
+		a.vaultNamed = dir + " (from " + from + ")"
+	}
+	o := vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit}
+	if !a.serving {
+		o.Progress = a.changeProgress
+	}
+	v, err := vault.Open(dir, o)
 	if err != nil {
 		// The folder is there (checked above): what failed is the state
 		// dir — missing parent, not writable, a file — an error of the
@@ -84,20 +95,170 @@ func (a *app) openVault() (*vault.Vault, error) {
 	return v, nil
 }
 
-// looksLikeVault reports whether dir holds an Obsidian config, a vaultd
-// state dir, or a note within two folder levels.
-func looksLikeVault(dir string) bool {
+// isVault reports whether dir is a vault without being named one: it
+// holds .obsidian/ (Obsidian made it a vault) or vaultd's state dir
+// .vaultd/ (vaultd init made it one, or vaultd was pointed at it before).
+// Notes alone do not make a vault: any folder may hold .md files.
+func isVault(dir string) bool {
 	for _, marker := range []string{".obsidian", vault.StateDirName} {
-		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-			return true
-		}
-	}
-	for _, pattern := range []string{"*.md", "*/*.md", "*/*/*.md"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) > 0 {
+		if fi, err := os.Stat(filepath.Join(dir, marker)); err == nil && fi.IsDir() {
 			return true
 		}
 	}
 	return false
+}
+
+// notAVault is the refusal for a current folder that is not a vault
+// (exit 2, a usage error): what the folder holds, the vaults vaultd can
+// see (a folder above that is one, Obsidian's list of vaults), and the
+// command typed again with --vault, ready to run.
+func notAVault(dir string) *failure {
+	wd, err := filepath.Abs(dir)
+	if err != nil {
+		wd = dir
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the current folder %s is not a vault, and vaultd does not guess one: it has no .obsidian/ (an Obsidian vault) and no %s/ (a vault made by vaultd init or used before)", wd, vault.StateDirName)
+	if notes, others := folderHolds(wd); notes+others == 0 {
+		b.WriteString(" and is empty")
+	} else {
+		fmt.Fprintf(&b, "; it holds %s and %s", plural(notes, "note"), plural(others, "other entry"))
+	}
+	candidates := knownVaults(wd)
+	again := commandAgain()
+	if len(candidates) > 0 {
+		b.WriteString("\nvaults found:")
+		for _, c := range candidates {
+			fmt.Fprintf(&b, "\n- vaultd --vault %s %s  (%s)", shellQuote(c.dir), again, c.why)
+		}
+	}
+	fmt.Fprintf(&b, "\nname your vault: vaultd --vault /path/to/your/vault %s  (or once: export %s=/path/to/your/vault)", again, vaultEnv)
+	b.WriteString("\nmake this folder a vault: vaultd init --force .")
+	// The first vault found is the likeliest fix; without one there is
+	// no command to run as printed, only the two ways above.
+	try := ""
+	if len(candidates) > 0 {
+		try = "vaultd --vault " + shellQuote(candidates[0].dir) + " " + again
+	}
+	return &failure{code: exitUsage, msg: b.String(), try: try}
+}
+
+// folderHolds counts dir's notes and its other visible entries (its own
+// level only: the folder may be huge).
+func folderHolds(dir string) (notes, others int) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".md"):
+			notes++
+		default:
+			others++
+		}
+	}
+	return notes, others
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	if strings.HasSuffix(one, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(one, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// vaultCandidate is a vault vaultd can see from a folder that is not one.
+type vaultCandidate struct{ dir, why string }
+
+// knownVaults lists the vaults worth suggesting, nearest first, at most
+// 5: the folders above wd that are vaults (isVault), then the vaults
+// Obsidian has open or had open (its obsidian.json in the user's config
+// folder) that exist.
+func knownVaults(wd string) []vaultCandidate {
+	var out []vaultCandidate
+	seen := map[string]bool{}
+	add := func(dir, why string) {
+		if !seen[dir] && len(out) < 5 {
+			seen[dir] = true
+			out = append(out, vaultCandidate{dir, why})
+		}
+	}
+	for d := filepath.Dir(wd); ; d = filepath.Dir(d) {
+		if isVault(d) {
+			add(d, "a folder above this one")
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, d := range obsidianVaults() {
+		add(d, "in Obsidian's list of vaults")
+	}
+	return out
+}
+
+// obsidianVaults are the vault folders in Obsidian's own list
+// (obsidian.json in its config folder: ~/.config/obsidian on Linux,
+// ~/Library/Application Support/obsidian on macOS, %APPDATA%\obsidian on
+// Windows), the open one first, then by last opened; folders that no
+// longer exist are left out.
+func obsidianVaults() []string {
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(cfg, "obsidian", "obsidian.json"))
+	if err != nil {
+		return nil
+	}
+	var doc struct {
+		Vaults map[string]struct {
+			Path string `json:"path"`
+			TS   int64  `json:"ts"`
+			Open bool   `json:"open"`
+		} `json:"vaults"`
+	}
+	if json.Unmarshal(b, &doc) != nil {
+		return nil
+	}
+	type entry struct {
+		path string
+		ts   int64
+		open bool
+	}
+	var es []entry
+	for _, v := range doc.Vaults {
+		if fi, err := os.Stat(v.Path); err == nil && fi.IsDir() {
+			es = append(es, entry{v.Path, v.TS, v.Open})
+		}
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].open != es[j].open {
+			return es[i].open
+		}
+		if es[i].ts != es[j].ts {
+			return es[i].ts > es[j].ts
+		}
+		return es[i].path < es[j].path
+	})
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.path
+	}
+	return out
+}
+
+// commandAgain is the command line this process was started with, minus
+// "vaultd", each argument shell-quoted: the command to run again with
+// --vault.
+func commandAgain() string {
+	var parts []string
+	for _, a := range os.Args[1:] {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
 }
 
 // caller is who the CLI acts as: the vault owner, with every permission,

@@ -143,7 +143,7 @@ func (a *app) trial(cmd *cobra.Command, f trialFlags) error {
 		return err
 	}
 	defer idx.Close()
-	if err := waitWithProgress(cmd.Context(), idx, a.err, false); err != nil {
+	if err := waitWithProgress(cmd.Context(), idx, a.err, false, a.vaultNamed); err != nil {
 		return err
 	}
 	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})

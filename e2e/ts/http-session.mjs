@@ -197,9 +197,10 @@ try {
     includesAll('reader finds the writer\'s append', found, 'path: 0_Inbox/Buchtipps.md');
   });
 
-  await check('the writer is "key:writer" in the history', async () => {
+  await check('the writer is "key:writer:ts-writer" in the history: the key, then the client\'s own name', async () => {
     const hist = vaultd('history', '0_Inbox/Buchtipps.md', '--json');
-    includesAll('history', hist, '"key:writer"', 'Buchtipp über HTTP ergänzt');
+    includesAll('history', hist, '"key:writer:ts-writer"', 'Buchtipp über HTTP ergänzt');
+    includesAll('history --by key:writer (every client of the key)', vaultd('history', '0_Inbox/Buchtipps.md', '--by', 'key:writer'), 'Buchtipp über HTTP ergänzt');
   });
 
   await check('a tool outside the key\'s rights: the permission error, naming the key command', async () => {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProgress_PlainLines: outside a terminal the first line names the
+// vault, then a line every 5 s with count, rate, elapsed and time left —
+// never the same line twice, nothing before the delay.
+func TestProgress_PlainLines(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, "indexing /home/anna/Notizen (from --vault): 70,128 notes", "indexing", "notes", time.Second)
+	t0 := time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)
+	now := t0
+	p.start, p.now = t0, func() time.Time { return now }
+	// 300 notes a second for 20 s, updated every 200 ms, then stuck.
+	for ms := 0; ms <= 30000; ms += 200 {
+		now = t0.Add(time.Duration(ms) * time.Millisecond)
+		done := min(ms, 20000) * 300 / 1000
+		p.update(done, 70128)
+	}
+	now = t0.Add(45 * time.Second)
+	p.update(6000, 70128)
+	p.finish()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		"vaultd: indexing /home/anna/Notizen (from --vault): 70,128 notes",
+		"indexing: 300 of 70,128 notes (0 %) · 300 notes/s · 1 s elapsed · about 3:53 left",
+		"indexing: 1,800 of 70,128 notes (2 %) · 300 notes/s · 6 s elapsed · about 3:48 left",
+		"indexing: 3,300 of 70,128 notes (4 %) · 300 notes/s · 11 s elapsed · about 3:43 left",
+		"indexing: 4,800 of 70,128 notes (6 %) · 300 notes/s · 16 s elapsed · about 3:38 left",
+		// Stuck from 20 s on: the rate over the last 10 s falls, the time
+		// left grows, until nothing moved within the window.
+		"indexing: 6,000 of 70,128 notes (8 %) · 271 notes/s · 21 s elapsed · about 3:57 left",
+		"indexing: 6,000 of 70,128 notes (8 %) · 124 notes/s · 26 s elapsed · about 8:39 left",
+		"indexing: 6,000 of 70,128 notes (8 %) · 45 s elapsed · time left not known yet",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i] == lines[i-1] {
+			t.Errorf("line %d repeats the one before: %q", i+1, lines[i])
+		}
+	}
+}
+
+// TestProgress_Quick: an operation done within the delay prints nothing.
+func TestProgress_Quick(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, "indexing x", "indexing", "notes", time.Second)
+	p.update(5, 10)
+	p.update(10, 10)
+	p.finish()
+	if out.Len() != 0 {
+		t.Errorf("got %q, want nothing", out.String())
+	}
+}
+
+func TestClock(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0 s", 42 * time.Second: "42 s", 187 * time.Second: "3:07", 3729 * time.Second: "1:02:09",
+	} {
+		if got := clock(d); got != want {
+			t.Errorf("clock(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
