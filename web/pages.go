@@ -448,7 +448,9 @@ func ClientLines(mcpURL, secret string) []clientLine {
 	return []clientLine{
 		{"Claude Code", fmt.Sprintf("claude mcp add --transport http notes %s --header \"Authorization: Bearer %s\"", mcpURL, secret)},
 		{"Cursor (~/.cursor/mcp.json)", fmt.Sprintf("{\"mcpServers\": {\"notes\": {\"url\": \"%s\", \"headers\": {\"Authorization\": \"Bearer %s\"}}}}", mcpURL, secret)},
-		{"Codex CLI", fmt.Sprintf("VAULTD_KEY=%s codex mcp add notes --url %s --bearer-token-env-var VAULTD_KEY", secret, mcpURL)},
+		// Codex reads the key from the variable each time it connects, so
+		// the export belongs in the shell's profile, not before one command.
+		{"Codex CLI", fmt.Sprintf("export VAULTD_KEY=%s\ncodex mcp add notes --url %s --bearer-token-env-var VAULTD_KEY", secret, mcpURL)},
 		{"Gemini CLI", fmt.Sprintf("gemini mcp add --scope user --transport http notes %s --header \"Authorization: Bearer %s\"", mcpURL, secret)},
 	}
 }
