@@ -202,7 +202,9 @@ func groupKey(v any) any {
 	return v
 }
 
-func sameGroup(a, b any) bool { return Text(groupKey(a)) == Text(groupKey(b)) && (a == nil) == (b == nil) }
+func sameGroup(a, b any) bool {
+	return Text(groupKey(a)) == Text(groupKey(b)) && (a == nil) == (b == nil)
+}
 
 // filter evaluates a filter on the scope's file.
 func (s *scope) filter(f *Filter) (bool, error) {
