@@ -407,16 +407,18 @@ func TestConformance_Level5_BacklinksAndThis(t *testing.T) {
 // expression and the column, and what there is instead.
 func TestConformance_Errors(t *testing.T) {
 	cases := []struct{ base, want string }{
-		{`filters: 'status = "x"'`, `filter "status = \"x\"" at column 8: "=" is no operator: compare with "==" (or "!=")`},
-		{`filters: 'status == "x'`, `filter "status == \"x" at column 11: the text starting here has no closing "`},
-		{`filters: 'foo(1)'`, `filter "foo(1)" at column 1: unknown function foo(); functions: date, duration, escapeHTML, file, html, icon, if, image, link, list, max, min, now, number, random, today`},
-		{`filters: 'title.shout()'`, `filter "title.shout()" at column 7: unknown function .shout(); functions on values:`},
-		{"formulas:\n  x: 'price *'\n", `formula "x" "price *" at column 8: the expression ends where a value is expected`},
+		{`filters: 'status = "x"'`, "filter `status = \"x\"` at column 8: \"=\" is no operator: compare with \"==\" (or \"!=\")"},
+		{`filters: 'status == "x'`, "filter `status == \"x` at column 11: the text starting here has no closing \""},
+		{`filters: 'foo(1)'`, "filter `foo(1)` at column 1: unknown function foo(); functions: date, duration, escapeHTML, file, html, icon, if, image, link, list, max, min, now, number, random, today"},
+		{`filters: 'title.shoutLoudly()'`, "filter `title.shoutLoudly()` at column 7: unknown function .shoutLoudly(); functions on values:"},
+		{`filters: 'file.hasTags("x")'`, "filter `file.hasTags(\"x\")` at column 6: unknown function .hasTags() (did you mean .hasTag()?); functions on values:"},
+		{`filters: 'tody() > due'`, "filter `tody() > due` at column 1: unknown function tody() (did you mean today()?); functions:"},
+		{"formulas:\n  x: 'price *'\n", "formula \"x\" `price *` at column 8: the expression ends where a value is expected"},
 		{"views:\n  - type: table\n    name: T\n    order: [formula.nope]\n", `view "T": it shows formula.nope, but the base defines no formula "nope" (formulas: none)`},
 		{"views:\n  - type: table\n    name: T\n    summaries:\n      price: Avg\n", `view "T": unknown summary "Avg" for price; summaries: Average, Min, Max`},
 		{"filters:\n  xor:\n    - a\n", `filter: line 2: "xor" is no filter group; use and, or or not`},
 		{"views:\n  - type: table\n    name: T\n    order: [file.nme]\n", `view "T": file.nme is no file property`},
-		{`filters: 'a b'`, `filter "a b" at column 3: unexpected the name "b" after a complete expression`},
+		{`filters: 'a b'`, "filter `a b` at column 3: unexpected name \"b\" after a complete expression"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.base))

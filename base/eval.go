@@ -100,9 +100,9 @@ type evalError struct {
 
 func (e *evalError) Error() string {
 	if e.col > 0 {
-		return fmt.Sprintf("%q at column %d: %s", e.expr, e.col, e.msg)
+		return fmt.Sprintf("%s at column %d: %s", codeQuote(e.expr), e.col, e.msg)
 	}
-	return fmt.Sprintf("%q: %s", e.expr, e.msg)
+	return fmt.Sprintf("%s: %s", codeQuote(e.expr), e.msg)
 }
 
 func (s *scope) evalExpr(e *Expr) (v any, err error) {
@@ -356,7 +356,7 @@ func (s *scope) fileField(f *File, name string, pos int) any {
 	case "backlinks":
 		out := make([]any, len(f.Backlinks))
 		for i, p := range f.Backlinks {
-			out[i] = Link{Target: strings.TrimSuffix(p, ".md"), Path: p}
+			out[i] = Link{Target: strings.TrimSuffix(path.Base(p), ".md"), Path: p}
 		}
 		return out
 	case "file":

@@ -451,3 +451,46 @@ func Blocks(src []byte) [][]byte {
 	}
 	return out
 }
+
+// String renders a filter on one line: statements joined by && or ||,
+// a not group as !(…).
+func (f *Filter) String() string {
+	if f == nil {
+		return ""
+	}
+	switch f.Op {
+	case "expr":
+		return f.Expr.Src
+	case "and", "or":
+		sep := " && "
+		if f.Op == "or" {
+			sep = " || "
+		}
+		parts := make([]string, len(f.Items))
+		for i, it := range f.Items {
+			parts[i] = it.String()
+			if len(f.Items) > 1 && it.Op != "expr" {
+				parts[i] = "(" + parts[i] + ")"
+			}
+		}
+		return strings.Join(parts, sep)
+	}
+	parts := make([]string, len(f.Items))
+	for i, it := range f.Items {
+		parts[i] = it.String()
+	}
+	return "!(" + strings.Join(parts, " || ") + ")"
+}
+
+// FilterText is the view's filter as it runs: the base's and the view's,
+// joined by &&; "" when neither filters.
+func (b *Base) FilterText(v *View) string {
+	a, c := b.Filters.String(), v.Filters.String()
+	switch {
+	case a == "":
+		return c
+	case c == "":
+		return a
+	}
+	return "(" + a + ") && (" + c + ")"
+}

@@ -28,7 +28,7 @@ func (e *Error) Error() string {
 		if b.Len() > 0 {
 			b.WriteString(" ")
 		}
-		b.WriteString(strconv.Quote(e.Expr))
+		b.WriteString(codeQuote(e.Expr))
 	}
 	if e.Col > 0 {
 		fmt.Fprintf(&b, " at column %d", e.Col)
@@ -38,6 +38,15 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// codeQuote quotes an expression as code: `status == "x"` (backticks keep
+// its own quotes readable), or with Go quotes when it holds a backtick.
+func codeQuote(s string) string {
+	if strings.Contains(s, "`") || strings.ContainsAny(s, "\n\r") {
+		return strconv.Quote(s)
+	}
+	return "`" + s + "`"
 }
 
 type tokKind int

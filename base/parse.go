@@ -106,15 +106,15 @@ func (p *parser) errf(pos int, format string, args ...any) *Error {
 func (p *parser) describe(t token) string {
 	switch t.kind {
 	case tEOF:
-		return "the end"
+		return "the end of the expression"
 	case tStr:
-		return "the text " + quoteShort(t.text)
+		return "text " + quoteShort(t.text)
 	case tNum:
-		return "the number " + t.text
+		return "number " + t.text
 	case tIdent:
-		return "the name " + quoteShort(t.text)
+		return "name " + quoteShort(t.text)
 	case tRegex:
-		return "a regular expression"
+		return "regular expression"
 	}
 	return quoteShort(t.text)
 }
@@ -193,7 +193,7 @@ func (p *parser) prefix() (node, error) {
 		}
 		if p.isOp("(") {
 			if _, ok := globals[t.text]; !ok {
-				return nil, p.errf(t.pos, "unknown function %s(); functions: %s", t.text, strings.Join(globalNames(), ", "))
+				return nil, p.errf(t.pos, "unknown function %s()%s; functions: %s", t.text, didYouMean(t.text, globalNames(), ""), strings.Join(globalNames(), ", "))
 			}
 			args, err := p.args()
 			if err != nil {
@@ -296,7 +296,7 @@ func (p *parser) postfix(x node) (node, error) {
 			}
 			if p.isOp("(") {
 				if !methodNames[name] {
-					return nil, p.errf(pos, "unknown function .%s(); functions on values: %s", name, strings.Join(sortedMethods(), ", "))
+					return nil, p.errf(pos, "unknown function .%s()%s; functions on values: %s", name, didYouMean(name, sortedMethods(), "."), strings.Join(sortedMethods(), ", "))
 				}
 				args, err := p.args()
 				if err != nil {
@@ -386,4 +386,42 @@ func sortedMethods() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// didYouMean names the closest of names to a misspelt one (at most two
+// edits, or one that starts the same), or "".
+func didYouMean(name string, names []string, prefix string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := editDistance(strings.ToLower(name), strings.ToLower(n))
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + prefix + best + "()?)"
+}
+
+// editDistance is the Levenshtein distance of two short names.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
