@@ -389,9 +389,12 @@ func sortedMethods() []string {
 }
 
 // didYouMean names the closest of names to a misspelt one (at most two
-// edits, or one that starts the same), or "".
+// edits, one for a name of up to 5 letters), or "".
 func didYouMean(name string, names []string, prefix string) string {
-	best, bestD := "", 3
+	best, bestD := "", 2 // one edit for a short name
+	if len(name) > 5 {
+		bestD = 3
+	}
 	for _, n := range names {
 		d := editDistance(strings.ToLower(name), strings.ToLower(n))
 		if d < bestD {

@@ -35,10 +35,10 @@ type QueryNotesArgs struct {
 // one view: its columns, the rows of this page with their cells as shown,
 // the summaries and how many rows there are.
 type BaseViewData struct {
-	Base    string   `json:"base,omitempty"`
-	View    string   `json:"view,omitempty"`
-	Type    string   `json:"type,omitempty"`
-	Filter  string   `json:"filter,omitempty"`
+	Base   string `json:"base,omitempty"`
+	View   string `json:"view,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Filter string `json:"filter,omitempty"`
 	// Columns are the view's columns but those the path carries
 	// (file.name, file.path, file.basename), by display name.
 	Columns   []string         `json:"columns"`
