@@ -122,7 +122,11 @@ func (c *Core) QueryBase(ctx context.Context, caller Caller, a QueryBaseArgs) *R
 	}
 	out := lb.b.Run(v, set.files, set.env(c.now(), lb.this))
 	data, text := renderView(caller, lb, out, len(set.files), a.Offset, a.Limit, func(off int) call {
-		return call{tool, []arg{{"base", lb.path}, {"view", v.Name}, {"offset", off}}}
+		args := []arg{{"base", lb.path}, {"view", v.Name}}
+		if a.Limit > 0 && a.Limit != baseRowsDefault {
+			args = append(args, arg{"limit", a.Limit})
+		}
+		return call{tool, append(args, arg{"offset", off})}
 	})
 	return &Result{Text: text, Data: data}
 }
@@ -186,6 +190,9 @@ func (c *Core) QueryNotes(ctx context.Context, caller Caller, a QueryNotesArgs) 
 		}
 		if a.Sort != "" {
 			args = append(args, arg{"sort", a.Sort})
+		}
+		if a.Limit > 0 && a.Limit != baseRowsDefault {
+			args = append(args, arg{"limit", a.Limit})
 		}
 		return call{tool, append(args, arg{"offset", off})}
 	})
@@ -396,7 +403,9 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 	if limit <= 0 {
 		limit = baseRowsDefault
 	}
-	limit = min(limit, baseRowsMax)
+	if caller.Door != DoorCLI {
+		limit = min(limit, baseRowsMax) // a person at the command line may ask for all (--csv)
+	}
 	offset = max(offset, 0)
 	v := out.View
 	data := BaseViewData{Base: lb.path, Filter: lb.b.FilterText(v), Total: len(out.Rows), Matched: out.Matched, Files: files, Offset: offset,
@@ -455,7 +464,7 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 	for _, r := range rows {
 		rd := BaseRowData{Path: r.File.Path, Cells: make([]string, 0, len(shown))}
 		for _, i := range shown {
-			rd.Cells = append(rd.Cells, cellText(r.Cells[i]))
+			rd.Cells = append(rd.Cells, cellText(r.Cells[i], caller.Door))
 		}
 		if grouped {
 			rd.Group = oneLine(base.Text(r.Group))
@@ -485,7 +494,7 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 	if len(out.Summaries) > 0 {
 		b.WriteString("summaries:")
 		for i, s := range out.Summaries {
-			val := cellText(s.Value)
+			val := cellText(s.Value, caller.Door)
 			if f, ok := s.Value.(float64); ok && f != math.Trunc(f) {
 				val = strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 			}
@@ -525,10 +534,10 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 }
 
 // cellText renders a value as a table cell shows it: on one line, cut
-// to baseCellRunes.
-func cellText(v any) string {
+// to baseCellRunes for an agent (a person's CSV keeps it whole).
+func cellText(v any, door Door) string {
 	s := oneLine(base.Text(v))
-	if utf8.RuneCountInString(s) > baseCellRunes {
+	if door != DoorCLI && utf8.RuneCountInString(s) > baseCellRunes {
 		s = cut(s, baseCellRunes)
 	}
 	return s
