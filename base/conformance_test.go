@@ -235,6 +235,8 @@ func TestConformance_Level3_Expressions(t *testing.T) {
 		{`file.ctime < file.mtime`, "true"},
 		{`date("2026-12-01 12:00:00").hour`, "12"},
 		{`due.isEmpty()`, "false"},
+		{`due.contains("2026-12")`, "true"},
+		{`"a\u00a0b".contains("\xa0")`, "true"},
 		// file
 		{`file.name`, "a.md"},
 		{`file.basename`, "a"},

@@ -727,11 +727,9 @@ func (s *scope) compare(l, r any) (int, bool) {
 	}
 	switch a := l.(type) {
 	case float64:
-		b := toNumber(r)
-		if _, isStr := r.(string); isStr && math.IsNaN(b) {
-			return strings.Compare(numText(a), r.(string)), true
-		}
-		return cmpFloat(a, b)
+		// A number against anything else compares as numbers, as in
+		// JavaScript: "NaN" > 5 and "abc" < 5 are both false.
+		return cmpFloat(a, toNumber(r))
 	case string:
 		switch b := r.(type) {
 		case string:

@@ -271,7 +271,12 @@ func (s *scope) callMethod(n *callNode) any {
 	case []any:
 		return s.listMethod(n, v, args)
 	case Date:
-		return s.dateMethod(n, v, args)
+		switch n.fn {
+		case "date", "format", "time", "relative":
+			return s.dateMethod(n, v, args)
+		}
+		// A text function of a date applies to its text (2026-11-02).
+		return s.stringMethod(n, Text(v), args)
 	case *File:
 		return s.fileMethod(n, v, args)
 	case Link:

@@ -145,6 +145,22 @@ func (l *lexer) scan() (token, error) {
 					b.WriteByte('\n')
 				case 't':
 					b.WriteByte('\t')
+				case 'r':
+					b.WriteByte('\r')
+				case 'u', 'x':
+					// \u00a0 and \xa0, as JavaScript reads them
+					n := 4
+					if l.src[i] == 'x' {
+						n = 2
+					}
+					if i+n < len(l.src) {
+						if r, err := strconv.ParseUint(l.src[i+1:i+1+n], 16, 32); err == nil {
+							b.WriteRune(rune(r))
+							i += n + 1
+							continue
+						}
+					}
+					return token{}, l.errAt(i-1, "\\%c takes %d hex digits", l.src[i], n)
 				default:
 					b.WriteByte(l.src[i])
 				}

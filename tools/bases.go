@@ -436,6 +436,9 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 	switch {
 	case len(out.Rows) == 0:
 		fmt.Fprintf(&b, "rows: 0: the filter selects none of the %s.\n", plural(files, one, many))
+		if len(data.Columns) > 0 {
+			b.WriteString("columns: " + strings.Join(data.Columns, ", ") + "\n")
+		}
 	case len(rows) == 0:
 		fmt.Fprintf(&b, "rows: none at offset %d; the view has %s.\n", offset, plural(len(out.Rows), "row", "rows"))
 	default:
