@@ -27,6 +27,23 @@ type File struct {
 	Embeds []Link
 	// Backlinks are the paths of the notes linking here (Set fills them).
 	Backlinks []string
+
+	// lower-cased tags and folder, for hasTag and inFolder (Prepare).
+	tagsLower []string
+	dirLower  string
+	prepared  bool
+}
+
+// Prepare computes what hasTag and inFolder compare, once: call it after
+// setting Path and Tags, before the file is shared between goroutines.
+// Without it they compute it per call.
+func (f *File) Prepare() {
+	f.tagsLower = make([]string, len(f.Tags))
+	for i, t := range f.Tags {
+		f.tagsLower[i] = strings.ToLower(t)
+	}
+	f.dirLower = strings.ToLower(path.Dir(f.Path))
+	f.prepared = true
 }
 
 // Name is the file name with its extension.

@@ -242,9 +242,13 @@ func (s *scope) callMethod(n *callNode) any {
 		}
 		return s.lambda(n, l)
 	}
-	args := make([]any, len(n.args))
-	for i, a := range n.args {
-		args[i] = s.eval(a)
+	var buf [4]any
+	args := buf[:0]
+	if len(n.args) > len(buf) {
+		args = make([]any, 0, len(n.args))
+	}
+	for _, a := range n.args {
+		args = append(args, s.eval(a))
 	}
 	// Any type.
 	switch n.fn {
@@ -750,23 +754,23 @@ func (s *scope) fileMethod(n *callNode, f *File, args []any) any {
 		_, ok := f.prop(toString(s.only(n, args)))
 		return ok
 	case "hasTag":
-		for _, a := range s.strArgs(n, args) {
-			a = strings.ToLower(strings.TrimPrefix(a, "#"))
-			for _, t := range f.Tags {
-				t = strings.ToLower(t)
-				if t == a || strings.HasPrefix(t, a+"/") {
+		tags, _ := f.lowered()
+		for _, arg := range args {
+			a := strings.ToLower(strings.TrimPrefix(toString(arg), "#"))
+			for _, t := range tags {
+				if t == a || len(t) > len(a) && t[len(a)] == '/' && t[:len(a)] == a {
 					return true
 				}
 			}
 		}
 		return false
 	case "inFolder":
-		dir := strings.Trim(toString(s.only(n, args)), "/")
-		if dir == "" {
+		want := strings.ToLower(strings.Trim(toString(s.only(n, args)), "/"))
+		if want == "" {
 			return true
 		}
-		d := path.Dir(f.Path)
-		return strings.EqualFold(d, dir) || strings.HasPrefix(strings.ToLower(d), strings.ToLower(dir)+"/")
+		_, d := f.lowered()
+		return d == want || len(d) > len(want) && d[len(want)] == '/' && d[:len(want)] == want
 	}
 	fail(n.pos, ".%s() does not apply to a file", n.fn)
 	return nil
@@ -877,4 +881,16 @@ func ParseDuration(s string) (Duration, error) {
 
 func (s *scope) callGlobal(n *callNode) any {
 	return globals[n.fn](s, n)
+}
+
+// lowered returns the file's lower-cased tags and folder (see Prepare).
+func (f *File) lowered() ([]string, string) {
+	if f.prepared {
+		return f.tagsLower, f.dirLower
+	}
+	tags := make([]string, len(f.Tags))
+	for i, t := range f.Tags {
+		tags[i] = strings.ToLower(t)
+	}
+	return tags, strings.ToLower(path.Dir(f.Path))
 }

@@ -84,8 +84,10 @@ func (b *Base) Run(v *View, files []*File, env *Env) *Result {
 			res.Errors = append(res.Errors, RowError{Path: p, Err: err.Error()})
 		}
 	}
-	for _, f := range files {
-		s := &scope{env: env, file: f, formulas: b.Formulas}
+	scopes := make([]scope, len(files)) // one allocation for every row's
+	for i, f := range files {
+		s := &scopes[i]
+		*s = scope{env: env, file: f, formulas: b.Formulas}
 		ok, err := s.filter(b.Filters)
 		if err == nil && ok {
 			ok, err = s.filter(v.Filters)
@@ -98,8 +100,11 @@ func (b *Base) Run(v *View, files []*File, env *Env) *Result {
 			continue
 		}
 		h := hit{s: s}
-		for _, k := range v.Sort {
-			h.keys = append(h.keys, s.propValue(k.Property))
+		if len(v.Sort) > 0 {
+			h.keys = make([]any, len(v.Sort))
+			for k, sk := range v.Sort {
+				h.keys[k] = s.propValue(sk.Property)
+			}
 		}
 		hits = append(hits, h)
 	}

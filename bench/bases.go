@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/vaultd/vaultd/index"
@@ -73,7 +74,8 @@ func writeBasesVault(dir string, n int) {
 // in process over the index as vaultd serve has it: the first call (which
 // reads every note's properties and links once) and the p50/p95 of the
 // calls after it (the catalog unchanged, then with one note changed
-// before each call).
+// before each call). VAULTD_BENCH_BASESPROFILE names a file for a CPU
+// profile of the calls after the first.
 func basesBench(tmp string, rounds int, t *table) {
 	dir := filepath.Join(tmp, "bases-vault")
 	check(os.RemoveAll(dir))
@@ -101,6 +103,13 @@ func basesBench(tmp string, rounds int, t *table) {
 		return d
 	}
 	first := run()
+	if f := os.Getenv("VAULTD_BENCH_BASESPROFILE"); f != "" {
+		// A CPU profile of the warm calls.
+		out, err := os.Create(f)
+		check(err)
+		check(pprof.StartCPUProfile(out))
+		defer func() { pprof.StopCPUProfile(); out.Close() }()
+	}
 	var warm []time.Duration
 	for range max(rounds, 1) * 20 {
 		warm = append(warm, run())

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"hash/fnv"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vaultd/vaultd/base"
+	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/note"
 	"github.com/vaultd/vaultd/vault"
 )
@@ -27,6 +29,7 @@ type baseRecord struct {
 	fm      map[string]any
 	tags    []string
 	links   []note.Link
+	aliases []string
 }
 
 // baseSet is the vault as a base sees it.
@@ -34,6 +37,7 @@ type baseSet struct {
 	files  []*base.File // sorted by path
 	byPath map[string]*base.File
 	notes  int
+	bases  []string // the .base files, sorted
 	res    *note.Resolver
 	loc    *time.Location
 }
@@ -44,6 +48,10 @@ type baseCatalog struct {
 	recs map[string]*baseRecord
 	sig  uint64
 	set  *baseSet
+	// mark is the index's change journal as of the set (marked: there is
+	// one); the changes since it say whether the set is still current.
+	mark   index.ChangeMark
+	marked bool
 }
 
 // resolve is the path a link target written in from resolves to.
@@ -66,11 +74,34 @@ func (s *baseSet) env(now time.Time, this *base.File) *base.Env {
 	return &base.Env{Resolve: s.resolve, Lookup: s.lookup, Now: now, Loc: s.loc, This: this}
 }
 
-// baseSet returns the vault's files as bases see them, brought up to date
-// with the catalog: notes whose version changed are read again.
+// baseSet returns the vault's files as bases see them, brought up to date:
+// when the index's change journal says nothing changed since the set was
+// built, the set as it is; when only notes' contents changed, the set
+// with those notes read again (the others' values are kept); otherwise a
+// new set from the catalog, reading only the notes whose version changed.
 func (c *Core) baseSet() (*baseSet, error) {
+	cat := &c.bases
+	cat.mu.Lock()
+	defer cat.mu.Unlock()
+	if cat.set != nil && cat.marked {
+		if ch, err := c.Changes(cat.mark); err == nil && !ch.Lost {
+			if len(ch.Paths) == 0 {
+				return cat.set, nil
+			}
+			if set, ok := c.updateBaseSet(cat, ch.Paths); ok {
+				cat.set, cat.mark = set, ch.Next
+				return set, nil
+			}
+		}
+	}
+	// The mark before the catalog: what changes while the set is built
+	// is looked at again next time.
+	mark, err := c.Changes(index.ChangeMark{})
+	cat.marked = err == nil
+	cat.mark = mark.Next
 	entries, _, err := c.v.Catalog()
 	if err != nil {
+		cat.marked = false
 		return nil, err
 	}
 	var sig uint64
@@ -85,9 +116,6 @@ func (c *Core) baseSet() (*baseSet, error) {
 		h.Write(buf[:])
 		sig += h.Sum64() // order-free: the catalog comes in map order
 	}
-	cat := &c.bases
-	cat.mu.Lock()
-	defer cat.mu.Unlock()
 	if cat.set != nil && cat.sig == sig && len(cat.set.files) == len(entries) {
 		return cat.set, nil
 	}
@@ -115,6 +143,7 @@ func (c *Core) baseSet() (*baseSet, error) {
 		set.byPath[e.Path] = f
 		set.files = append(set.files, f)
 		if e.Attachment || !vault.IsNote(e.Path) {
+			f.Prepare()
 			continue
 		}
 		set.notes++
@@ -122,6 +151,7 @@ func (c *Core) baseSet() (*baseSet, error) {
 		if r == nil || r.version != e.Version || e.Version == "" {
 			r = c.readBaseRecord(e)
 			if r == nil {
+				f.Prepare()
 				continue
 			}
 			cat.recs[e.Path] = r
@@ -130,19 +160,82 @@ func (c *Core) baseSet() (*baseSet, error) {
 	}
 	sortFiles(set.files)
 	for _, f := range set.files {
-		seenTarget := map[string]bool{}
+		if strings.EqualFold(path.Ext(f.Path), ".base") {
+			set.bases = append(set.bases, f.Path)
+		}
+	}
+	set.link()
+	cat.sig, cat.set = sig, set
+	return set, nil
+}
+
+// updateBaseSet is the set with the notes at paths read again, when that
+// is all that changed: no file added or removed, no attachment and no
+// alias changed (each would change what links resolve to). ok is false
+// when the set must be built anew.
+func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) {
+	old := cat.set
+	fresh := map[string]*base.File{}
+	for _, p := range paths {
+		of := old.byPath[p]
+		if of == nil || !vault.IsNote(p) {
+			return nil, false
+		}
+		// The note itself, not the name table: a table the index rebuilds
+		// after each change would cost more than the note.
+		fi, err := fs.Stat(c.v.FS(), p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		e := vault.NameEntry{Path: p, Size: fi.Size(), ModTime: fi.ModTime()}
+		r := c.readBaseRecord(e)
+		if r == nil {
+			return nil, false
+		}
+		if prev := cat.recs[p]; prev == nil || !slices.Equal(prev.aliases, r.aliases) {
+			return nil, false
+		}
+		cat.recs[p] = r
+		f := &base.File{Path: p, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
+		old.fill(f, r)
+		fresh[p] = f
+	}
+	set := &baseSet{byPath: make(map[string]*base.File, len(old.files)), files: make([]*base.File, len(old.files)), notes: old.notes, bases: old.bases, res: old.res, loc: old.loc}
+	for i, f := range old.files {
+		nf := fresh[f.Path]
+		if nf == nil {
+			cp := *f // the old set's files stay as they are for its readers
+			nf = &cp
+		}
+		nf.Backlinks = nil
+		set.files[i] = nf
+		set.byPath[nf.Path] = nf
+	}
+	set.link()
+	cat.sig = 0 // the next catalog comparison builds anew
+	return set, true
+}
+
+// link fills every file's backlinks from the others' resolved links.
+func (s *baseSet) link() {
+	for _, f := range s.files {
+		var seenTarget map[string]bool
 		for _, l := range f.Links {
-			if l.Path == "" || seenTarget[l.Path] {
+			if l.Path == "" {
+				continue
+			}
+			if seenTarget == nil {
+				seenTarget = map[string]bool{}
+			}
+			if seenTarget[l.Path] {
 				continue
 			}
 			seenTarget[l.Path] = true
-			if t := set.byPath[l.Path]; t != nil {
+			if t := s.byPath[l.Path]; t != nil {
 				t.Backlinks = append(t.Backlinks, f.Path)
 			}
 		}
 	}
-	cat.sig, cat.set = sig, set
-	return set, nil
 }
 
 func putInt(b []byte, v int64) {
@@ -165,7 +258,7 @@ func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
 	if v == "" {
 		v = n.Version
 	}
-	return &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, links: n.Doc.Links}
+	return &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, links: n.Doc.Links, aliases: n.Doc.Aliases}
 }
 
 // fill sets a note's properties, tags and links from its record,
@@ -182,6 +275,7 @@ func (s *baseSet) fill(f *base.File, r *baseRecord) {
 		}
 	}
 	f.Tags = r.tags
+	defer f.Prepare()
 	for _, l := range r.links {
 		if l.Target == "" {
 			continue
@@ -212,12 +306,4 @@ func addPropLinks(f *base.File, v any) {
 }
 
 // baseFiles are the paths of the vault's .base files, sorted.
-func (s *baseSet) baseFiles() []string {
-	var out []string
-	for _, f := range s.files {
-		if strings.EqualFold(path.Ext(f.Path), ".base") {
-			out = append(out, f.Path)
-		}
-	}
-	return out
-}
+func (s *baseSet) baseFiles() []string { return s.bases }
