@@ -49,3 +49,16 @@ func TestGolden_BrokenBase(t *testing.T) {
 	c := newTestCore(t, dir)
 	checkGoldenCall(t, c, readOnly, step{"query_base", `{"base":"Kaputt"}`}, dir, "", "query_base/err_broken")
 }
+
+// TestGolden_BaseBlock: a note's ```base block runs as a base named by
+// the note, and a search whose best hit is that note shows its view.
+func TestGolden_BaseBlock(t *testing.T) {
+	dir := copyExampleVault(t)
+	block := "---\ntags: [team]\n---\n# Team-Übersicht Projekte\n\nWer leitet welches Projekt:\n\n```base\nfilters:\n  and:\n    - file.hasTag(\"projekt\")\n    - status == \"aktiv\"\n    - file.folder == \"1_Projekte\"\nviews:\n  - type: table\n    name: Aktive Projekte\n    order: [file.name, created, file.backlinks]\n    sort:\n      - property: created\n        direction: ASC\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "2_Bereiche", "Team", "Projektleitung.md"), []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestCore(t, dir)
+	checkGoldenCall(t, c, readOnly, step{"query_base", `{"base":"2_Bereiche/Team/Projektleitung.md"}`}, dir, "", "query_base/block")
+	checkGoldenCall(t, c, readOnly, step{"search_notes", `{"query":"Projektleitung","limit":2}`}, dir, "", "query_base/block_search")
+}

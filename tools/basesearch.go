@@ -78,6 +78,13 @@ func (c *Core) savedViews(caller Caller, query string, hits []SearchHit) (top []
 		return nil, nil
 	}
 	load := func(p string) *loadedBase {
+		if vault.IsNote(p) { // a note with ```base blocks
+			lb, res := c.findBase(caller, set, p)
+			if res != nil {
+				return nil
+			}
+			return lb
+		}
 		src, err := c.v.ReadFile(p)
 		if err != nil {
 			return nil
@@ -159,8 +166,8 @@ func (c *Core) savedViews(caller Caller, query string, hits []SearchHit) (top []
 }
 
 // embeddedViews are the views the note at p embeds: ![[X.base]] (its first
-// view, "") and ![[X.base#View]]; a ```base block counts as the note
-// itself, named by its path.
+// view, "") and ![[X.base#View]]; its own ```base blocks count as a base
+// named by the note's path.
 func (c *Core) embeddedViews(p string, bases []string) []viewRef {
 	if !vault.IsNote(p) {
 		return nil
@@ -170,6 +177,9 @@ func (c *Core) embeddedViews(p string, bases []string) []viewRef {
 		return nil
 	}
 	var out []viewRef
+	if len(base.Blocks(n.Doc.Src)) > 0 {
+		out = append(out, viewRef{base: p}) // its own ```base blocks
+	}
 	for _, l := range n.Doc.Links {
 		if !strings.EqualFold(path.Ext(l.Target), ".base") {
 			continue
