@@ -87,27 +87,30 @@ func TestDeps_ImportDirection(t *testing.T) {
 	}
 }
 
-// TestDeps_NoteDoesNoIO keeps package note pure: it takes bytes and returns
-// bytes or structure, so it imports nothing that reaches files, processes
-// or the network (fmt and the others it uses may, underneath; note itself
-// does not call them).
+// TestDeps_NoteDoesNoIO keeps packages note and base pure: they take
+// bytes (and, for base, the files as values) and return bytes or
+// structure, so they import nothing that reaches files, processes or the
+// network (fmt and the others they use may, underneath; they do not call
+// them).
 func TestDeps_NoteDoesNoIO(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not on PATH")
 	}
-	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "github.com/vaultd/vaultd/note").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	forbidden := map[string]bool{"os": true, "os/exec": true, "os/signal": true, "io": true, "io/fs": true, "io/ioutil": true,
-		"path/filepath": true, "syscall": true, "net": true, "net/http": true, "runtime": true, "unsafe": true}
-	imports := strings.Fields(string(out))
-	if len(imports) == 0 {
-		t.Fatal("go list printed no imports for note")
-	}
-	for _, imp := range imports {
-		if forbidden[imp] || strings.HasPrefix(imp, "golang.org/x/sys") {
-			t.Errorf("package note imports %s: note does no I/O; do it in vault and hand note the bytes", imp)
+	for _, pkg := range []string{"note", "base"} {
+		out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "github.com/vaultd/vaultd/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		forbidden := map[string]bool{"os": true, "os/exec": true, "os/signal": true, "io": true, "io/fs": true, "io/ioutil": true,
+			"path/filepath": true, "syscall": true, "net": true, "net/http": true, "runtime": true, "unsafe": true}
+		imports := strings.Fields(string(out))
+		if len(imports) == 0 {
+			t.Fatalf("go list printed no imports for %s", pkg)
+		}
+		for _, imp := range imports {
+			if forbidden[imp] || strings.HasPrefix(imp, "golang.org/x/sys") {
+				t.Errorf("package %s imports %s: %s does no I/O; do it in vault (or tools) and hand %s the bytes", pkg, imp, pkg, pkg)
+			}
 		}
 	}
 }
