@@ -446,18 +446,18 @@ func (s *scope) index(x, i any, pos int) any {
 
 func (s *scope) binary(n *binaryNode) any {
 	switch n.op {
-	case "&&":
+	case "&&": // JavaScript's: the left operand when it is falsy, else the right
 		l := s.eval(n.l)
 		if !truthy(l) {
-			return false
+			return l
 		}
-		return truthy(s.eval(n.r))
-	case "||":
+		return s.eval(n.r)
+	case "||": // the left operand when it is truthy, else the right
 		l := s.eval(n.l)
 		if truthy(l) {
-			return true
+			return l
 		}
-		return truthy(s.eval(n.r))
+		return s.eval(n.r)
 	case "??":
 		l := s.eval(n.l)
 		if l != nil {
@@ -649,6 +649,8 @@ func (s *scope) equal(l, r any) bool {
 			return a == b
 		case string:
 			return toNumber(b) == a
+		case Duration:
+			return s.equal(b, a)
 		}
 		return false
 	case string:
@@ -721,8 +723,13 @@ func (s *scope) equal(l, r any) bool {
 		}
 		return true
 	case Duration:
-		b, ok := r.(Duration)
-		return ok && a == b
+		switch b := r.(type) {
+		case Duration:
+			return a == b
+		case float64:
+			return toNumber(a) == b // in milliseconds, as date - date is
+		}
+		return false
 	}
 	return false
 }

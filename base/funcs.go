@@ -383,6 +383,19 @@ func (s *scope) stringMethod(n *callNode, v string, args []any) any {
 	switch n.fn {
 	case "contains":
 		return strings.Contains(v, toString(s.only(n, args)))
+	case "matches":
+		// "TASK-42".matches("^TASK-\\d+$"): the text against a regular
+		// expression (Obsidian writes /re/.matches(text); both work).
+		switch re := s.only(n, args).(type) {
+		case *Regexp:
+			return re.re.MatchString(v)
+		default:
+			r, err := compileRegexp(toString(re), "")
+			if err != nil {
+				fail(n.pos, "%q is no regular expression: %v", toString(re), err)
+			}
+			return r.re.MatchString(v)
+		}
 	case "containsAll":
 		for _, a := range s.strArgs(n, args) {
 			if !strings.Contains(v, a) {

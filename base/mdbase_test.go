@@ -1,0 +1,211 @@
+package base
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// mdbaseDiffers are the mdbase tests whose expectation is mdbase's own,
+// not Obsidian's: Bases follow JavaScript ("Bases functions follow
+// JavaScript behavior", Functions.md), and mdbase has functions and a
+// depth limit Obsidian does not.
+var mdbaseDiffers = map[string]string{
+	"exists returns true for present field including null":         "exists() is mdbase's; Bases have file.hasProperty()",
+	"exists returns false for missing field":                       "exists() is mdbase's; Bases have file.hasProperty()",
+	"default function provides fallback":                           "default() is mdbase's; Bases write if(x, x, fallback)",
+	"division by zero returns null":                                "JavaScript: 10 / 0 is Infinity, not null",
+	"type mismatch in where filter returns null and excludes file": `JavaScript: "hello" + 5 is "hello5" (Formulas.md joins text with +)`,
+	"deeply nested expression exceeds depth limit":                 "mdbase's depth limit of 64; Obsidian has none",
+	"expression at exactly 64 levels must succeed":                 "the suite's expression has 63 ( and 64 ): it does not parse",
+}
+
+// TestMdbaseConformance_Level3 runs the mdbase specification's level-3
+// expression suite (testdata/mdbase): each query's where is a filter over
+// the group's files (types: the frontmatter's type), each evaluate an
+// expression; the rows, counts, values and errors must be what it expects,
+// but for the tests listed in mdbaseDiffers.
+func TestMdbaseConformance_Level3(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "mdbase", "level-3-expressions.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Setup struct {
+				Files map[string]string `yaml:"files"`
+			} `yaml:"setup"`
+			Tests []struct {
+				Name  string `yaml:"name"`
+				Setup struct {
+					Files map[string]string `yaml:"files"`
+				} `yaml:"setup"`
+				Operation string `yaml:"operation"`
+				Input     struct {
+					Query struct {
+						Types []string `yaml:"types"`
+						Where string   `yaml:"where"`
+					} `yaml:"query"`
+					Expression string `yaml:"expression"`
+				} `yaml:"input"`
+				Expect struct {
+					Results *[]struct {
+						Path string `yaml:"path"`
+					} `yaml:"results"`
+					Meta struct {
+						Total *int `yaml:"total_count"`
+					} `yaml:"meta"`
+					Error *struct {
+						Code string `yaml:"code"`
+					} `yaml:"error"`
+					Result any `yaml:"result"`
+				} `yaml:"expect"`
+			} `yaml:"tests"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(b, &suite); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 5, 10, 30, 0, 0, time.UTC)
+	passed, skipped := 0, 0
+	for _, g := range suite.Groups {
+		for _, tc := range g.Tests {
+			name := g.Name + " / " + tc.Name
+			setup := map[string]string{}
+			for p, src := range g.Setup.Files {
+				setup[p] = src
+			}
+			for p, src := range tc.Setup.Files { // a test's own files
+				setup[p] = src
+			}
+			var files []*File
+			byPath := map[string]*File{}
+			types := map[string]string{}
+			paths := make([]string, 0, len(setup))
+			for p := range setup {
+				paths = append(paths, p)
+			}
+			sort.Strings(paths)
+			for _, p := range paths {
+				src := setup[p]
+				f := &File{Path: p, Size: int64(len(src)), MTime: now, CTime: now}
+				if rest, ok := strings.CutPrefix(src, "---\n"); ok {
+					fm, _, _ := strings.Cut(rest, "\n---")
+					var m map[string]any
+					if err := yaml.Unmarshal([]byte(fm), &m); err != nil {
+						t.Fatalf("%s / %s: %v", name, p, err)
+					}
+					f.Props = map[string]any{}
+					for k, v := range m {
+						f.Props[k] = FromYAML(v, time.UTC, nil)
+					}
+					types[p], _ = m["type"].(string)
+					f.Tags = stringsOf(m["tags"])
+				}
+				f.Prepare()
+				files = append(files, f)
+				byPath[p] = f
+			}
+			env := &Env{Now: now, Loc: time.UTC, Lookup: func(p string) *File { return byPath[p] }}
+
+			if why, ok := mdbaseDiffers[tc.Name]; ok {
+				t.Logf("skipped %s: %s", name, why)
+				skipped++
+				continue
+			}
+			switch tc.Operation {
+			case "evaluate":
+				e, err := ParseExpr(tc.Input.Expression)
+				if err != nil {
+					t.Errorf("%s: %s: %v", name, tc.Input.Expression, err)
+					continue
+				}
+				s := &scope{env: env}
+				got, err := s.evalExpr(e)
+				if err != nil || Text(got) != Text(FromYAML(tc.Expect.Result, time.UTC, nil)) {
+					t.Errorf("%s: %s = %#v (%v), want %#v", name, tc.Input.Expression, got, err, tc.Expect.Result)
+					continue
+				}
+			case "query":
+				q := tc.Input.Query
+				where := q.Where
+				if where == "" {
+					where = "true"
+				}
+				e, perr := ParseExpr(where)
+				if tc.Expect.Error != nil {
+					// A query that cannot run: a parse error or an unknown
+					// function, named before any row is looked at.
+					if perr == nil {
+						// Errors found only when running (argument counts).
+						s := &scope{env: env, file: files[0]}
+						_, perr = s.evalExpr(e)
+					}
+					if perr == nil {
+						t.Errorf("%s: %s: no error, want %s", name, where, tc.Expect.Error.Code)
+						continue
+					}
+					passed++
+					continue
+				}
+				if perr != nil {
+					t.Errorf("%s: %s: %v", name, where, perr)
+					continue
+				}
+				var got []string
+				for _, f := range files {
+					if len(q.Types) > 0 && !contains(q.Types, types[f.Path]) {
+						continue
+					}
+					s := &scope{env: env, file: f}
+					v, err := s.evalExpr(e)
+					if err != nil {
+						continue // an error leaves the row out (and is reported by Run)
+					}
+					if truthy(v) {
+						got = append(got, f.Path)
+					}
+				}
+				if tc.Expect.Meta.Total != nil && len(got) != *tc.Expect.Meta.Total {
+					t.Errorf("%s: %s: %d rows %v, want %d", name, where, len(got), got, *tc.Expect.Meta.Total)
+					continue
+				}
+				if tc.Expect.Results != nil {
+					var want []string
+					for _, r := range *tc.Expect.Results {
+						want = append(want, r.Path)
+					}
+					sort.Strings(want)
+					if strings.Join(got, " ") != strings.Join(want, " ") {
+						t.Errorf("%s: %s: rows %v, want %v", name, where, got, want)
+						continue
+					}
+				}
+			default:
+				t.Logf("skipped %s: operation %s is mdbase's", name, tc.Operation)
+				skipped++
+				continue
+			}
+			passed++
+		}
+	}
+	t.Logf("mdbase level 3 expressions: %d passed, %d skipped (mdbaseDiffers)", passed, skipped)
+	if passed < 100 {
+		t.Errorf("only %d tests ran", passed)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
