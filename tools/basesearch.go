@@ -139,6 +139,8 @@ func (c *Core) savedViews(caller Caller, query string, hits []SearchHit) (top []
 			if lb == nil {
 				continue
 			}
+			// Embedded, `this` is the embedding note (Bases syntax.md).
+			lb.this = set.byPath[hits[0].Path]
 			for _, v := range pick(lb, byBase[p]) {
 				if len(inHit) < searchViews && !shown[viewRef{p, v.Name}] {
 					shown[viewRef{p, v.Name}] = true
