@@ -475,3 +475,10 @@ func TestParseDuration(t *testing.T) {
 		t.Errorf("1 fortnight: %v", err)
 	}
 }
+
+func TestExpr_Properties(t *testing.T) {
+	e := mustExpr(t, `status == "x" && note.prio > 2 && note["due date"] < today() && file.hasTag("a") && tags.map(value.lower()).contains(formula.f)`)
+	if got := strings.Join(e.Properties(), ", "); got != "status, prio, due date, tags" {
+		t.Errorf("Properties() = %s", got)
+	}
+}

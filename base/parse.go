@@ -428,3 +428,67 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Properties are the note properties the expression reads, bare or as
+// note.x / note["x"], each once, in order: what an empty answer reports
+// the values of.
+func (e *Expr) Properties() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	var walk func(n node)
+	walk = func(n node) {
+		switch n := n.(type) {
+		case *identNode:
+			switch n.name {
+			case "file", "this", "note", "formula", "value", "index", "acc", "values":
+			default:
+				add(n.name)
+			}
+		case *memberNode:
+			if id, ok := n.x.(*identNode); ok && id.name == "note" {
+				add(n.name)
+				return
+			}
+			walk(n.x)
+		case *indexNode:
+			if id, ok := n.x.(*identNode); ok && id.name == "note" {
+				if l, ok := n.i.(*litNode); ok {
+					if k, ok := l.v.(string); ok {
+						add(k)
+						return
+					}
+				}
+			}
+			walk(n.x)
+			walk(n.i)
+		case *callNode:
+			if n.recv != nil {
+				walk(n.recv)
+			}
+			for _, a := range n.args {
+				walk(a)
+			}
+		case *unaryNode:
+			walk(n.x)
+		case *binaryNode:
+			walk(n.l)
+			walk(n.r)
+		case *listNode:
+			for _, it := range n.items {
+				walk(it)
+			}
+		case *objNode:
+			for _, v := range n.vals {
+				walk(v)
+			}
+		}
+	}
+	walk(e.root)
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -49,8 +50,11 @@ type BaseViewData struct {
 	Offset    int              `json:"offset"`
 	Summaries []BaseSummaryRow `json:"summaries,omitempty"`
 	Errors    []string         `json:"errors,omitempty"`
-	ErrorsAll int              `json:"errors_total,omitempty"`
-	Next      string           `json:"next,omitempty"`
+	// Values, for an empty answer of query_notes: the values the notes
+	// have for the properties the filter reads.
+	Values    []string `json:"values_instead,omitempty"`
+	ErrorsAll int      `json:"errors_total,omitempty"`
+	Next      string   `json:"next,omitempty"`
 }
 
 // BaseRowData is one row: the file's path, its group, its cells.
@@ -183,6 +187,10 @@ func (c *Core) QueryNotes(ctx context.Context, caller Caller, a QueryNotesArgs) 
 	}
 	out := b.Run(b.Views[0], notes, set.env(c.now(), nil))
 	lb := &loadedBase{b: b}
+	var hints []string
+	if len(out.Rows) == 0 && out.ErrorCount == 0 {
+		hints = propertyValues(b.Views[0].Filters.Expr.Properties(), notes)
+	}
 	data, text := renderView(caller, lb, out, len(notes), a.Offset, a.Limit, func(off int) call {
 		args := []arg{{"filter", a.Filter}}
 		if a.Properties != "" {
@@ -196,7 +204,64 @@ func (c *Core) QueryNotes(ctx context.Context, caller Caller, a QueryNotesArgs) 
 		}
 		return call{tool, append(args, arg{"offset", off})}
 	})
+	if len(hints) > 0 {
+		data.Values = hints
+		text += "\nWhat the notes have instead:\n- " + strings.Join(hints, "\n- ")
+		if props := b.Views[0].Filters.Expr.Properties(); len(props) > 0 {
+			text += "\ntry: " + call{tool, []arg{{"filter", "file.hasProperty(" + jsonText(props[0]) + ")"}, {"properties", props[0]}}}.render(caller.Door)
+		}
+	}
 	return &Result{Text: text, Data: data}
+}
+
+// propertyValues says, for the first properties a filter reads (at most
+// 2), which values the notes have, most frequent first (at most 6), and
+// how many notes have it: what an empty answer offers instead.
+func propertyValues(props []string, notes []*base.File) []string {
+	var out []string
+	for _, p := range props[:min(len(props), 2)] {
+		counts := map[string]int{}
+		have := 0
+		for _, f := range notes {
+			v, ok := f.Props[p]
+			if !ok {
+				for k, x := range f.Props {
+					if strings.EqualFold(k, p) {
+						v, ok = x, true
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			have++
+			items, isList := v.([]any)
+			if !isList {
+				items = []any{v}
+			}
+			for _, it := range items {
+				if t := cellText(it, DoorMCP); t != "" {
+					counts[t]++
+				}
+			}
+		}
+		if have == 0 {
+			out = append(out, fmt.Sprintf("%s: none of %s has it", p, plural(len(notes), "note", "notes")))
+			continue
+		}
+		vals := sortedKeys(counts)
+		sort.SliceStable(vals, func(i, j int) bool { return counts[vals[i]] > counts[vals[j]] })
+		var parts []string
+		for i, v := range vals {
+			if i == 6 {
+				parts = append(parts, fmt.Sprintf("%d more", len(vals)-6))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s (%d)", v, counts[v]))
+		}
+		out = append(out, fmt.Sprintf("%s: %s of %s have it: %s", p, groupDigits(have), plural(len(notes), "note", "notes"), strings.Join(parts, ", ")))
+	}
+	return out
 }
 
 // baseFail is a query that cannot run as written: what is wrong (with the
