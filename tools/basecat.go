@@ -52,6 +52,11 @@ type baseCatalog struct {
 	// one); the changes since it say whether the set is still current.
 	mark   index.ChangeMark
 	marked bool
+	// list is the .base files as of listMark (listed: there is a journal),
+	// for search_notes (basesearch.go).
+	list     []string
+	listMark index.ChangeMark
+	listed   bool
 }
 
 // resolve is the path a link target written in from resolves to.

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/vaultd/vaultd/base"
+	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -44,20 +45,10 @@ type viewRef struct{ base, view string }
 // catalog when the vault has no base; only a view to show builds the
 // base set.
 func (c *Core) savedViews(caller Caller, query string, hits []SearchHit) (top []SavedViewData, inHit []SavedViewData) {
-	entries, _, err := c.v.Catalog()
-	if err != nil {
-		return nil, nil
-	}
-	var bases []string
-	for _, e := range entries {
-		if strings.EqualFold(path.Ext(e.Path), ".base") {
-			bases = append(bases, e.Path)
-		}
-	}
+	bases := c.baseFileList()
 	if len(bases) == 0 {
 		return nil, nil
 	}
-	sort.Strings(bases)
 	words := foldWords(query)
 	var named []viewRef
 	for _, p := range bases {
@@ -253,4 +244,32 @@ func writeSavedView(b *strings.Builder, v SavedViewData, caller Caller) {
 		}
 	}
 	b.WriteString("view: " + v.Call + "\n")
+}
+
+// baseFileList lists the vault's .base files, sorted: from the catalog,
+// looked at again only when the index's change journal says a file
+// changed since (a search costs one lock then, not a copy of the catalog).
+func (c *Core) baseFileList() []string {
+	cat := &c.bases
+	cat.mu.Lock()
+	defer cat.mu.Unlock()
+	if cat.listed {
+		if ch, err := c.Changes(cat.listMark); err == nil && !ch.Lost && len(ch.Paths) == 0 {
+			return cat.list
+		}
+	}
+	mark, err := c.Changes(index.ChangeMark{})
+	entries, _, cerr := c.v.Catalog()
+	if cerr != nil {
+		return nil
+	}
+	var bases []string
+	for _, e := range entries {
+		if strings.EqualFold(path.Ext(e.Path), ".base") {
+			bases = append(bases, e.Path)
+		}
+	}
+	sort.Strings(bases)
+	cat.list, cat.listMark, cat.listed = bases, mark.Next, err == nil
+	return bases
 }
