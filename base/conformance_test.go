@@ -482,3 +482,21 @@ func TestExpr_Properties(t *testing.T) {
 		t.Errorf("Properties() = %s", got)
 	}
 }
+
+func TestBase_UsesClock(t *testing.T) {
+	for src, want := range map[string]bool{
+		"filters: 'due < today()'\n":                               false,
+		"filters: 'file.mtime > now() - \"1 week\"'\n":             true,
+		"formulas:\n  r: file.mtime.relative()\n":                  true,
+		"views:\n  - type: table\n    filters: 'random() > 0.5'\n": true,
+		"summaries:\n  s: 'values.length'\n":                       false,
+	} {
+		b, err := Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.UsesClock(); got != want {
+			t.Errorf("%s: UsesClock() = %v, want %v", src, got, want)
+		}
+	}
+}

@@ -494,3 +494,43 @@ func (b *Base) FilterText(v *View) string {
 	}
 	return "(" + a + ") && (" + c + ")"
 }
+
+// UsesClock reports whether a view's result depends on the moment it is
+// run, beyond the day (now(), relative(), random() in its filters,
+// formulas or summaries): such a result cannot be reused.
+func (b *Base) UsesClock() bool {
+	var filter func(f *Filter) bool
+	filter = func(f *Filter) bool {
+		if f == nil {
+			return false
+		}
+		if f.Expr != nil && f.Expr.usesClock() {
+			return true
+		}
+		for _, it := range f.Items {
+			if filter(it) {
+				return true
+			}
+		}
+		return false
+	}
+	if filter(b.Filters) {
+		return true
+	}
+	for _, e := range b.Formulas {
+		if e.usesClock() {
+			return true
+		}
+	}
+	for _, e := range b.Summaries {
+		if e.usesClock() {
+			return true
+		}
+	}
+	for _, v := range b.Views {
+		if filter(v.Filters) {
+			return true
+		}
+	}
+	return false
+}

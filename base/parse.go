@@ -492,3 +492,45 @@ func (e *Expr) Properties() []string {
 	walk(e.root)
 	return out
 }
+
+// usesClock reports whether the expression reads the time of the call
+// (now(), relative()) or chance (random()): its value changes between two
+// calls on the same files. today() changes once a day.
+func (e *Expr) usesClock() bool {
+	found := false
+	var walk func(n node)
+	walk = func(n node) {
+		switch n := n.(type) {
+		case *callNode:
+			if n.fn == "now" && n.recv == nil || n.fn == "random" && n.recv == nil || n.fn == "relative" {
+				found = true
+			}
+			if n.recv != nil {
+				walk(n.recv)
+			}
+			for _, a := range n.args {
+				walk(a)
+			}
+		case *memberNode:
+			walk(n.x)
+		case *indexNode:
+			walk(n.x)
+			walk(n.i)
+		case *unaryNode:
+			walk(n.x)
+		case *binaryNode:
+			walk(n.l)
+			walk(n.r)
+		case *listNode:
+			for _, it := range n.items {
+				walk(it)
+			}
+		case *objNode:
+			for _, v := range n.vals {
+				walk(v)
+			}
+		}
+	}
+	walk(e.root)
+	return found
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -69,13 +70,16 @@ func writeBasesVault(dir string, n int) {
 		check(os.WriteFile(p, []byte(body), 0o644))
 	}
 	check(os.WriteFile(filepath.Join(dir, "Board.base"), []byte(basesBoard), 0o644))
+	// The same view reading the clock (now()): never reused, evaluated anew
+	// by every call.
+	check(os.WriteFile(filepath.Join(dir, "Board now.base"), []byte(strings.Replace(basesBoard, "due < today()", "due < now()", 1)), 0o644))
 }
 
 // basesBench measures query_base on a saved view over basesNotes notes,
 // in process over the index as vaultd serve has it: the first call (which
-// reads every note's properties and links once) and the p50/p95 of the
-// calls after it (the catalog unchanged, then with one note changed
-// before each call). VAULTD_BENCH_BASESPROFILE names a file for a CPU
+// reads every note's properties and links once); the calls after it, the
+// vault unchanged (the rows are reused); the same view reading now(),
+// evaluated by every call; and calls with one note changed before each. VAULTD_BENCH_BASESPROFILE names a file for a CPU
 // profile of the calls after the first.
 func basesBench(tmp string, rounds int, t *table) {
 	dir := filepath.Join(tmp, "bases-vault")
@@ -92,8 +96,7 @@ func basesBench(tmp string, rounds int, t *table) {
 	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
 	check(err)
 	caller := tools.Caller{Actor: "bench", Perms: tools.Perms{Read: true}}
-	args := map[string]any{"base": "Board", "view": "Offen nach Status"}
-	run := func() time.Duration {
+	call := func(args map[string]any) time.Duration {
 		start := time.Now()
 		r := c.Call(context.Background(), caller, "query_base", args)
 		d := time.Since(start)
@@ -103,6 +106,9 @@ func basesBench(tmp string, rounds int, t *table) {
 		}
 		return d
 	}
+	args := map[string]any{"base": "Board", "view": "Offen nach Status"}
+	clock := map[string]any{"base": "Board now", "view": "Offen nach Status"}
+	run := func() time.Duration { return call(args) }
 	first := run()
 	if f := os.Getenv("VAULTD_BENCH_BASESPROFILE"); f != "" {
 		// A CPU profile of the warm calls.
@@ -119,6 +125,14 @@ func basesBench(tmp string, rounds int, t *table) {
 	// CPU per call: what a call costs whatever else the machine runs (the
 	// wall times above grow with the machine's load).
 	cpuPer := (cpuTime() - cpu0) / time.Duration(len(warm))
+	// The view evaluated by every call (it reads now()): the set is
+	// current, the rows are not reused.
+	var fresh []time.Duration
+	cpu1 := cpuTime()
+	for range max(rounds, 1) * 10 {
+		fresh = append(fresh, call(clock))
+	}
+	cpuFresh := (cpuTime() - cpu1) / time.Duration(len(fresh))
 	// One note changed before each call: the set is rebuilt from the
 	// records, only that note read again.
 	var changed []time.Duration
@@ -131,12 +145,14 @@ func basesBench(tmp string, rounds int, t *table) {
 		check(idx.Update(p))
 		changed = append(changed, run())
 	}
-	fmt.Fprintf(os.Stderr, "  bases: first query_base %s, warm p50 %s p95 %s (%d calls, CPU %s a call), after one note changed p50 %s p95 %s (%d calls)\n",
-		ms(first), ms(percentile(warm, 50)), ms(percentile(warm, 95)), len(warm), ms(cpuPer), ms(percentile(changed, 50)), ms(percentile(changed, 95)), len(changed))
+	fmt.Fprintf(os.Stderr, "  bases: first query_base %s; again, rows reused: p50 %s p95 %s (%d calls, CPU %s a call); evaluated every call (now()): p50 %s p95 %s (%d calls, CPU %s a call); after one note changed p50 %s p95 %s (%d calls)\n",
+		ms(first), ms(percentile(warm, 50)), ms(percentile(warm, 95)), len(warm), ms(cpuPer), ms(percentile(fresh, 50)), ms(percentile(fresh, 95)), len(fresh), ms(cpuFresh),
+		ms(percentile(changed, 50)), ms(percentile(changed, 95)), len(changed))
 	t.add("query_base: first call (reads every note's properties and links once)", ms(first), "")
-	t.goal("query_base: saved view over 10,000 notes, p50", ms(percentile(warm, 50)), "≤ 50 ms", percentile(warm, 50) <= 50*time.Millisecond)
-	t.add("query_base: saved view, p95", ms(percentile(warm, 95)), "")
-	t.add("query_base: saved view, CPU time a call (user+system, all threads)", ms(cpuPer), "")
+	t.goal("query_base: saved view over 10,000 notes, asked again, p50", ms(percentile(warm, 50)), "≤ 50 ms", percentile(warm, 50) <= 50*time.Millisecond)
+	t.goal("query_base: saved view over 10,000 notes, evaluated every call, p50", ms(percentile(fresh, 50)), "≤ 50 ms", percentile(fresh, 50) <= 50*time.Millisecond)
+	t.add("query_base: evaluated every call, p95", ms(percentile(fresh, 95)), "")
+	t.add("query_base: evaluated every call, CPU time a call (user+system, all threads)", ms(cpuFresh), "")
 	t.goal("query_base: after one note changed, p50", ms(percentile(changed, 50)), "≤ 50 ms", percentile(changed, 50) <= 50*time.Millisecond)
 }
 

@@ -57,6 +57,8 @@ type baseCatalog struct {
 	list     []string
 	listMark index.ChangeMark
 	listed   bool
+	// results are views run over the current set (runView).
+	results map[viewKey]*base.Result
 }
 
 // resolve is the path a link target written in from resolves to.

@@ -98,6 +98,7 @@ type loadedBase struct {
 	path string
 	this *base.File
 	b    *base.Base
+	src  string // what it was parsed from: the file, or the note's blocks
 }
 
 // QueryBase runs a saved Bases view by name.
@@ -124,7 +125,7 @@ func (c *Core) QueryBase(ctx context.Context, caller Caller, a QueryBaseArgs) *R
 			return c.viewNotFound(caller, lb, a.View)
 		}
 	}
-	out := lb.b.Run(v, set.files, set.env(c.now(), lb.this))
+	out := c.runView(set, lb, v)
 	data, text := renderView(caller, lb, out, len(set.files), a.Offset, a.Limit, func(off int) call {
 		args := []arg{{"base", lb.path}, {"view", v.Name}}
 		if a.Limit > 0 && a.Limit != baseRowsDefault {
@@ -322,7 +323,7 @@ func (c *Core) findBase(caller Caller, set *baseSet, ref string) (*loadedBase, *
 		if err != nil {
 			return nil, c.brokenBase(caller, found, err)
 		}
-		return &loadedBase{path: found, this: set.byPath[found], b: b}, nil
+		return &loadedBase{path: found, this: set.byPath[found], b: b, src: string(src)}, nil
 	}
 	// A note with base blocks.
 	if n, _, err := c.v.Find(ref); err == nil {
@@ -347,7 +348,7 @@ func (c *Core) findBase(caller Caller, set *baseSet, ref string) (*loadedBase, *
 				merged.Views = append(merged.Views, v)
 			}
 		}
-		return &loadedBase{path: n.Path, this: set.byPath[n.Path], b: merged}, nil
+		return &loadedBase{path: n.Path, this: set.byPath[n.Path], b: merged, src: n.Version}, nil
 	}
 	return nil, c.basesList(caller, closestBases(all, key), fmt.Sprintf("no base %q in the vault", ref))
 }
@@ -447,9 +448,8 @@ func (c *Core) listViews(caller Caller, set *baseSet, lb *loadedBase) *Result {
 	data := BaseViewsData{Base: lb.path}
 	var b strings.Builder
 	fmt.Fprintf(&b, "base: %s\nviews: %d (run one with its call)\n", lb.path, len(lb.b.Views))
-	env := set.env(c.now(), lb.this)
 	for _, v := range lb.b.Views {
-		out := lb.b.Run(v, set.files, env)
+		out := c.runView(set, lb, v)
 		cl := call{"query_base", []arg{{"base", lb.path}, {"view", v.Name}}}.render(caller.Door)
 		data.Views = append(data.Views, BaseViewItem{Name: v.Name, Type: v.Type, Rows: len(out.Rows), Call: cl})
 		fmt.Fprintf(&b, "- %s (%s): %s\n  view: %s\n", quote(v.Name), v.Type, plural(len(out.Rows), "row", "rows"), cl)
@@ -613,3 +613,51 @@ func cellText(v any, door Door) string {
 
 // cell renders a header cell: | escaped.
 func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+// viewKey names one run of a view: over which set, of which base text,
+// which view, with what as this, on which day (today() moves daily).
+type viewKey struct {
+	set  *baseSet
+	src  string
+	view string
+	this string
+	day  string
+}
+
+// maxViewResults bounds the results kept (a set change drops them all).
+const maxViewResults = 32
+
+// runView runs view v of lb over the set, or answers the result of the
+// same run on the same set: a set is immutable, so a view whose filters,
+// formulas and summaries do not read the clock (now(), relative(),
+// random()) gives the same rows until the vault or the day changes.
+func (c *Core) runView(set *baseSet, lb *loadedBase, v *base.View) *base.Result {
+	now := c.now()
+	if lb.src == "" || lb.b.UsesClock() {
+		return lb.b.Run(v, set.files, set.env(now, lb.this))
+	}
+	k := viewKey{set: set, src: lb.src, view: v.Name, day: now.In(set.loc).Format("2006-01-02")}
+	if lb.this != nil {
+		k.this = lb.this.Path
+	}
+	cat := &c.bases
+	cat.mu.Lock()
+	out, ok := cat.results[k]
+	cat.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = lb.b.Run(v, set.files, set.env(now, lb.this))
+	cat.mu.Lock()
+	if cat.results == nil || len(cat.results) >= maxViewResults {
+		cat.results = map[viewKey]*base.Result{}
+	}
+	for old := range cat.results {
+		if old.set != set {
+			delete(cat.results, old) // of a set no longer current
+		}
+	}
+	cat.results[k] = out
+	cat.mu.Unlock()
+	return out
+}

@@ -71,6 +71,17 @@ func TestBases_FollowsChanges(t *testing.T) {
 	}
 	check("after delete_note", "Das Zettelkasten-Prinzip.md | Schnelles Denken, langsames Denken.md")
 
+	// The base file itself edited: the view's rows are not reused.
+	bp := filepath.Join(dir, "3_Ressourcen", "Leseliste.base")
+	bb, _ := os.ReadFile(bp)
+	if err := os.WriteFile(bp, []byte(strings.Replace(string(bb), "    filters: '!gelesen'", "    filters: '!gelesen && seiten > 300'", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("after the base was edited", "Schnelles Denken, langsames Denken.md")
+	if err := os.WriteFile(bp, bb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	// Backlinks follow a link added to a note.
 	r = c.Call(ctx, everyone, "query_notes", map[string]any{"filter": `file.name == "Deep Work.md"`, "properties": "file.backlinks"})
 	before := r.Text

@@ -84,10 +84,10 @@ func (c *Core) savedViews(caller Caller, query string, hits []SearchHit) (top []
 		if err != nil {
 			return nil
 		}
-		return &loadedBase{path: p, this: set.byPath[p], b: b}
+		return &loadedBase{path: p, this: set.byPath[p], b: b, src: string(src)}
 	}
 	run := func(lb *loadedBase, v *base.View) SavedViewData {
-		out := lb.b.Run(v, set.files, set.env(c.now(), lb.this))
+		out := c.runView(set, lb, v)
 		data, _ := renderView(caller, lb, out, len(set.files), 0, searchViewRows, func(int) call { return call{} })
 		return SavedViewData{Base: lb.path, View: v.Name, Type: v.Type, Total: data.Total, Columns: data.Columns, Rows: data.Rows,
 			Call: call{"query_base", []arg{{"base", lb.path}, {"view", v.Name}}}.render(caller.Door)}
