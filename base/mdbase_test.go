@@ -3,6 +3,7 @@ package base
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -31,7 +32,19 @@ var mdbaseDiffers = map[string]string{
 // expression; the rows, counts, values and errors must be what it expects,
 // but for the tests listed in mdbaseDiffers.
 func TestMdbaseConformance_Level3(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "mdbase", "level-3-expressions.yaml"))
+	runMdbaseSuite(t, "level-3-expressions.yaml", 100)
+}
+
+// TestMdbaseConformance_Level4: the level-4 suite of file functions
+// (hasProperty, inFolder, asLink).
+func TestMdbaseConformance_Level4(t *testing.T) {
+	runMdbaseSuite(t, "level-4-links-file-functions.yaml", 10)
+}
+
+// runMdbaseSuite runs one suite file of testdata/mdbase and wants at
+// least minPassed of its tests run and passed.
+func runMdbaseSuite(t *testing.T, file string, minPassed int) {
+	b, err := os.ReadFile(filepath.Join("testdata", "mdbase", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +61,7 @@ func TestMdbaseConformance_Level3(t *testing.T) {
 				} `yaml:"setup"`
 				Operation string `yaml:"operation"`
 				Input     struct {
+					File  string `yaml:"file"`
 					Query struct {
 						Types []string `yaml:"types"`
 						Where string   `yaml:"where"`
@@ -65,6 +79,7 @@ func TestMdbaseConformance_Level3(t *testing.T) {
 						Code string `yaml:"code"`
 					} `yaml:"error"`
 					Result any `yaml:"result"`
+					Value  any `yaml:"value"`
 				} `yaml:"expect"`
 			} `yaml:"tests"`
 		} `yaml:"groups"`
@@ -112,7 +127,24 @@ func TestMdbaseConformance_Level3(t *testing.T) {
 				files = append(files, f)
 				byPath[p] = f
 			}
-			env := &Env{Now: now, Loc: time.UTC, Lookup: func(p string) *File { return byPath[p] }}
+			// Links resolve by path or file name, as Obsidian's do; a
+			// note's [[links]] are read from its text.
+			resolve := func(_, target string) string {
+				target = strings.TrimSuffix(target, ".md")
+				for _, p := range paths {
+					stem := strings.TrimSuffix(p, ".md")
+					if stem == target || strings.HasSuffix(stem, "/"+target) {
+						return p
+					}
+				}
+				return ""
+			}
+			for _, p := range paths {
+				for _, m := range wikiLinkRe.FindAllStringSubmatch(setup[p], -1) {
+					byPath[p].Links = append(byPath[p].Links, Link{Target: m[1], Path: resolve(p, m[1])})
+				}
+			}
+			env := &Env{Now: now, Loc: time.UTC, Resolve: resolve, Lookup: func(p string) *File { return byPath[p] }}
 
 			if why, ok := mdbaseDiffers[tc.Name]; ok {
 				t.Logf("skipped %s: %s", name, why)
@@ -126,10 +158,14 @@ func TestMdbaseConformance_Level3(t *testing.T) {
 					t.Errorf("%s: %s: %v", name, tc.Input.Expression, err)
 					continue
 				}
-				s := &scope{env: env}
+				s := &scope{env: env, file: byPath[tc.Input.File]}
+				want := tc.Expect.Result
+				if tc.Expect.Value != nil {
+					want = tc.Expect.Value
+				}
 				got, err := s.evalExpr(e)
-				if err != nil || Text(got) != Text(FromYAML(tc.Expect.Result, time.UTC, nil)) {
-					t.Errorf("%s: %s = %#v (%v), want %#v", name, tc.Input.Expression, got, err, tc.Expect.Result)
+				if err != nil || Text(got) != Text(FromYAML(want, time.UTC, nil)) {
+					t.Errorf("%s: %s = %#v (%v), want %#v", name, tc.Input.Expression, got, err, want)
 					continue
 				}
 			case "query":
@@ -195,11 +231,14 @@ func TestMdbaseConformance_Level3(t *testing.T) {
 			passed++
 		}
 	}
-	t.Logf("mdbase level 3 expressions: %d passed, %d skipped (mdbaseDiffers)", passed, skipped)
-	if passed < 100 {
+	t.Logf("mdbase %s: %d passed, %d skipped (mdbaseDiffers)", file, passed, skipped)
+	if passed < minPassed {
 		t.Errorf("only %d tests ran", passed)
 	}
 }
+
+// wikiLinkRe finds a note's [[links]] (the target before | or #).
+var wikiLinkRe = regexp.MustCompile(`\[\[([^\]|#]+)`)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
