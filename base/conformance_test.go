@@ -500,3 +500,16 @@ func TestBase_UsesClock(t *testing.T) {
 		}
 	}
 }
+
+// TestThis_Nil: without a file for `this` (an ad-hoc query), this is
+// null, not a crash.
+func TestThis_Nil(t *testing.T) {
+	files, env := vaultOf(t, itemsVault)
+	for expr, want := range map[string]string{`this`: "", `this.file.name`: "", `if(this, "y", "n")`: "n", `this == null`: "true"} {
+		s := &scope{env: env, file: files[0]}
+		v, err := s.evalExpr(mustExpr(t, expr))
+		if err != nil || Text(v) != want {
+			t.Errorf("%s = %q (%v), want %q", expr, Text(v), err, want)
+		}
+	}
+}

@@ -228,8 +228,14 @@ func (s *scope) ident(n *identNode) any {
 	}
 	switch n.name {
 	case "file":
+		if s.file == nil {
+			return nil
+		}
 		return s.file
 	case "this":
+		if s.env.This == nil {
+			return nil // an ad-hoc query has no this
+		}
 		return s.env.This
 	case "note":
 		if s.file == nil {

@@ -2,6 +2,7 @@ package base
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -41,6 +42,12 @@ func TestMdbaseConformance_Level4(t *testing.T) {
 	runMdbaseSuite(t, "level-4-links-file-functions.yaml", 10)
 }
 
+// TestMdbaseConformance_Level5: the level-5 suite of backlinks (from
+// properties, text links and embeds, deduplicated, none from code).
+func TestMdbaseConformance_Level5(t *testing.T) {
+	runMdbaseSuite(t, "level-5-backlinks.yaml", 10)
+}
+
 // runMdbaseSuite runs one suite file of testdata/mdbase and wants at
 // least minPassed of its tests run and passed.
 func runMdbaseSuite(t *testing.T, file string, minPassed int) {
@@ -62,15 +69,24 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 				Operation string `yaml:"operation"`
 				Input     struct {
 					File  string `yaml:"file"`
+					Path  string `yaml:"path"` // the file, as level 5 names it
 					Query struct {
 						Types []string `yaml:"types"`
 						Where string   `yaml:"where"`
 					} `yaml:"query"`
+					// level 5 gives the query's parts directly
+					Types   []string `yaml:"types"`
+					Where   string   `yaml:"where"`
+					OrderBy []struct {
+						Field     string `yaml:"field"`
+						Direction string `yaml:"direction"`
+					} `yaml:"order_by"`
 					Expression string `yaml:"expression"`
 				} `yaml:"input"`
 				Expect struct {
 					Results *[]struct {
-						Path string `yaml:"path"`
+						Path        string         `yaml:"path"`
+						Frontmatter map[string]any `yaml:"frontmatter"`
 					} `yaml:"results"`
 					Meta struct {
 						Total *int `yaml:"total_count"`
@@ -93,10 +109,11 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 		for _, tc := range g.Tests {
 			name := g.Name + " / " + tc.Name
 			setup := map[string]string{}
-			for p, src := range g.Setup.Files {
-				setup[p] = src
+			srcs := g.Setup.Files
+			if len(tc.Setup.Files) > 0 {
+				srcs = tc.Setup.Files // a test's own files replace the group's
 			}
-			for p, src := range tc.Setup.Files { // a test's own files
+			for p, src := range srcs {
 				setup[p] = src
 			}
 			var files []*File
@@ -140,8 +157,35 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 				return ""
 			}
 			for _, p := range paths {
-				for _, m := range wikiLinkRe.FindAllStringSubmatch(setup[p], -1) {
-					byPath[p].Links = append(byPath[p].Links, Link{Target: m[1], Path: resolve(p, m[1])})
+				f := byPath[p]
+				for k, v := range f.Props { // links in properties resolve too
+					f.Props[k] = relink(v, func(t string) string { return resolve(p, t) })
+				}
+				f.Links = append(f.Links, f.linkProps()...)
+				fence := false
+				for _, line := range strings.Split(setup[p], "\n") {
+					if strings.HasPrefix(strings.TrimSpace(line), "```") {
+						fence = !fence
+						continue
+					}
+					if fence {
+						continue // no link inside code
+					}
+					for _, m := range wikiLinkRe.FindAllStringSubmatch(line, -1) {
+						f.Links = append(f.Links, Link{Target: m[1], Path: resolve(p, m[1])})
+					}
+					for _, m := range mdLinkRe.FindAllStringSubmatch(line, -1) {
+						f.Links = append(f.Links, Link{Target: m[1], Path: resolve(p, path.Join(path.Dir(p), m[1]))})
+					}
+				}
+			}
+			for _, p := range paths {
+				seen := map[string]bool{}
+				for _, l := range byPath[p].Links {
+					if t := byPath[l.Path]; t != nil && !seen[l.Path] {
+						seen[l.Path] = true
+						t.Backlinks = append(t.Backlinks, p)
+					}
 				}
 			}
 			env := &Env{Now: now, Loc: time.UTC, Resolve: resolve, Lookup: func(p string) *File { return byPath[p] }}
@@ -158,7 +202,11 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 					t.Errorf("%s: %s: %v", name, tc.Input.Expression, err)
 					continue
 				}
-				s := &scope{env: env, file: byPath[tc.Input.File]}
+				at := tc.Input.File
+				if at == "" {
+					at = tc.Input.Path
+				}
+				s := &scope{env: env, file: byPath[at]}
 				want := tc.Expect.Result
 				if tc.Expect.Value != nil {
 					want = tc.Expect.Value
@@ -170,6 +218,9 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 				}
 			case "query":
 				q := tc.Input.Query
+				if q.Where == "" && len(q.Types) == 0 {
+					q.Types, q.Where = tc.Input.Types, tc.Input.Where
+				}
 				where := q.Where
 				if where == "" {
 					where = "true"
@@ -212,12 +263,52 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 					t.Errorf("%s: %s: %d rows %v, want %d", name, where, len(got), got, *tc.Expect.Meta.Total)
 					continue
 				}
+				if len(tc.Input.OrderBy) > 0 {
+					// Sorted as the query asks, ties by path.
+					keys := map[string][]any{}
+					for _, p := range got {
+						for _, o := range tc.Input.OrderBy {
+							s := &scope{env: env, file: byPath[p]}
+							var v any
+							if strings.HasPrefix(o.Field, "file.") {
+								e, _ := ParseExpr(o.Field)
+								v, _ = s.evalExpr(e)
+							} else {
+								v, _ = byPath[p].prop(o.Field)
+							}
+							keys[p] = append(keys[p], v)
+						}
+					}
+					s := &scope{env: env}
+					sort.SliceStable(got, func(i, j int) bool {
+						for k, o := range tc.Input.OrderBy {
+							c := s.order(keys[got[i]][k], keys[got[j]][k])
+							if strings.EqualFold(o.Direction, "desc") {
+								c = -c
+							}
+							if c != 0 {
+								return c < 0
+							}
+						}
+						return got[i] < got[j]
+					})
+				}
 				if tc.Expect.Results != nil {
 					var want []string
 					for _, r := range *tc.Expect.Results {
-						want = append(want, r.Path)
+						p := r.Path
+						if id, ok := r.Frontmatter["id"]; ok && p == "" {
+							for _, q := range paths {
+								if v, _ := byPath[q].prop("id"); v == id {
+									p = q
+								}
+							}
+						}
+						want = append(want, p)
 					}
-					sort.Strings(want)
+					if len(tc.Input.OrderBy) == 0 {
+						sort.Strings(want)
+					}
 					if strings.Join(got, " ") != strings.Join(want, " ") {
 						t.Errorf("%s: %s: rows %v, want %v", name, where, got, want)
 						continue
@@ -237,8 +328,27 @@ func runMdbaseSuite(t *testing.T, file string, minPassed int) {
 	}
 }
 
+// relink resolves the links in a property value.
+func relink(v any, resolve func(string) string) any {
+	switch x := v.(type) {
+	case Link:
+		x.Path = resolve(x.Target)
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = relink(e, resolve)
+		}
+		return out
+	}
+	return v
+}
+
 // wikiLinkRe finds a note's [[links]] (the target before | or #).
 var wikiLinkRe = regexp.MustCompile(`\[\[([^\]|#]+)`)
+
+// mdLinkRe finds a note's [text](target.md) links.
+var mdLinkRe = regexp.MustCompile(`\]\(([^)#]+\.md)\)`)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

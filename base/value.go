@@ -143,6 +143,9 @@ func parseDate(s string, loc *time.Location) (Date, bool) {
 
 // typeName is a value's type as isType() and messages name it.
 func typeName(v any) string {
+	if f, ok := v.(*File); ok && f == nil {
+		return "null"
+	}
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -189,6 +192,8 @@ func truthy(v any) bool {
 		return len(x) > 0
 	case Duration:
 		return x.Months != 0 || x.Ms != 0
+	case *File:
+		return x != nil
 	}
 	return true
 }
@@ -254,6 +259,9 @@ func Text(v any) string {
 		}
 		return "[[" + x.Target + "]]"
 	case *File:
+		if x == nil {
+			return "" // no file: `this` outside a base, a link to nothing
+		}
 		return x.Path
 	case *Regexp:
 		return "/" + x.Source + "/"
