@@ -22,6 +22,10 @@
 //   - similar, meaning: similar notes without a model; with the tiny static
 //     model, embedding throughput, vector store size and fused search
 //     (bench/meaning.go);
+//   - bases: query_base on a saved Bases view (filter, formulas, group,
+//     sort, summaries) over a synthetic vault of 10,000 notes, in process:
+//     the first call, warm p50/p95, and p50 after one note changed
+//     (bench/bases.go);
 //   - with -growth: gesetze 1×, 2×, 4× with perturbed copies — build,
 //     peak RSS, index size, restart, search p50, and which of them grows
 //     faster than the vault (bench/growth.go; minutes).
@@ -34,7 +38,7 @@
 // Usage (from the repository root):
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
-//	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning,bases] [-runs 3] [-rounds 5] [-writes 50]
 //	               [-baseline REV] [-growth]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
@@ -91,7 +95,7 @@ func main() {
 	}
 	corpora := flag.String("corpora", "../shared/corpora", "folder holding gesetze.tar.xz, obsidian-help-de, tldr-en")
 	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure: names in -corpora, or folders by absolute path (a vault of folder notes: a checkout of mdn/translated-content-de's files/de)")
-	only := flag.String("only", "build,restart,cold,search,watch,stdio,names,http,similar,meaning", "comma-separated parts to run (growth: see -growth)")
+	only := flag.String("only", "build,restart,cold,search,watch,stdio,names,http,similar,meaning,bases", "comma-separated parts to run (growth: see -growth; bases: a saved Bases view over a synthetic vault of 10,000 notes, once)")
 	growth := flag.Bool("growth", false, "also run the growth run: gesetze 1×, 2×, 4× (perturbed copies), this tree only; minutes")
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
@@ -246,6 +250,9 @@ func main() {
 		if parts["http"] && name == "gesetze" { // HTTP load: 8 clients, 30 s (bench/http.go)
 			httpBench(*corpora, name, tmp, t)
 		}
+	}
+	if parts["bases"] { // bench/bases.go: its own vault, not a corpus
+		basesBench(tmp, *rounds, t)
 	}
 	if *growth {
 		growthBench(*corpora, tmp, variants[len(variants)-1], t)

@@ -18,6 +18,7 @@ var tourSections = []string{
 	"## A tour on the example vault",
 	"## Reorganising, history and undo",
 	"## Properties, tags, pins, boards, attachments",
+	"## Bases: saved views without Obsidian",
 }
 
 // expectExit marks a README line that fails on purpose: `# exits N`.

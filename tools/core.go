@@ -124,6 +124,8 @@ type Core struct {
 	rulesErr error
 
 	refused refusals // the latest refused calls (refusals.go)
+
+	bases baseCatalog // what bases evaluate over (basecat.go)
 }
 
 // NewCore wraps an opened vault. It installs the vault's 9_System rules as

@@ -386,6 +386,11 @@ var pathExceptions = map[string]string{
 	"rule_source": "the rules note a denial cites; the error's next call reads it",
 	"pending":     "files a failed move left as they were, for the owner to check by hand",
 	"sub_notes":   "a refused delete's sub-notes (at most 10), by path; its next call lists them in full",
+	// A Bases view answers a compact table, one row per file with its path
+	// (issue 34: 50 rows must fit one answer); read_note on a row's path
+	// gives the note's block.
+	"rows": "a Bases view's rows: a table of paths and cells; the text's \"read a row\" call reads one",
+	"base": "the base a view comes from, as query_base takes it: a .base file, or the note holding ```base blocks",
 	// Prose and the vault's own text: sentences that may end in a path.
 	"detail": "prose: what a change did", "note_detail": "prose: what a change did",
 	"summary": "prose: the caller's change summary", "change_summary": "prose: the caller's change summary",

@@ -75,9 +75,12 @@ type SearchHit struct {
 	By string `json:"matched_by,omitempty"`
 	// Some is set for a note with some of the words but not all (after
 	// the notes with every word, SearchData.Some).
-	Some     bool `json:"some_words_only,omitempty"`
-	matching int  // all of them
-	short    bool // shown as its note and one read call (after notes with every word)
+	Some bool `json:"some_words_only,omitempty"`
+	// Views are the saved Bases views the note embeds, with their rows
+	// (basesearch.go); only the first hit shows them.
+	Views    []SavedViewData `json:"saved_views,omitempty"`
+	matching int             // all of them
+	short    bool            // shown as its note and one read call (after notes with every word)
 }
 
 // SearchSuggestion is a "did you mean" for a word no note has.
@@ -108,6 +111,9 @@ type SearchData struct {
 	// (still embedding, not available, failed): "" when it took part in
 	// full or is off.
 	Meaning string `json:"meaning_search,omitempty"`
+	// Views are the saved Bases views the query names, with their rows
+	// (basesearch.go).
+	Views []SavedViewData `json:"saved_views,omitempty"`
 }
 
 // Bounds of search_notes' answers: notes per page (and sections per page
@@ -256,6 +262,13 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	if one != nil {
 		return c.searchInNote(caller, a, one, res, data)
 	}
+	if a.Offset <= 0 {
+		top, inHit := c.savedViews(caller, a.Query, data.Hits)
+		data.Views = top
+		if len(inHit) > 0 {
+			data.Hits[0].Views = inHit
+		}
+	}
 
 	var b strings.Builder
 	where := filtersText(a.Space, a.Folder, a.Tag)
@@ -275,6 +288,13 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		writeExcluded(&b, d, "matching", more, caller)
 	}
 	total := data.Total + data.Some
+	for _, v := range data.Views {
+		b.WriteString("\n")
+		writeSavedView(&b, v, caller)
+	}
+	if len(data.Views) > 0 {
+		b.WriteString("\n")
+	}
 	if len(data.Hits) == 0 {
 		if total > 0 {
 			fmt.Fprintf(&b, "no hits at offset %d%s; there are %d.\n", a.Offset, where, total)
@@ -336,6 +356,9 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 		if n := len(h.Sections) - 1 + h.MoreSections; n > 0 {
 			fmt.Fprintf(&b, "other sections that match: %d (listed after the hits)\n", n)
+		}
+		for _, v := range h.Views {
+			writeSavedView(&b, v, caller)
 		}
 		if h.Conflict != nil {
 			writeConflict(&b, h.Conflict, false, caller)

@@ -104,11 +104,14 @@ func IsError(text string) bool {
 //     never a write), never a call it made, never one twice.
 //  3. After a successful read_note it judges what the read showed (Judge):
 //     the read answers when it holds at least two thirds of the question's
-//     content words. Then it stops.
+//     content words. Then it stops. A search that shows a saved view with
+//     rows (a "saved view:" block: the question named the owner's Bases
+//     view, or the best hit embeds it) answers too: the view is the list
+//     the owner keeps for that question.
 //  4. Otherwise it makes the first pending call; when one call is left, the
 //     first pending read_note (a search then could not be followed).
 //  5. It stops when no call is left, or nothing is pending; Answer then
-//     quotes its best read.
+//     quotes its best read, or the saved views a search showed.
 //
 // done is true when the agent stops; Answer gives its final answer then.
 // The same question, left and texts always give the same call.
@@ -136,6 +139,11 @@ func Decide(question string, left int, history []Turn) Decision {
 	}
 	best, bestN := Best(question, history)
 	last := history[len(history)-1]
+	if last.Call.Tool == "search_notes" && !IsError(last.Text) {
+		if views := SavedViews(last.Text); len(views) > 0 {
+			return Decision{Done: true, Why: fmt.Sprintf("Step %d shows the saved view %s with its rows: it answers.", len(history), views[0].name)}
+		}
+	}
 	why := ""
 	if last.Call.Tool == "read_note" && !IsError(last.Text) {
 		j := Judge(question, Shown(last.Text))
@@ -468,6 +476,17 @@ const maxAnswer = 1200
 func Answer(question string, history []Turn) string {
 	i, _ := Best(question, history)
 	if i < 0 {
+		for k := len(history) - 1; k >= 0; k-- {
+			if t := history[k]; t.Call.Tool == "search_notes" && !IsError(t.Text) {
+				if views := SavedViews(t.Text); len(views) > 0 {
+					var b strings.Builder
+					for _, v := range views {
+						b.WriteString("From the saved view " + v.name + ":\n\n" + v.table + "\n")
+					}
+					return strings.TrimRight(b.String(), "\n")
+				}
+			}
+		}
 		return ""
 	}
 	text := history[i].Text
@@ -518,4 +537,31 @@ func fenced(text string) string {
 		}
 	}
 	return ""
+}
+
+// savedView is a saved Bases view a search answer showed: its name as the
+// answer gives it ("Noch nicht gelesen" of X.base) and its table.
+type savedView struct{ name, table string }
+
+// SavedViews returns the saved views with rows a search answer shows: each
+// "saved view: …" line with the table of rows after it.
+func SavedViews(text string) []savedView {
+	var out []savedView
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		head, ok := strings.CutPrefix(lines[i], "saved view: ")
+		if !ok || strings.HasSuffix(head, ", 0 rows") {
+			continue
+		}
+		name, _, _ := strings.Cut(head, " (")
+		var table []string
+		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "|") {
+			i++
+			table = append(table, lines[i])
+		}
+		if len(table) > 2 {
+			out = append(out, savedView{name: name, table: strings.Join(table, "\n")})
+		}
+	}
+	return out
 }

@@ -48,8 +48,15 @@ func TestTextPolicy_ExampleVault(t *testing.T) {
 			}
 		}
 	}
-	if s := tr.Summary(); s.WithProof != 10 || s.Questions != 10 {
+	if s := tr.Summary(); s.WithProof != 12 || s.Questions != 12 {
 		t.Errorf("summary: %+v", s)
+	}
+	// The reading list is a saved Bases view: the search shows its rows,
+	// and they answer, in English and in German, in one call (issue 34).
+	for _, i := range []int{10, 11} {
+		if o := tr.Questions[i]; o.Calls != 1 || o.Verdict != FromNote || !strings.HasPrefix(o.Answer, `From the saved view "Noch nicht gelesen"`) || !strings.Contains(o.Answer, "Über Menschen") {
+			t.Errorf("Q%d %q: %d calls, %s, answer %q; want 1 call answered from the saved view of unread books", i+1, o.Question.Question, o.Calls, o.Verdict, o.Answer)
+		}
 	}
 
 	pick := []Question{qs[3], qs[0], qs[7]}

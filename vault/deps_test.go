@@ -23,6 +23,7 @@ func TestDeps_ImportDirection(t *testing.T) {
 	// What a package must not pull in, directly or not (go list -deps).
 	for pkg, forbidden := range map[string][]string{
 		"note":  {mod, mcp, bleve, cobra},
+		"base":  {mod, mcp, bleve, cobra},
 		"vault": {mcp, bleve, cobra, mod + "rules", mod + "index", mod + "tools", mod + "mcpserver", mod + "keys", mod + "trial", mod + "web", mod + "cmd/"},
 		"tools": {mcp, cobra, mod + "mcpserver", mod + "keys", mod + "trial", mod + "cmd/"},
 	} {
@@ -57,6 +58,7 @@ func TestDeps_ImportDirection(t *testing.T) {
 		mod + "vault":      {"index", "rules", "tools", "mcpserver", "web", "cmd/vaultd", "bench"},
 		mod + "note":       {"vault", "index", "rules", "tools", "mcpserver", "web", "trial", "cmd/vaultd", "bench"},
 		mod + "embed":      {"embed", "index", "cmd/vaultd", "bench"}, // embed/embedtest builds on embed
+		mod + "base":       {"tools", "cmd/vaultd", "bench"},          // Bases: parsed and run by the core; the CLI writes a view's rows as CSV
 		mod + "rules":      {"tools", "cmd/vaultd"},
 		mod + "keys":       {"mcpserver", "cmd/vaultd", "web", "oauth"},
 		mod + "oauth":      {"cmd/vaultd", "web"}, // the authorization server; the page holds its consent step
@@ -85,27 +87,30 @@ func TestDeps_ImportDirection(t *testing.T) {
 	}
 }
 
-// TestDeps_NoteDoesNoIO keeps package note pure: it takes bytes and returns
-// bytes or structure, so it imports nothing that reaches files, processes
-// or the network (fmt and the others it uses may, underneath; note itself
-// does not call them).
+// TestDeps_NoteDoesNoIO keeps packages note and base pure: they take
+// bytes (and, for base, the files as values) and return bytes or
+// structure, so they import nothing that reaches files, processes or the
+// network (fmt and the others they use may, underneath; they do not call
+// them).
 func TestDeps_NoteDoesNoIO(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not on PATH")
 	}
-	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "github.com/vaultd/vaultd/note").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	forbidden := map[string]bool{"os": true, "os/exec": true, "os/signal": true, "io": true, "io/fs": true, "io/ioutil": true,
-		"path/filepath": true, "syscall": true, "net": true, "net/http": true, "runtime": true, "unsafe": true}
-	imports := strings.Fields(string(out))
-	if len(imports) == 0 {
-		t.Fatal("go list printed no imports for note")
-	}
-	for _, imp := range imports {
-		if forbidden[imp] || strings.HasPrefix(imp, "golang.org/x/sys") {
-			t.Errorf("package note imports %s: note does no I/O; do it in vault and hand note the bytes", imp)
+	for _, pkg := range []string{"note", "base"} {
+		out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "github.com/vaultd/vaultd/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		forbidden := map[string]bool{"os": true, "os/exec": true, "os/signal": true, "io": true, "io/fs": true, "io/ioutil": true,
+			"path/filepath": true, "syscall": true, "net": true, "net/http": true, "runtime": true, "unsafe": true}
+		imports := strings.Fields(string(out))
+		if len(imports) == 0 {
+			t.Fatalf("go list printed no imports for %s", pkg)
+		}
+		for _, imp := range imports {
+			if forbidden[imp] || strings.HasPrefix(imp, "golang.org/x/sys") {
+				t.Errorf("package %s imports %s: %s does no I/O; do it in vault (or tools) and hand %s the bytes", pkg, imp, pkg, pkg)
+			}
 		}
 	}
 }
@@ -119,7 +124,7 @@ func TestDeps_Layers(t *testing.T) {
 	}
 	const mod = "github.com/vaultd/vaultd/"
 	rank := map[string]int{
-		"note":  0,
+		"note": 0, "base": 0,
 		"vault": 1, "keys": 1, "embed": 1,
 		"rules": 2, "index": 2, "embed/embedtest": 2, "oauth": 2,
 		"tools":     3,

@@ -23,6 +23,7 @@ type app struct {
 	vaultDir  string // --vault
 	stateDir  string // --state-dir
 	json      bool   // --json
+	csv       bool   // --csv of base run and query: the view's rows as CSV
 	actor     string // --actor
 	noSync    bool   // --no-sync (hidden)
 	gitCommit bool   // serve --git-commit: every change becomes a git commit
@@ -152,7 +153,7 @@ func (a *app) newRoot() *cobra.Command {
 	)
 	root.SetHelpCommandGroupID("setup")
 	root.SetCompletionCommandGroupID("setup")
-	for _, c := range append(a.readCommands(), a.searchCmd(), a.similarCmd(), a.backlinksCmd()) {
+	for _, c := range append(a.readCommands(), a.searchCmd(), a.similarCmd(), a.backlinksCmd(), a.baseCmd(), a.queryCmd()) {
 		c.GroupID = "read"
 		root.AddCommand(c)
 	}

@@ -293,6 +293,11 @@ func (a *app) print(cmd *cobra.Command, res *tools.Result) error {
 		}
 		return f
 	}
+	if a.csv && !a.json {
+		if ok, err := a.writeCSV(res.Data); ok {
+			return err
+		}
+	}
 	if a.json {
 		data := res.Data
 		if data == nil {

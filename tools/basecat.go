@@ -1,0 +1,316 @@
+package tools
+
+import (
+	"hash/fnv"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vaultd/vaultd/base"
+	"github.com/vaultd/vaultd/index"
+	"github.com/vaultd/vaultd/note"
+	"github.com/vaultd/vaultd/vault"
+)
+
+// Bases run over every file of the vault as the name table's catalog
+// knows it (vault.Catalog: the index's, kept current by its watcher).
+// What a base needs beyond the catalog — a note's properties and its
+// links — is read once per version of the note and kept here; a view
+// then evaluates over memory. The set (properties as base values, links
+// resolved, backlinks) is rebuilt only when the catalog changed: a
+// signature over every entry's path, version, size and time says so.
+
+// baseRecord is what a base needs of one note, as of one version.
+type baseRecord struct {
+	version string
+	fm      map[string]any
+	tags    []string
+	links   []note.Link
+	aliases []string
+}
+
+// baseSet is the vault as a base sees it.
+type baseSet struct {
+	files  []*base.File // sorted by path
+	byPath map[string]*base.File
+	notes  int
+	bases  []string // the .base files, sorted
+	res    *note.Resolver
+	loc    *time.Location
+}
+
+// baseCatalog keeps the records and the latest set.
+type baseCatalog struct {
+	mu   sync.Mutex
+	recs map[string]*baseRecord
+	sig  uint64
+	set  *baseSet
+	// mark is the index's change journal as of the set (marked: there is
+	// one); the changes since it say whether the set is still current.
+	mark   index.ChangeMark
+	marked bool
+	// list is the .base files as of listMark (listed: there is a journal),
+	// for search_notes (basesearch.go).
+	list     []string
+	listMark index.ChangeMark
+	listed   bool
+	// results are views run over the current set (runView).
+	results map[viewKey]*base.Result
+}
+
+// resolve is the path a link target written in from resolves to.
+func (s *baseSet) resolve(from, target string) string {
+	t, _ := note.SplitLinkText(target)
+	if t == "" {
+		return ""
+	}
+	r := s.res.ResolveAlias(from, note.Link{Target: t})
+	if r.Status == note.Resolved {
+		return r.Target
+	}
+	return ""
+}
+
+func (s *baseSet) lookup(p string) *base.File { return s.byPath[p] }
+
+// env is the evaluation environment over the set, with this as `this`.
+func (s *baseSet) env(now time.Time, this *base.File) *base.Env {
+	return &base.Env{Resolve: s.resolve, Lookup: s.lookup, Now: now, Loc: s.loc, This: this}
+}
+
+// baseSet returns the vault's files as bases see them, brought up to date:
+// when the index's change journal says nothing changed since the set was
+// built, the set as it is; when only notes' contents changed, the set
+// with those notes read again (the others' values are kept); otherwise a
+// new set from the catalog, reading only the notes whose version changed.
+func (c *Core) baseSet() (*baseSet, error) {
+	cat := &c.bases
+	cat.mu.Lock()
+	defer cat.mu.Unlock()
+	if cat.set != nil && cat.marked {
+		if ch, err := c.Changes(cat.mark); err == nil && !ch.Lost {
+			if len(ch.Paths) == 0 {
+				return cat.set, nil
+			}
+			if set, ok := c.updateBaseSet(cat, ch.Paths); ok {
+				cat.set, cat.mark = set, ch.Next
+				return set, nil
+			}
+		}
+	}
+	// The mark before the catalog: what changes while the set is built
+	// is looked at again next time.
+	mark, err := c.Changes(index.ChangeMark{})
+	cat.marked = err == nil
+	cat.mark = mark.Next
+	entries, _, err := c.v.Catalog()
+	if err != nil {
+		cat.marked = false
+		return nil, err
+	}
+	var sig uint64
+	for _, e := range entries {
+		h := fnv.New64a()
+		h.Write([]byte(e.Path))
+		h.Write([]byte{0})
+		h.Write([]byte(e.Version))
+		var buf [16]byte
+		putInt(buf[:8], e.Size)
+		putInt(buf[8:], e.ModTime.UnixNano())
+		h.Write(buf[:])
+		sig += h.Sum64() // order-free: the catalog comes in map order
+	}
+	if cat.set != nil && cat.sig == sig && len(cat.set.files) == len(entries) {
+		return cat.set, nil
+	}
+	if cat.recs == nil {
+		cat.recs = map[string]*baseRecord{}
+	}
+	paths := make([]string, 0, len(entries))
+	aliases := map[string][]string{}
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		paths = append(paths, e.Path)
+		seen[e.Path] = true
+		if len(e.Aliases) > 0 {
+			aliases[e.Path] = e.Aliases
+		}
+	}
+	for p := range cat.recs {
+		if !seen[p] {
+			delete(cat.recs, p)
+		}
+	}
+	set := &baseSet{byPath: make(map[string]*base.File, len(entries)), res: note.NewResolver(paths).WithAliases(aliases), loc: time.Local}
+	for _, e := range entries {
+		f := &base.File{Path: e.Path, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
+		set.byPath[e.Path] = f
+		set.files = append(set.files, f)
+		if e.Attachment || !vault.IsNote(e.Path) {
+			f.Prepare()
+			continue
+		}
+		set.notes++
+		r := cat.recs[e.Path]
+		if r == nil || r.version != e.Version || e.Version == "" {
+			r = c.readBaseRecord(e)
+			if r == nil {
+				f.Prepare()
+				continue
+			}
+			cat.recs[e.Path] = r
+		}
+		set.fill(f, r)
+	}
+	sortFiles(set.files)
+	for _, f := range set.files {
+		if strings.EqualFold(path.Ext(f.Path), ".base") {
+			set.bases = append(set.bases, f.Path)
+		}
+	}
+	set.link()
+	cat.sig, cat.set = sig, set
+	return set, nil
+}
+
+// updateBaseSet is the set with the notes at paths read again, when that
+// is all that changed: no file added or removed, no attachment and no
+// alias changed (each would change what links resolve to). ok is false
+// when the set must be built anew.
+func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) {
+	old := cat.set
+	fresh := map[string]*base.File{}
+	for _, p := range paths {
+		of := old.byPath[p]
+		if of == nil || !vault.IsNote(p) {
+			return nil, false
+		}
+		// The note itself, not the name table: a table the index rebuilds
+		// after each change would cost more than the note.
+		fi, err := fs.Stat(c.v.FS(), p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		e := vault.NameEntry{Path: p, Size: fi.Size(), ModTime: fi.ModTime()}
+		r := c.readBaseRecord(e)
+		if r == nil {
+			return nil, false
+		}
+		if prev := cat.recs[p]; prev == nil || !slices.Equal(prev.aliases, r.aliases) {
+			return nil, false
+		}
+		cat.recs[p] = r
+		f := &base.File{Path: p, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
+		old.fill(f, r)
+		fresh[p] = f
+	}
+	set := &baseSet{byPath: make(map[string]*base.File, len(old.files)), files: make([]*base.File, len(old.files)), notes: old.notes, bases: old.bases, res: old.res, loc: old.loc}
+	for i, f := range old.files {
+		nf := fresh[f.Path]
+		if nf == nil {
+			cp := *f // the old set's files stay as they are for its readers
+			nf = &cp
+		}
+		nf.Backlinks = nil
+		set.files[i] = nf
+		set.byPath[nf.Path] = nf
+	}
+	set.link()
+	cat.sig = 0 // the next catalog comparison builds anew
+	return set, true
+}
+
+// link fills every file's backlinks from the others' resolved links.
+func (s *baseSet) link() {
+	for _, f := range s.files {
+		var seenTarget map[string]bool
+		for _, l := range f.Links {
+			if l.Path == "" {
+				continue
+			}
+			if seenTarget == nil {
+				seenTarget = map[string]bool{}
+			}
+			if seenTarget[l.Path] {
+				continue
+			}
+			seenTarget[l.Path] = true
+			if t := s.byPath[l.Path]; t != nil {
+				t.Backlinks = append(t.Backlinks, f.Path)
+			}
+		}
+	}
+}
+
+func putInt(b []byte, v int64) {
+	for i := range 8 {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func sortFiles(fs []*base.File) {
+	slices.SortFunc(fs, func(a, b *base.File) int { return strings.Compare(a.Path, b.Path) })
+}
+
+// readBaseRecord reads what a base needs of the note e.
+func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
+	n, err := c.v.Read(e.Path)
+	if err != nil || n.Doc == nil {
+		return nil
+	}
+	v := e.Version
+	if v == "" {
+		v = n.Version
+	}
+	return &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, links: n.Doc.Links, aliases: n.Doc.Aliases}
+}
+
+// fill sets a note's properties, tags and links from its record,
+// resolving links against the set.
+func (s *baseSet) fill(f *base.File, r *baseRecord) {
+	from := f.Path
+	if r.fm != nil {
+		f.Props = make(map[string]any, len(r.fm))
+		for k, v := range r.fm {
+			f.Props[k] = base.FromYAML(v, s.loc, func(t string) string { return s.resolve(from, t) })
+		}
+		for _, v := range f.Props {
+			addPropLinks(f, v)
+		}
+	}
+	f.Tags = r.tags
+	defer f.Prepare()
+	for _, l := range r.links {
+		if l.Target == "" {
+			continue
+		}
+		lk := base.Link{Target: l.Target, Display: l.Label}
+		if res := s.res.ResolveAlias(from, l); res.Status == note.Resolved {
+			lk.Path = res.Target
+		}
+		if l.Embed {
+			f.Embeds = append(f.Embeds, lk)
+		} else {
+			f.Links = append(f.Links, lk)
+		}
+	}
+}
+
+// addPropLinks adds the links in a property's value to file.links, as
+// Obsidian counts them.
+func addPropLinks(f *base.File, v any) {
+	switch x := v.(type) {
+	case base.Link:
+		f.Links = append(f.Links, x)
+	case []any:
+		for _, e := range x {
+			addPropLinks(f, e)
+		}
+	}
+}
+
+// baseFiles are the paths of the vault's .base files, sorted.
+func (s *baseSet) baseFiles() []string { return s.bases }
