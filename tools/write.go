@@ -12,7 +12,8 @@ import (
 // CreateNoteArgs are the arguments of create_note.
 type CreateNoteArgs struct {
 	Path          string `json:"path"`
-	Content       string `json:"content" jsonschema:"whole note, frontmatter included" help:"the whole note, frontmatter included"`
+	Content       string `json:"content,omitempty" jsonschema:"whole note, frontmatter included; with template: added below it" help:"the whole note, frontmatter included; with --template, text added below the template's"`
+	Template      string `json:"template,omitempty" jsonschema:"a template's name or path (templates folder): its {{title}}, {{date}}, {{time}} filled" help:"NAME: make the note from this template of the templates folder, its {{title}}, {{date}} and {{time}} filled as Obsidian does"`
 	ChangeSummary string `json:"change_summary" jsonschema:"what and why"`
 }
 
@@ -72,6 +73,8 @@ type WriteData struct {
 	CountedAs   string `json:"counted_as,omitempty"`
 	WordsBefore int    `json:"words_before,omitempty"`
 	WordsKept   *int   `json:"words_kept,omitempty"`
+	// Template is the template a created note was made from.
+	Template string `json:"template,omitempty"`
 }
 
 // CreateNote creates a note; it never overwrites one.
@@ -81,11 +84,31 @@ func (c *Core) CreateNote(ctx context.Context, caller Caller, a CreateNoteArgs) 
 		return r
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"content", a.Content}, {"change_summary", a.ChangeSummary}}}
-	res, err := c.v.Create(a.Path, []byte(a.Content), c.opts(caller, a.ChangeSummary, ""))
+	content := []byte(a.Content)
+	var from string
+	if strings.TrimSpace(a.Template) != "" {
+		f.args = append(f.args[:2], arg{"template", a.Template}, f.args[2])
+		var r *Result
+		if content, from, r = c.fromTemplate(caller, f, a); r != nil {
+			return r
+		}
+	} else if a.Content == "" {
+		return c.fail(caller, f, &note.Error{Op: "create", Path: a.Path, Kind: note.ErrInvalid,
+			Msg: "content is empty: give the note's text in content, or a template to make it from (template: NAME)"})
+	}
+	res, err := c.v.Create(a.Path, content, c.opts(caller, a.ChangeSummary, ""))
 	if err != nil {
 		return changedBy(c.fail(caller, f, err), res)
 	}
-	return c.written(caller, "create", "", a.ChangeSummary, res)
+	r := c.written(caller, "create", "", a.ChangeSummary, res)
+	if from != "" {
+		r.Text += "\nmade from the template " + from + ", its variables filled"
+		if d, ok := r.Data.(WriteData); ok {
+			d.Template = from
+			r.Data = d
+		}
+	}
+	return r
 }
 
 // AppendToNote appends at the end of a note or of one section.

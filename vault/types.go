@@ -48,6 +48,10 @@ type WriteOpts struct {
 	// called again when the write is recomputed (the note changed), and is
 	// not called for a write that changes nothing.
 	Check func(WriteCheck) error
+	// Placed says the path is where Obsidian's own settings put the note
+	// (a daily note at the vault root, as Obsidian's defaults have it):
+	// the inbox rule does not move it.
+	Placed bool
 
 	group string // history group of a multi-file change (a move), set by vault itself
 	// whole: the write puts back a whole text kept before (undo, a side

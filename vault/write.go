@@ -107,7 +107,7 @@ func (v *Vault) createAs(op, p string, content []byte, o WriteOpts) (*Result, er
 		return nil, err
 	}
 	pol := v.Policy()
-	if pol != nil && note.FolderOf(c) == "" {
+	if pol != nil && !o.Placed && note.FolderOf(c) == "" {
 		if placed := pol.PlaceNew(c); placed != c {
 			if c, err = note.NotePath(placed); err != nil {
 				return nil, withOp(err, op, "")

@@ -66,6 +66,9 @@ func toolCmd[T any](a *app, c command[T]) *cobra.Command {
 	}
 	positional, _ := field(t.Positional)
 	summary, hasSummary := field("change_summary")
+	// A summary the tool can go without (open_daily_note's, for a note it
+	// may create) is not asked for.
+	hasSummary = hasSummary && argOf(t, "change_summary").Required
 	content, hasContent := field("content")
 	expect, hasExpect := field("expected_version")
 	needsExpect := hasExpect && argOf(t, "expected_version").Required

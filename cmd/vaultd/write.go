@@ -9,25 +9,58 @@ import (
 // writeCommands are the commands that change notes. Each records its
 // --summary in the history; none overwrites a change it did not see.
 func (a *app) writeCommands() []*cobra.Command {
-	return []*cobra.Command{a.createCmd(), a.appendCmd(), a.updateSectionCmd(), a.replaceCmd(), a.deleteCmd(), a.restoreCmd()}
+	return []*cobra.Command{a.createCmd(), a.dailyCmd(), a.appendCmd(), a.updateSectionCmd(), a.replaceCmd(), a.deleteCmd(), a.restoreCmd()}
 }
 
 const contentHelp = `The content comes from --content TEXT, from --file F, or from stdin
 (--file -, or a pipe when neither flag is given).`
 
 func (a *app) createCmd() *cobra.Command {
+	// With --template the content is read only when --content or --file
+	// gives it: the template alone makes the note.
+	given := false
 	return toolCmd(a, command[tools.CreateNoteArgs]{
 		tool:  "create_note",
 		use:   "NOTE",
 		short: "Create a new note; never overwrites one",
 		long: `Create a new note (create_note) with the whole text, frontmatter included.
 A note that exists already is never overwritten (exit 4). Without a folder
-the note goes to the inbox the rules in 9_System/ name.
+the note goes to the inbox the rules in 9_System/ name. With --template NAME
+the note is made from that note of the templates folder (Obsidian's Settings
+→ Templates), its {{title}}, {{date}} and {{time}} filled; content given too
+goes below it.
 
 ` + contentHelp,
 		example: `  vaultd create "0_Inbox/Idee Podcast.md" --content "# Idee Podcast" --summary "Idee festgehalten"
-  cat entwurf.md | vaultd create "1_Projekte/Neu.md" --summary "Projekt angelegt"`,
+  cat entwurf.md | vaultd create "1_Projekte/Neu.md" --summary "Projekt angelegt"
+  vaultd create "1_Projekte/Gartenteich.md" --template Projektvorlage --summary "neues Projekt"`,
 		what: "the path of the new note", onMissing: "vaultd list",
+		check: func(cmd *cobra.Command, _ []string, _ *tools.CreateNoteArgs) error {
+			given = cmd.Flags().Changed("content") || cmd.Flags().Changed("file")
+			return nil
+		},
+		contentIf: func(w *tools.CreateNoteArgs) bool { return w.Template == "" || given },
+	})
+}
+
+func (a *app) dailyCmd() *cobra.Command {
+	return toolCmd(a, command[tools.DailyNoteArgs]{
+		tool:  "open_daily_note",
+		use:   "[DATE]",
+		short: "Open today's (or another day's) daily note, creating it from its template",
+		long: `Open a daily note (open_daily_note) as Obsidian's "Open today's daily note"
+does: DATE is today (default), yesterday, tomorrow, 2026-12-24, or days from
+today (-1, +2). The note is where Obsidian's Daily notes settings put it
+(.obsidian/daily-notes.json: folder, date format, template); when missing it
+is created from the template, its variables filled. --period week, month,
+quarter or year opens the periodic note the Periodic Notes plugin configures.
+An existing note is only read, never rewritten. "Today" is the day in the
+time zone vaultd runs in (TZ=Europe/Berlin to choose).`,
+		example: `  vaultd daily
+  vaultd daily yesterday
+  vaultd daily 2026-12-24 --summary "Notiz für Heiligabend angelegt"
+  vaultd daily --period week`,
+		what: "the day", onMissing: "vaultd daily",
 	})
 }
 
