@@ -30,7 +30,26 @@ import (
 const (
 	nameTitles = 12
 	nameStarts = 8
+	pathStarts = 20 // issue 33: the first read_note of a session, over 20 starts
 )
+
+// pathSample picks n notes spread over the vault, as paths from its root.
+func pathSample(dir string, n int) []string {
+	var all []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") {
+			rel, _ := filepath.Rel(dir, p)
+			all = append(all, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(all)
+	var out []string
+	for i := 0; i < len(all) && len(out) < n; i += max(1, len(all)/n) {
+		out = append(out, all[i])
+	}
+	return out
+}
 
 // titleSample picks up to n notes spread over the vault whose title no
 // other note has (a frontmatter title or H1, else its name).
@@ -131,6 +150,29 @@ func namesBench(dir, tmp string, variants []*variant, stateOf func(*variant) str
 			v.name, first[vi], ms(slices.Max(firsts)), over1[vi], over[vi])
 	}
 	t.cmp(fmt.Sprintf("MCP: first read_note by title after serve starts, p50 of %d starts", nameStarts), first, msf, "≤ 50 ms", func(v float64) bool { return v <= 50 }, 0)
+
+	// The first read_note of a session by path: serve started, initialize
+	// answered, one read_note timed.
+	paths := pathSample(dir, pathStarts)
+	firstPath := make([]float64, len(variants))
+	for vi, v := range variants {
+		bin := stdioBuild(tmp, v)
+		logf, err := os.Create(filepath.Join(tmp, "names-serve.log"))
+		check(err)
+		var firsts []time.Duration
+		for i := range pathStarts {
+			s := stdioStart(bin, []string{"serve", "--vault", dir, "--state-dir", stateOf(v)}, logf)
+			_, d := s.call("read_note", map[string]any{"path": paths[i%len(paths)]})
+			firsts = append(firsts, d)
+			s.c.Close()
+		}
+		logf.Close()
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		firstPath[vi] = ms(percentile(firsts, 50))
+		fmt.Fprintf(os.Stderr, "  names (%s): first read_note by path after serve p50 %.1f ms (p90 %.1f, max %.1f) over %d starts\n",
+			v.name, firstPath[vi], ms(percentile(firsts, 90)), ms(slices.Max(firsts)), len(firsts))
+	}
+	t.cmp(fmt.Sprintf("MCP: first read_note by path of a session, p50 of %d starts", pathStarts), firstPath, msf, "≤ 15 ms", func(v float64) bool { return v <= 15 }, 0)
 	t.cmp("MCP: vault_overview right after that, p50", over1, msf, "≤ 100 ms", func(v float64) bool { return v <= 100 }, 0)
 	t.cmp("MCP: vault_overview warm, p50", over, msf, "≤ 100 ms", func(v float64) bool { return v <= 100 }, 0)
 
