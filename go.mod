@@ -19,6 +19,7 @@ require (
 	go.abhg.dev/goldmark/wikilink v0.6.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.50.0
+	golang.org/x/image v0.48.0
 	golang.org/x/text v0.44.0
 )
 

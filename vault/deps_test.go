@@ -119,7 +119,7 @@ func TestDeps_Layers(t *testing.T) {
 	}
 	const mod = "github.com/vaultd/vaultd/"
 	rank := map[string]int{
-		"note":  0,
+		"note": 0, "media": 0,
 		"vault": 1, "keys": 1, "embed": 1,
 		"rules": 2, "index": 2, "embed/embedtest": 2, "oauth": 2,
 		"tools":     3,
