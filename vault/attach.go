@@ -492,3 +492,77 @@ func (v *Vault) Attachments(folder string) ([]AttachmentInfo, error) {
 	}
 	return list, nil
 }
+
+// DefaultMaxAttachmentRead bounds what ReadAttachment reads into memory:
+// 25 MiB, above DefaultMaxAttachmentSize so that every upload can be read
+// back, and above what phones and scanners write for one photo or a
+// typical PDF.
+const DefaultMaxAttachmentRead = 25 << 20
+
+// ReadAttachment reads the attachment at p (exact vault path) with what
+// Attachments lists for it: size, time, the notes that embed or link to it.
+// It reaches the file as every read does (os.Root, the link rules of
+// files.go), and refuses by name any path through a dot-folder
+// (.obsidian, .git, .trash, the state dir), which Walk never lists.
+//
+// Errors: ErrInvalidPath for a dot-folder or dot-file, a file that is not
+// an attachment (notes have Read), a link leading into a hidden folder or
+// out of the vault; ErrNotFound; ErrInvalid when the file is larger than
+// limit (0 means DefaultMaxAttachmentRead), with the size in the message.
+func (v *Vault) ReadAttachment(p string, limit int64) (AttachmentInfo, []byte, error) {
+	c, err := v.cleanPath(p)
+	if err != nil {
+		return AttachmentInfo{}, nil, err
+	}
+	for _, name := range strings.Split(c, "/") {
+		if skipName(name) {
+			return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalidPath, Msg: "hidden folders and files (" + name + ") are not part of the vault agents see", Err: fs.ErrPermission}
+		}
+	}
+	if !IsAttachment(c) {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalidPath, Msg: "not an attachment (" + attachmentExtList() + ")"}
+	}
+	if limit <= 0 {
+		limit = DefaultMaxAttachmentRead
+	}
+	fi, err := v.root.Stat(c)
+	if errors.Is(err, fs.ErrNotExist) {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrNotFound, Msg: "no such attachment", Err: err}
+	}
+	if err != nil {
+		return AttachmentInfo{}, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalidPath, Msg: "not a regular file"}
+	}
+	if fi.Size() > limit {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalid, Msg: "is " + FormatSize(fi.Size()) + ", more than the " + FormatSize(limit) + " vaultd reads"}
+	}
+	b, err := v.root.ReadFile(c)
+	if err != nil {
+		return AttachmentInfo{}, nil, err
+	}
+	info := AttachmentInfo{Path: c, Size: int64(len(b)), ModTime: fi.ModTime()}
+	dir := path.Dir(c)
+	if dir == "." {
+		dir = ""
+	}
+	if list, err := v.Attachments(dir); err == nil {
+		for _, a := range list {
+			if a.Path == c {
+				info.Embeds, info.LinkedBy = a.Embeds, a.LinkedBy
+			}
+		}
+	}
+	return info, b, nil
+}
+
+// attachmentExtList names the extensions IsAttachment accepts, sorted.
+func attachmentExtList() string {
+	out := make([]string, 0, len(attachmentExts))
+	for e := range attachmentExts {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
