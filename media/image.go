@@ -1,6 +1,7 @@
 // Package media owns what vaultd does to an attachment's bytes before an
 // agent sees them: it decodes an image (PNG, JPEG, GIF, WebP), scales it
-// down to a bound a model can take, and encodes it afresh. It does no I/O.
+// down to a bound a model can take, and encodes it afresh; it extracts the
+// text of a PDF (pdf.go). It does no I/O.
 //
 // Re-encoding is the point, not a side effect: the encoders of the
 // standard library write pixels only, so EXIF (camera, GPS position),
