@@ -566,3 +566,21 @@ func attachmentExtList() string {
 	sort.Strings(out)
 	return strings.Join(out, " ")
 }
+
+// AttachmentKind names what an attachment is by its extension: its family
+// (image, pdf, audio, video; canvas and base for Obsidian's own JSON and
+// YAML files) and MIME type. ok is false for a file IsAttachment does not
+// accept.
+func AttachmentKind(p string) (kind, mime string, ok bool) {
+	ext := strings.ToLower(path.Ext(p))
+	if t, ok := attachmentTypes[ext]; ok {
+		return t.kind, t.mime, true
+	}
+	switch ext {
+	case ".canvas":
+		return "canvas", "application/json", true
+	case ".base":
+		return "base", "application/yaml", true
+	}
+	return "", "", false
+}
