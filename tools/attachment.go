@@ -491,3 +491,56 @@ func closestAttachments(all []string, want string) []string {
 	}
 	return limit(out, maxAlternatives)
 }
+
+// EmbedData is an attachment a note embeds, as read_note and search hits
+// name it.
+type EmbedData struct {
+	File string `json:"file"`
+	Kind string `json:"kind"`
+	Size string `json:"size"` // "48 KB", as the text says it
+}
+
+// maxEmbedsShown bounds the attachments named on one line.
+const maxEmbedsShown = 8
+
+// embedsOf lists the attachments n embeds that lead to a real file
+// (vault.EmbeddedFiles), at most maxEmbedsShown, and how many more.
+func (c *Core) embedsOf(n *vault.Note) ([]EmbedData, int) {
+	files := c.v.EmbeddedFiles(n)
+	var out []EmbedData
+	for i, e := range files {
+		if i == maxEmbedsShown {
+			return out, len(files) - i
+		}
+		kind, _, _ := vault.AttachmentKind(e.Path)
+		out = append(out, EmbedData{File: e.Path, Kind: kind, Size: vault.FormatSize(e.Size)})
+	}
+	return out, 0
+}
+
+// writeEmbeds writes the one line that names a note's embedded
+// attachments, with kind and size, and the call that shows the first:
+//
+//	attachments: a/x.png (image, 48 KB), a/y.pdf (PDF, 1.2 MB); see one: read_attachment {"path": "a/x.png"}
+func writeEmbeds(b *strings.Builder, embeds []EmbedData, more int, door Door) {
+	writeEmbedsIndent(b, embeds, more, door, "")
+}
+
+func writeEmbedsIndent(b *strings.Builder, embeds []EmbedData, more int, door Door, indent string) {
+	if len(embeds) == 0 {
+		return
+	}
+	parts := make([]string, len(embeds))
+	for i, e := range embeds {
+		k := e.Kind
+		if k == "pdf" {
+			k = "PDF"
+		}
+		parts[i] = fmt.Sprintf("%s (%s, %s)", e.File, k, e.Size)
+	}
+	b.WriteString(indent + "attachments: " + strings.Join(parts, ", "))
+	if more > 0 {
+		fmt.Fprintf(b, " and %d more", more)
+	}
+	b.WriteString("; see one: " + call{"read_attachment", []arg{{"path", embeds[0].File}}}.render(door) + "\n")
+}

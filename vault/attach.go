@@ -584,3 +584,87 @@ func AttachmentKind(p string) (kind, mime string, ok bool) {
 	}
 	return "", "", false
 }
+
+// EmbeddedFiles lists the attachments note n embeds (![[…]], ![](…)) that
+// lead to a file, each once, in the order the note embeds them, with its
+// size: the embed resolved as Obsidian resolves it — a "./", "../" or "/"
+// path exactly, else the vault path, else the same path from the note's
+// folder, else the one attachment of that name in the vault (a name
+// several files share is left out rather than guessed). Embeds of notes,
+// of missing files, through hidden folders or links leading into one or
+// out of the vault are left out. It reads no file, only their metadata
+// (one stat each): read_note and search hits call it for every note shown.
+func (v *Vault) EmbeddedFiles(n *Note) []Entry {
+	var out []Entry
+	seen := map[string]bool{}
+	var names *NameTable
+	dir := note.FolderOf(n.Path)
+	for _, l := range n.Doc.Links {
+		target := strings.TrimSpace(l.Target)
+		if !l.Embed || target == "" || IsNote(target) || !IsAttachment(target) {
+			continue
+		}
+		var cands []string
+		switch {
+		case strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../"):
+			if p, ok := note.JoinInside(dir, target); ok {
+				cands = append(cands, p)
+			}
+		case strings.HasPrefix(target, "/"):
+			cands = append(cands, strings.TrimLeft(target, "/"))
+		default:
+			cands = append(cands, target)
+			if dir != "" {
+				cands = append(cands, dir+"/"+target)
+			}
+		}
+		found := false
+		for _, p := range cands {
+			if e, ok := v.attachmentEntry(p); ok {
+				found = true
+				if !seen[e.Path] {
+					seen[e.Path] = true
+					out = append(out, e)
+				}
+				break
+			}
+		}
+		if found || strings.HasPrefix(target, ".") || strings.HasPrefix(target, "/") {
+			continue
+		}
+		if names == nil {
+			if t, _, err := v.Names(); err == nil {
+				names = t
+			} else {
+				continue
+			}
+		}
+		if p := names.attachment(target); p != "" {
+			if e, ok := v.attachmentEntry(p); ok && !seen[e.Path] {
+				seen[e.Path] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// attachmentEntry stats the attachment at p as ReadAttachment reaches it;
+// false for a dot-folder on the way, a link into one or out of the vault,
+// a missing or irregular file.
+func (v *Vault) attachmentEntry(p string) (Entry, bool) {
+	c, err := note.CleanPath(p)
+	if err != nil || !IsAttachment(c) {
+		return Entry{}, false
+	}
+	for _, name := range strings.Split(c, "/") {
+		if skipName(name) {
+			return Entry{}, false
+		}
+	}
+	fi, err := v.root.Stat(c)
+	if err != nil || !fi.Mode().IsRegular() {
+		return Entry{}, false
+	}
+	return Entry{Path: c, Size: fi.Size(), ModTime: fi.ModTime()}, true
+}

@@ -83,3 +83,54 @@ func TestReadAttachment_Rules(t *testing.T) {
 		t.Errorf("big.png over a 1000-byte limit: got %v, want ErrInvalid naming the limit", err)
 	}
 }
+
+// TestEmbeddedFiles: a note's embeds that lead to a real file are listed
+// once each, in order, with their size — by name anywhere, relative to the
+// note, as a markdown path; embeds of notes, of missing files, of hidden
+// folders and through links into one or out of the vault are not.
+func TestEmbeddedFiles(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	write := func(base, name, data string) {
+		t.Helper()
+		p := filepath.Join(base, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dir, "Projekt/Plan.md", "# Plan\n\n![[chart.png]]\n![[chart.png|300]]\n![Scan](../scans/scan%201.pdf)\n![[local.jpg]]\n"+
+		"![[Other]]\n![[missing.png]]\n![[.obsidian/x.png]]\n![[hidden.png]]\n![[outside.png]]\n[[linked.png]]\n")
+	write(dir, "Other.md", "# Other\n")
+	write(dir, "img/chart.png", "PNGDATA")
+	write(dir, "scans/scan 1.pdf", "%PDF-1.4 x")
+	write(dir, "Projekt/local.jpg", "JPG")
+	write(dir, "linked.png", "L")
+	write(dir, ".obsidian/x.png", "SECRET")
+	write(outside, "outside.png", "SECRET")
+	if err := os.Symlink("../.obsidian/x.png", filepath.Join(dir, "Projekt", "hidden.png")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "outside.png"), filepath.Join(dir, "outside.png")); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir, Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	n, err := v.Read("Projekt/Plan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range v.EmbeddedFiles(n) {
+		got = append(got, e.Path+" "+FormatSize(e.Size))
+	}
+	want := []string{"img/chart.png 7 bytes", "scans/scan 1.pdf 10 bytes", "Projekt/local.jpg 3 bytes"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
