@@ -48,3 +48,32 @@ func TestToMCP_Images(t *testing.T) {
 		t.Errorf("got %T, want text content", plain.Content[0])
 	}
 }
+
+// TestToMCP_ResourceLinks: a result's resources follow its text and
+// images as resource_link content a client can read with resources/read.
+func TestToMCP_ResourceLinks(t *testing.T) {
+	r := &tools.Result{Text: "attachment: a b.pdf", Images: []tools.Image{{MIMEType: "image/png", Data: []byte("x")}},
+		Resources: []tools.Resource{{URI: tools.ResourceURI("Anhänge/a b.pdf"), Name: "a b.pdf", MIMEType: "application/pdf", Description: "PDF, 2 KB"}}}
+	wire, err := json.Marshal(toMCP(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Content []struct {
+			Type, URI, Name, MIMEType, Description string
+		}
+	}
+	if err := json.Unmarshal(wire, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Content) != 3 {
+		t.Fatalf("got %s, want text, image, resource_link", wire)
+	}
+	l := got.Content[2]
+	if l.Type != "resource_link" || l.URI != "vault://file/Anh%C3%A4nge/a%20b.pdf" || l.Name != "a b.pdf" || l.MIMEType != "application/pdf" {
+		t.Errorf("got %+v, want a resource_link to vault://file/Anh%%C3%%A4nge/a%%20b.pdf", l)
+	}
+	if p, isNote, ok := pathOfURI(l.URI); !ok || isNote || p != "Anhänge/a b.pdf" {
+		t.Errorf("the link's URI reads back as %q (note %v, ok %v)", p, isNote, ok)
+	}
+}
