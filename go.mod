@@ -18,9 +18,12 @@ require (
 	go.abhg.dev/goldmark/hashtag v0.4.0
 	go.abhg.dev/goldmark/wikilink v0.6.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.44.0
 )
+
+require github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect

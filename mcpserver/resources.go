@@ -45,17 +45,7 @@ const (
 )
 
 // NoteURI is the resource URI of a note or attachment at vault path p.
-func NoteURI(p string) string {
-	prefix := fileURIPrefix
-	if vault.IsNote(p) {
-		prefix = noteURIPrefix
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return prefix + strings.Join(segs, "/")
-}
+func NoteURI(p string) string { return tools.ResourceURI(p) }
 
 // pathOfURI returns the vault path a vault:// URI names, and whether it
 // names a note (else an attachment).

@@ -14,6 +14,7 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
+	"encoding/base64"
 	"io"
 	"log"
 	"log/slog"
@@ -165,10 +166,18 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 }
 
 // toMCP turns a result into an MCP tool result: the text for every client,
-// the same facts as structured content, isError on failures.
+// the same facts as structured content, isError on failures, and after
+// the text each image the result shows, base64 as MCP image content
+// requires, then a resource_link for each vault file it points to.
 func toMCP(r *tools.Result) *mcp.CallToolResult {
 	res := mcp.NewToolResultStructured(r.Data, r.Text)
 	res.IsError = r.Err != nil
+	for _, im := range r.Images {
+		res.Content = append(res.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(im.Data), im.MIMEType))
+	}
+	for _, l := range r.Resources {
+		res.Content = append(res.Content, mcp.NewResourceLink(l.URI, l.Name, l.Description, l.MIMEType))
+	}
 	return res
 }
 

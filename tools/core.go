@@ -77,6 +77,27 @@ type Result struct {
 	// Changed says the call changed the vault (a note, a file, the
 	// bookmarks). Only such calls use up a connection's rate limits.
 	Changed bool
+	// Images are pictures the result shows (an attachment an agent asked
+	// to see). A door that can carry them sends each after the text (MCP:
+	// image content); the others leave them out. Text never relies on
+	// them: several clients drop, strip or delay images in tool results.
+	Images []Image
+	// Resources are vault files the result points to (read_attachment's
+	// file). A door that can carry them sends each as a link after the
+	// text (MCP: resource_link content); the text names them too.
+	Resources []Resource
+}
+
+// Resource is a link to a vault file as an MCP resource (ResourceURI).
+type Resource struct {
+	URI, Name, MIMEType, Description string
+}
+
+// Image is one picture in a result: encoded bytes (PNG or JPEG, stripped
+// of metadata) and their MIME type.
+type Image struct {
+	MIMEType string
+	Data     []byte
 }
 
 // IsError reports whether the result is a failure.

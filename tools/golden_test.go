@@ -137,6 +137,10 @@ var goldenCases = []goldenCase{
 	{name: "search_notes/after_write", caller: readWrite,
 		before: []step{{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Quokka-Besuch im Zoo geplant.","change_summary":"Notiz"}`}},
 		call:   step{"search_notes", `{"query":"Quokka"}`}},
+	// A note's embeds are named with kind and size, and the call that
+	// shows one (a wikilink embed and a relative markdown embed).
+	{name: "read_note/with_attachments", caller: readOnly, call: step{"read_note", `{"path":"1_Projekte/Website-Relaunch/Technik.md","heading":"Technik"}`}},
+	{name: "search_notes/with_attachments", caller: readOnly, call: step{"search_notes", `{"query":"Angebot CDN Frankfurt","limit":1}`}},
 	{name: "get_backlinks/ok", caller: readOnly, call: step{"get_backlinks", `{"path":"Jonas Keller"}`}},
 	{name: "get_backlinks/err_missing", caller: readOnly, call: step{"get_backlinks", `{"path":"2_Bereiche/Team/Jonas.md"}`}},
 	{name: "list_trash/empty", caller: readOnly, call: step{"list_trash", `{}`}},

@@ -60,6 +60,11 @@ type ReadNoteData struct {
 
 	// Conflict is set when the note holds unresolved merge conflicts.
 	Conflict *ConflictData `json:"conflict,omitempty"`
+
+	// Attachments are the files the note embeds (read_attachment shows
+	// one); MoreAttachments counts those past the first 8.
+	Attachments     []EmbedData `json:"attachments,omitempty"`
+	MoreAttachments int         `json:"more_attachments,omitempty"`
 }
 
 // OutlineEntry is one section in an outline.
@@ -219,6 +224,10 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if !showsFrontmatter && len(n.Aliases) > 0 && data.Properties == nil {
 		b.WriteString("aliases: " + strings.Join(n.Aliases, ", ") + "\n")
 	}
+	if a.Offset == 0 {
+		data.Attachments, data.MoreAttachments = c.embedsOf(n)
+		writeEmbeds(&b, data.Attachments, data.MoreAttachments, caller.Door)
+	}
 	if d.FrontmatterErr != nil {
 		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
 	}
@@ -315,6 +324,7 @@ func (c *Core) ReadNoteCLI(d ReadNoteData, caller Caller) *Result {
 	if d.Section != "" {
 		b.WriteString("section: " + d.Section + "\n")
 	}
+	writeEmbeds(&b, d.Attachments, d.MoreAttachments, DoorCLI)
 	if d.NextPage > 0 {
 		fmt.Fprintf(&b, "showing characters %s–%s of %s; more: --offset %d\n", groupDigits(d.Offset), groupDigits(d.Offset+utf8.RuneCountInString(d.Content)), groupDigits(d.Total), d.NextPage)
 	}

@@ -70,6 +70,10 @@ type SearchHit struct {
 	MoreSections int `json:"more_sections,omitempty"`
 	// Conflict is set when the note holds unresolved merge conflicts.
 	Conflict *ConflictData `json:"conflict,omitempty"`
+	// Attachments are the files the note embeds; MoreAttachments counts
+	// those past the first 8.
+	Attachments     []EmbedData `json:"attachments,omitempty"`
+	MoreAttachments int         `json:"more_attachments,omitempty"`
 	// By says how the note matched where the vault searches by meaning
 	// too: "words", "meaning" or "both" ("" for a word search).
 	By string `json:"matched_by,omitempty"`
@@ -256,6 +260,11 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		if nc := c.v.ConflictAt(h.Path); nc != nil {
 			hit.Conflict = conflictData(nc, caller, false, nil)
 		}
+		if !hit.short {
+			if n, err := c.v.Read(h.Path); err == nil {
+				hit.Attachments, hit.MoreAttachments = c.embedsOf(n)
+			}
+		}
 		data.Hits = append(data.Hits, hit)
 	}
 	data.Excluded = x.data(hidden, firstHidden)
@@ -350,6 +359,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			b.WriteString("matched by: " + matchedBy[h.By] + "\n")
 		}
 		writeHitProperties(&b, h.Properties)
+		writeEmbeds(&b, h.Attachments, h.MoreAttachments, caller.Door)
 		if len(h.Sections) > 0 {
 			writeSectionLines(&b, h.Sections[0])
 			b.WriteString("read: " + call{"read_note", sectionArgs(h.Path, h.Sections[0])}.render(caller.Door) + "\n")

@@ -492,3 +492,179 @@ func (v *Vault) Attachments(folder string) ([]AttachmentInfo, error) {
 	}
 	return list, nil
 }
+
+// DefaultMaxAttachmentRead bounds what ReadAttachment reads into memory:
+// 25 MiB, above DefaultMaxAttachmentSize so that every upload can be read
+// back, and above what phones and scanners write for one photo or a
+// typical PDF.
+const DefaultMaxAttachmentRead = 25 << 20
+
+// ReadAttachment reads the attachment at p (exact vault path) with what
+// Attachments lists for it: size, time, the notes that embed or link to it.
+// It reaches the file as every read does (os.Root, the link rules of
+// files.go), and refuses by name any path through a dot-folder
+// (.obsidian, .git, .trash, the state dir), which Walk never lists.
+//
+// Errors: ErrInvalidPath for a dot-folder or dot-file, a file that is not
+// an attachment (notes have Read), a link leading into a hidden folder or
+// out of the vault; ErrNotFound; ErrInvalid when the file is larger than
+// limit (0 means DefaultMaxAttachmentRead), with the size in the message.
+func (v *Vault) ReadAttachment(p string, limit int64) (AttachmentInfo, []byte, error) {
+	c, err := v.cleanPath(p)
+	if err != nil {
+		return AttachmentInfo{}, nil, err
+	}
+	for _, name := range strings.Split(c, "/") {
+		if skipName(name) {
+			return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalidPath, Msg: "hidden folders and files (" + name + ") are not part of the vault agents see", Err: fs.ErrPermission}
+		}
+	}
+	if !IsAttachment(c) {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalidPath, Msg: "not an attachment (" + attachmentExtList() + ")"}
+	}
+	if limit <= 0 {
+		limit = DefaultMaxAttachmentRead
+	}
+	fi, err := v.root.Stat(c)
+	if errors.Is(err, fs.ErrNotExist) {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrNotFound, Msg: "no such attachment", Err: err}
+	}
+	if err != nil {
+		return AttachmentInfo{}, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalidPath, Msg: "not a regular file"}
+	}
+	if fi.Size() > limit {
+		return AttachmentInfo{}, nil, &note.Error{Path: c, Kind: note.ErrInvalid, Msg: "is " + FormatSize(fi.Size()) + ", more than the " + FormatSize(limit) + " vaultd reads"}
+	}
+	b, err := v.root.ReadFile(c)
+	if err != nil {
+		return AttachmentInfo{}, nil, err
+	}
+	info := AttachmentInfo{Path: c, Size: int64(len(b)), ModTime: fi.ModTime()}
+	dir := path.Dir(c)
+	if dir == "." {
+		dir = ""
+	}
+	if list, err := v.Attachments(dir); err == nil {
+		for _, a := range list {
+			if a.Path == c {
+				info.Embeds, info.LinkedBy = a.Embeds, a.LinkedBy
+			}
+		}
+	}
+	return info, b, nil
+}
+
+// attachmentExtList names the extensions IsAttachment accepts, sorted.
+func attachmentExtList() string {
+	out := make([]string, 0, len(attachmentExts))
+	for e := range attachmentExts {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// AttachmentKind names what an attachment is by its extension: its family
+// (image, pdf, audio, video; canvas and base for Obsidian's own JSON and
+// YAML files) and MIME type. ok is false for a file IsAttachment does not
+// accept.
+func AttachmentKind(p string) (kind, mime string, ok bool) {
+	ext := strings.ToLower(path.Ext(p))
+	if t, ok := attachmentTypes[ext]; ok {
+		return t.kind, t.mime, true
+	}
+	switch ext {
+	case ".canvas":
+		return "canvas", "application/json", true
+	case ".base":
+		return "base", "application/yaml", true
+	}
+	return "", "", false
+}
+
+// EmbeddedFiles lists the attachments note n embeds (![[…]], ![](…)) that
+// lead to a file, each once, in the order the note embeds them, with its
+// size: the embed resolved as Obsidian resolves it — a "./", "../" or "/"
+// path exactly, else the vault path, else the same path from the note's
+// folder, else the one attachment of that name in the vault (a name
+// several files share is left out rather than guessed). Embeds of notes,
+// of missing files, through hidden folders or links leading into one or
+// out of the vault are left out. It reads no file, only their metadata
+// (one stat each): read_note and search hits call it for every note shown.
+func (v *Vault) EmbeddedFiles(n *Note) []Entry {
+	var out []Entry
+	seen := map[string]bool{}
+	var names *NameTable
+	dir := note.FolderOf(n.Path)
+	for _, l := range n.Doc.Links {
+		target := strings.TrimSpace(l.Target)
+		if !l.Embed || target == "" || IsNote(target) || !IsAttachment(target) {
+			continue
+		}
+		var cands []string
+		switch {
+		case strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../"):
+			if p, ok := note.JoinInside(dir, target); ok {
+				cands = append(cands, p)
+			}
+		case strings.HasPrefix(target, "/"):
+			cands = append(cands, strings.TrimLeft(target, "/"))
+		default:
+			cands = append(cands, target)
+			if dir != "" {
+				cands = append(cands, dir+"/"+target)
+			}
+		}
+		found := false
+		for _, p := range cands {
+			if e, ok := v.attachmentEntry(p); ok {
+				found = true
+				if !seen[e.Path] {
+					seen[e.Path] = true
+					out = append(out, e)
+				}
+				break
+			}
+		}
+		if found || strings.HasPrefix(target, ".") || strings.HasPrefix(target, "/") {
+			continue
+		}
+		if names == nil {
+			if t, _, err := v.Names(); err == nil {
+				names = t
+			} else {
+				continue
+			}
+		}
+		if p := names.attachment(target); p != "" {
+			if e, ok := v.attachmentEntry(p); ok && !seen[e.Path] {
+				seen[e.Path] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// attachmentEntry stats the attachment at p as ReadAttachment reaches it;
+// false for a dot-folder on the way, a link into one or out of the vault,
+// a missing or irregular file.
+func (v *Vault) attachmentEntry(p string) (Entry, bool) {
+	c, err := note.CleanPath(p)
+	if err != nil || !IsAttachment(c) {
+		return Entry{}, false
+	}
+	for _, name := range strings.Split(c, "/") {
+		if skipName(name) {
+			return Entry{}, false
+		}
+	}
+	fi, err := v.root.Stat(c)
+	if err != nil || !fi.Mode().IsRegular() {
+		return Entry{}, false
+	}
+	return Entry{Path: c, Size: fi.Size(), ModTime: fi.ModTime()}, true
+}

@@ -19,7 +19,7 @@ import (
 // pins, boards and attachments. Reading commands join the "read" group,
 // changing ones the "write" group.
 func (a *app) notesAppCommands() []*cobra.Command {
-	return []*cobra.Command{a.tagsCmd(), a.boardCmd(), a.attachmentsCmd(), a.setPropertiesCmd(), a.addTagsCmd(), a.removeTagsCmd(), a.pinCmd(), a.unpinCmd(),
+	return []*cobra.Command{a.tagsCmd(), a.boardCmd(), a.attachmentsCmd(), a.attachmentCmd(), a.setPropertiesCmd(), a.addTagsCmd(), a.removeTagsCmd(), a.pinCmd(), a.unpinCmd(),
 		a.moveCardCmd(), a.addCardCmd(), a.uploadCmd()}
 }
 
@@ -286,4 +286,50 @@ video — with their size and the notes that embed or link to them. With
   vaultd attachments 3_Ressourcen --unused`,
 		what: "one folder", onMissing: "vaultd attachments",
 	})
+}
+
+func (a *app) attachmentCmd() *cobra.Command {
+	var out string
+	return toolCmd(a, command[tools.ReadAttachmentArgs]{
+		tool:  "read_attachment",
+		use:   "PATH [--out FILE]",
+		short: "Show an attachment: kind, size, pixels or pages, a PDF's text",
+		long: `Show what an agent sees of an attachment (read_attachment): its kind, size,
+pixels (an image) or pages and text (a PDF, 12,000 characters at a time:
+--offset), and the notes that embed it. PATH is a vault path, a file name,
+or an embed as a note writes it ("![[plan.png]]"; with --note, a relative
+"![](../img/plan.png)" resolves from that note). Hidden folders, links out of
+the vault and files over 25 MB are refused. --out FILE saves a copy of the
+file (its bytes as they are in the vault).`,
+		example: `  vaultd attachment "Angebot CDN.pdf"
+  vaultd attachment "Startseite Entwurf.png" --out /tmp/entwurf.png`,
+		what: "one attachment", onMissing: "vaultd attachments",
+		flags: func(cmd *cobra.Command, _ tools.Tool, _ *tools.ReadAttachmentArgs) {
+			cmd.Flags().StringVarP(&out, "out", "o", "", "save a copy of the file to FILE")
+		},
+		after: func(core *tools.Core, r *tools.Result, _ *tools.ReadAttachmentArgs) *tools.Result {
+			d, ok := r.Data.(tools.ReadAttachmentData)
+			if out == "" || r.IsError() || !ok {
+				return r
+			}
+			_, b, err := core.Vault().ReadAttachment(d.File, 0)
+			if err == nil {
+				err = os.WriteFile(out, b, 0o644)
+			}
+			if err != nil {
+				return &tools.Result{Text: fmt.Sprintf("error: cannot save %s to %s: %v", d.File, out, unwrapPath(err)), Err: err, Data: r.Data}
+			}
+			r.Text = strings.TrimRight(r.Text, "\n") + fmt.Sprintf("\nsaved: %s (%s bytes)", out, groupDigitsCLI(len(b)))
+			return r
+		},
+	})
+}
+
+// groupDigitsCLI renders 6636 as "6,636".
+func groupDigitsCLI(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -38,6 +38,10 @@ type command[T any] struct {
 	contentIf func(w *T) bool
 	// prepare runs last, after the content is read, before the call.
 	prepare func(cmd *cobra.Command, args []string, w *T) error
+	// after runs on the call's result, before it is printed: what only
+	// the command line does with an answer (attachment --out saves the
+	// file).
+	after func(core *tools.Core, r *tools.Result, w *T) *tools.Result
 }
 
 // toolCmd derives the command of c.tool from its declaration. The order of
@@ -116,7 +120,11 @@ func toolCmd[T any](a *app, c command[T]) *cobra.Command {
 				call = a.callWithIndex
 			}
 			return call(cmd, func(core *tools.Core, who tools.Caller) *tools.Result {
-				return core.Invoke(ctx(cmd), who, t.Name, w)
+				r := core.Invoke(ctx(cmd), who, t.Name, w)
+				if c.after != nil {
+					r = c.after(core, r, &w)
+				}
+				return r
 			})
 		}),
 	}
