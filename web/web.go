@@ -185,6 +185,8 @@ func New(c Core, o Options) (*Server, error) {
 	}
 	m.HandleFunc("POST /connections/limits", s.owner(s.setLimits))
 	m.HandleFunc("GET /health", s.owner(s.health))
+	m.HandleFunc("GET /bases", s.owner(s.bases))
+	m.HandleFunc("GET /base", s.owner(s.baseView))
 	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil
