@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"hash/fnv"
 	"io/fs"
 	"path"
@@ -30,6 +31,7 @@ type baseRecord struct {
 	tags    []string
 	links   []note.Link
 	aliases []string
+	blocks  bool // the note holds ```base blocks
 }
 
 // baseSet is the vault as a base sees it.
@@ -38,6 +40,7 @@ type baseSet struct {
 	byPath map[string]*base.File
 	notes  int
 	bases  []string // the .base files, sorted
+	blocks []string // the notes holding ```base blocks, sorted
 	res    *note.Resolver
 	loc    *time.Location
 }
@@ -169,6 +172,8 @@ func (c *Core) baseSet() (*baseSet, error) {
 	for _, f := range set.files {
 		if strings.EqualFold(path.Ext(f.Path), ".base") {
 			set.bases = append(set.bases, f.Path)
+		} else if r := cat.recs[f.Path]; r != nil && r.blocks {
+			set.blocks = append(set.blocks, f.Path)
 		}
 	}
 	set.link()
@@ -199,7 +204,7 @@ func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) 
 		if r == nil {
 			return nil, false
 		}
-		if prev := cat.recs[p]; prev == nil || !slices.Equal(prev.aliases, r.aliases) {
+		if prev := cat.recs[p]; prev == nil || !slices.Equal(prev.aliases, r.aliases) || prev.blocks != r.blocks {
 			return nil, false
 		}
 		cat.recs[p] = r
@@ -207,7 +212,7 @@ func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) 
 		old.fill(f, r)
 		fresh[p] = f
 	}
-	set := &baseSet{byPath: make(map[string]*base.File, len(old.files)), files: make([]*base.File, len(old.files)), notes: old.notes, bases: old.bases, res: old.res, loc: old.loc}
+	set := &baseSet{byPath: make(map[string]*base.File, len(old.files)), files: make([]*base.File, len(old.files)), notes: old.notes, bases: old.bases, blocks: old.blocks, res: old.res, loc: old.loc}
 	for i, f := range old.files {
 		nf := fresh[f.Path]
 		if nf == nil {
@@ -265,7 +270,11 @@ func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
 	if v == "" {
 		v = n.Version
 	}
-	return &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, links: n.Doc.Links, aliases: n.Doc.Aliases}
+	// A look for a fence and the word first: base.Blocks splits the note
+	// into lines, which most notes need not pay for.
+	src := n.Doc.Src
+	blocks := (bytes.Contains(src, []byte("```")) || bytes.Contains(src, []byte("~~~"))) && bytes.Contains(src, []byte("base")) && len(base.Blocks(src)) > 0
+	return &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, links: n.Doc.Links, aliases: n.Doc.Aliases, blocks: blocks}
 }
 
 // fill sets a note's properties, tags and links from its record,

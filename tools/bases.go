@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +50,12 @@ type BaseViewData struct {
 	Files     int              `json:"files"`   // files it was run over
 	Offset    int              `json:"offset"`
 	Summaries []BaseSummaryRow `json:"summaries,omitempty"`
-	Errors    []string         `json:"errors,omitempty"`
+	// GroupBy, for a view with groupBy, is the property's display name,
+	// and Groups every group of the view (not only this page's) with its
+	// row count, in the view's order.
+	GroupBy string          `json:"group_by,omitempty"`
+	Groups  []BaseGroupData `json:"groups,omitempty"`
+	Errors  []string        `json:"errors,omitempty"`
 	// Values, for an empty answer of query_notes: the values the notes
 	// have for the properties the filter reads.
 	Values    []string `json:"values_instead,omitempty"`
@@ -62,6 +68,13 @@ type BaseRowData struct {
 	Path  string   `json:"path"`
 	Group string   `json:"group,omitempty"`
 	Cells []string `json:"cells"`
+}
+
+// BaseGroupData is one group of a grouped view: its value as shown
+// (empty: the rows without one) and how many rows it has.
+type BaseGroupData struct {
+	Value string `json:"value"`
+	Rows  int    `json:"rows"`
 }
 
 // BaseSummaryRow is one summary of a column.
@@ -525,6 +538,28 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 		b.WriteString("|\n")
 	}
 	grouped := v.GroupBy != nil
+	if grouped && len(out.Groups) > 0 {
+		data.GroupBy = lb.b.DisplayName(v.GroupBy.Property)
+		at := map[string]int{} // groups shown alike are one
+		for _, gr := range out.Groups {
+			g := oneLine(base.Text(gr.Value))
+			if i, ok := at[g]; ok {
+				data.Groups[i].Rows += len(gr.Rows)
+				continue
+			}
+			at[g] = len(data.Groups)
+			data.Groups = append(data.Groups, BaseGroupData{Value: g, Rows: len(gr.Rows)})
+		}
+		var gs []string
+		for _, g := range data.Groups {
+			name := g.Value
+			if name == "" {
+				name = "(none)"
+			}
+			gs = append(gs, fmt.Sprintf("%s (%s)", name, plural(g.Rows, "row", "rows")))
+		}
+		fmt.Fprintf(&b, "groups by %s: %s\n", data.GroupBy, strings.Join(gs, ", "))
+	}
 	lastGroup := "\x00"
 	if !grouped && len(rows) > 0 {
 		header()
@@ -543,9 +578,9 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 					g = "(none)"
 				}
 				count := 0
-				for _, gr := range out.Groups {
-					if oneLine(base.Text(gr.Value)) == rd.Group {
-						count += len(gr.Rows)
+				for _, gr := range data.Groups {
+					if gr.Value == rd.Group {
+						count = gr.Rows
 					}
 				}
 				fmt.Fprintf(&b, "\n%s: %s (%s)\n", lb.b.DisplayName(v.GroupBy.Property), g, plural(count, "row", "rows"))
@@ -660,4 +695,14 @@ func (c *Core) runView(set *baseSet, lb *loadedBase, v *base.View) *base.Result 
 	cat.results[k] = out
 	cat.mu.Unlock()
 	return out
+}
+
+// Bases lists the vault's bases, sorted by path: its .base files, then
+// the notes holding ```base blocks. query_base runs either by its path.
+func (c *Core) Bases() (files, notes []string, err error) {
+	set, err := c.baseSet()
+	if err != nil {
+		return nil, nil, err
+	}
+	return slices.Clone(set.bases), slices.Clone(set.blocks), nil
 }

@@ -93,3 +93,38 @@ func TestBases_FollowsChanges(t *testing.T) {
 		t.Errorf("backlinks before the append:\n%s\nafter:\n%s", before, r.Text)
 	}
 }
+
+// TestBases_List: the vault's bases are its .base files and the notes
+// holding ```base blocks; a block written into a note (through vaultd)
+// or undone is seen at the next call.
+func TestBases_List(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	ctx := context.Background()
+	list := func() string {
+		t.Helper()
+		files, notes, err := c.Bases()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(files, ", ") + " | " + strings.Join(notes, ", ")
+	}
+	if got, want := list(), "1_Projekte/Projekte.base, 3_Ressourcen/Leseliste.base | "; got != want {
+		t.Errorf("at first: %q, want %q", got, want)
+	}
+	const p = "0_Inbox/Buchtipps.md"
+	r := c.Call(ctx, everyone, "append_to_note", map[string]any{"path": p, "content": "```base\nviews:\n  - type: table\n    name: Alle\n```", "change_summary": "eine Ansicht"})
+	if r.IsError() {
+		t.Fatal(r.Text)
+	}
+	if got, want := list(), "1_Projekte/Projekte.base, 3_Ressourcen/Leseliste.base | "+p; got != want {
+		t.Errorf("after a block was added: %q, want %q", got, want)
+	}
+	r = c.Undo(ctx, everyone, UndoArgs{Change: r.Data.(WriteData).ChangeID})
+	if r.IsError() {
+		t.Fatal(r.Text)
+	}
+	if got, want := list(), "1_Projekte/Projekte.base, 3_Ressourcen/Leseliste.base | "; got != want {
+		t.Errorf("after the block was undone: %q, want %q", got, want)
+	}
+}

@@ -5,7 +5,8 @@
 // manages the access keys with their rights and rate limits, approves the
 // MCP clients that sign in (OAuth's consent step, oauth.go), and sees the
 // rules agents are given, the calls they had refused and the health of the
-// search index (Rules & health). It is the third door onto the same core as the
+// search index (Rules & health), and runs the vault's Obsidian Bases views
+// as Obsidian shows them (Bases, bases.go). It is the third door onto the same core as the
 // MCP tools and the CLI: every action is one call of the core (Core), with
 // the owner as the caller, so the page has exactly the safety of the CLI.
 //
@@ -185,6 +186,8 @@ func New(c Core, o Options) (*Server, error) {
 	}
 	m.HandleFunc("POST /connections/limits", s.owner(s.setLimits))
 	m.HandleFunc("GET /health", s.owner(s.health))
+	m.HandleFunc("GET /bases", s.owner(s.bases))
+	m.HandleFunc("GET /base", s.owner(s.baseView))
 	m.HandleFunc("/", s.notFound)
 	s.mux = m
 	return s, nil

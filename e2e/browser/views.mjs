@@ -45,6 +45,10 @@ const BOOKS = '0_Inbox/Buchtipps.md';
 const CALL = '0_Inbox/Anruf Stadtwerke.md';
 const GARDEN = '1_Projekte/Garten.md';
 const SHOP = '0_Inbox/Einkauf.md';
+const BROKEN = '1_Projekte/Kaputt.base';
+const READING = '3_Ressourcen/Leseliste.base';
+const PROJECTS = '1_Projekte/Projekte.base';
+const baseView = (base, view) => `${BASE}/base?path=${encodeURIComponent(base)}&view=${encodeURIComponent(view)}`;
 const onDisk = (p) => fs.readFileSync(path.join(VAULT, p), 'utf8');
 
 const browser = await chromium.launch({
@@ -154,6 +158,8 @@ try {
     // it is refused, with free names offered.
     fs.writeFileSync(path.join(VAULT, SHOP), '# Einkauf\n\nneu\n');
     // An append refused by a rule: Rules & health lists it.
+    // A base whose filter does not parse: the Bases view shows its error.
+    fs.writeFileSync(path.join(VAULT, BROKEN), 'filters:\n  and:\n    - status = "aktiv"\n');
     const r = await agent.callTool({ name: 'append_to_note', arguments: { path: '4_Archiv/Sommerfest 2026.md', content: '- neu', change_summary: 'a line in the archive' } });
     assert.ok(r.isError, 'an append to a protected note was not refused');
   });
@@ -359,6 +365,54 @@ try {
       });
     });
 
+    await check(`${lang}: Bases: the list, a view with its summary, a grouped view, cards, a broken base, a missing view`, async () => {
+      await view(page, lang, 'bases', async (p) => {
+        await p.goto(BASE + '/bases');
+        await p.locator('li.base-view', { hasText: 'Noch nicht gelesen' }).waitFor();
+        await p.locator('pre.base-error').waitFor();
+      });
+      assert.match(await page.locator('li.base-view', { hasText: 'Noch nicht gelesen' }).innerText(), t(/Table · 4 rows/, /Tabelle · 4 Zeilen/));
+      await view(page, lang, 'base-view', async (p, size) => {
+        await p.goto(BASE + '/bases');
+        if (size === 'phone') {
+          await p.locator('details.menu > summary').click();
+          await p.locator('.menu-list a[href="/bases"]').click();
+        } else {
+          await p.locator('nav.nav a[href="/bases"]').click();
+        }
+        await p.locator('li.base-view a', { hasText: 'Noch nicht gelesen' }).click();
+        await p.locator('table.base-table tr.b-row').first().waitFor();
+      });
+      assert.equal((await page.locator('#base-count').innerText()).trim(), t('Rows 1–4 of 4', 'Zeilen 1–4 von 4'));
+      assert.match(await page.locator('table.base-table tfoot').innerText(), t(/Sum: \d+/, /Summe: \d+/));
+      assert.equal(await page.locator('table.base-table thead th').nth(1).innerText(), 'Autor');
+      // On a phone the table keeps its columns and scrolls in its own box.
+      const box = await page.locator('.base-scroll').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+      assert.ok(box.scroll > box.client, `the table fits a phone (${box.scroll} px in ${box.client} px): nothing to scroll`);
+      await view(page, lang, 'base-grouped', async (p) => {
+        await p.goto(baseView(PROJECTS, 'Nach Status'));
+        await p.locator('tr.g-head').first().waitFor();
+      });
+      assert.equal(await page.locator('tr.g-head').count(), 4);
+      await view(page, lang, 'base-cards', async (p) => {
+        await p.goto(baseView(READING, 'Alle Bücher'));
+        await p.locator('ul.cards > li').first().waitFor();
+      });
+      await view(page, lang, 'base-list', async (p) => {
+        await p.goto(baseView(PROJECTS, 'Abgeschlossen'));
+        await p.locator('ul.items > li').first().waitFor();
+      });
+      await view(page, lang, 'base-broken', async (p) => {
+        await p.goto(BASE + '/base?path=' + encodeURIComponent(BROKEN));
+        await p.locator('#base-broken').waitFor();
+      });
+      assert.match(await page.locator('#base-broken pre').innerText(), /at column 8: "=" is no operator/);
+      await view(page, lang, 'base-missing', async (p) => {
+        await p.goto(baseView(READING, 'Ungelesen'));
+        await p.locator('#base-missing').waitFor();
+      });
+    });
+
     await check(`${lang}: Rules & health, and a page that does not exist`, async () => {
       await view(page, lang, 'health', async (p) => {
         await p.goto(BASE + '/health');
@@ -380,6 +434,10 @@ try {
       });
       // The server's rendering names the zone; the day is the server's.
       assert.match(await p.locator('li.change time').first().innerText(), /UTC$/);
+      await view(p, lang, 'nojs-base', async (p) => {
+        await p.goto(baseView(PROJECTS, 'Nach Status'));
+        await p.locator('tr.g-head').first().waitFor();
+      });
       await nojs.close();
       current = page;
     });
@@ -410,6 +468,18 @@ try {
     const to = label.replace(/^Restore as /, '').trim();
     assert.match(onDisk(to), /Milch/);
     assert.equal(onDisk(SHOP), '# Einkauf\n\nneu\n');
+  });
+
+  await check('the ways forward work: a missing view offers the views there are; a row opens its note', async () => {
+    await page.goto(baseView(READING, 'Ungelesen'));
+    await page.locator('#base-missing a', { hasText: 'Noch nicht gelesen' }).click();
+    await page.locator('table.base-table tr.b-row').first().waitFor();
+    const row = page.locator('table.base-table tr.b-row').first();
+    const name = (await row.locator('th a').innerText()).trim();
+    await row.locator('th a').click();
+    await page.waitForURL(/\/note\?path=/);
+    assert.match(new URL(page.url()).searchParams.get('path'), new RegExp(`^3_Ressourcen/Bücher/${name}\\.md$`));
+    await page.locator('h1', { hasText: name }).waitFor();
   });
 
   await check('dark mode: the same views in the dark palette', async () => {
