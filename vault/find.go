@@ -48,6 +48,7 @@ func (v *Vault) snapshot() (*snapshot, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
+	start := time.Now()
 	var entries []Entry
 	if err := v.Walk(func(e Entry) error {
 		entries = append(entries, e)
@@ -105,6 +106,9 @@ func (v *Vault) snapshot() (*snapshot, error) {
 	}
 	close(next)
 	wg.Wait()
+	if v.opts.ReadNotes != nil {
+		v.opts.ReadNotes(len(stale), time.Since(start))
+	}
 	for i, e := range stale {
 		if parsed[i] == nil {
 			delete(c.files, e.Path)

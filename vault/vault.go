@@ -40,6 +40,11 @@ type Options struct {
 	// note and one at the start. Called on the goroutine doing the work,
 	// so it must return quickly.
 	Progress func(what string, done, total int)
+	// ReadNotes, if set, hears when a lookup found no name table (the
+	// vault was never indexed) and read the notes themselves: how many it
+	// read and how long that took. The command line uses it to say once
+	// that an index makes names answer at once.
+	ReadNotes func(notes int, took time.Duration)
 }
 
 // Vault is a folder of markdown notes opened as an os.Root: every file

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -83,6 +84,7 @@ func (a *app) openVault() (*vault.Vault, error) {
 	o := vault.Options{StateDir: a.stateDir, Actor: a.actor, NoSync: a.noSync, GitCommit: a.gitCommit}
 	if !a.serving {
 		o.Progress = a.changeProgress
+		o.ReadNotes = a.readNotesTip(dir)
 	}
 	v, err := vault.Open(dir, o)
 	if err != nil {
@@ -337,4 +339,23 @@ func (a *app) knownCommand(line string) bool {
 		return true
 	}
 	return false
+}
+
+// readNotesTip says once, on stderr, that a vault never indexed finds
+// names by reading every note (each command does it again) and how to
+// stop that; lookups that took under a second pass in silence.
+func (a *app) readNotesTip(dir string) func(notes int, took time.Duration) {
+	var told bool
+	return func(notes int, took time.Duration) {
+		if told || took < time.Second {
+			return
+		}
+		told = true
+		cmd := "vaultd index --vault " + shellQuote(dir)
+		if a.stateDir != "" {
+			cmd += " --state-dir " + shellQuote(a.stateDir)
+		}
+		fmt.Fprintf(a.err, "vaultd: this vault has no index yet, so names were looked up by reading all %s notes (%.1f s); run  %s  once (or keep vaultd serve running) and they answer at once\n",
+			thousands(notes), took.Seconds(), cmd)
+	}
 }
