@@ -147,6 +147,8 @@ type Core struct {
 	refused refusals // the latest refused calls (refusals.go)
 
 	bases baseCatalog // what bases evaluate over (basecat.go)
+
+	embedHints sync.Map // note path → embedHint: whether its text holds "![" (attachment.go)
 }
 
 // NewCore wraps an opened vault. It installs the vault's 9_System rules as

@@ -260,7 +260,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		if nc := c.v.ConflictAt(h.Path); nc != nil {
 			hit.Conflict = conflictData(nc, caller, false, nil)
 		}
-		if !hit.short && c.mayEmbed(h.Path) {
+		if !hit.short && c.mayEmbed(h.Path, h.Version) {
 			if n, err := c.v.Read(h.Path); err == nil {
 				hit.Attachments, hit.MoreAttachments = c.embedsOf(n)
 			}
