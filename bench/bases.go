@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -11,9 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/tools"
-	"github.com/vaultd/vaultd/vault"
 )
 
 // basesNotes is the size of the vault the bases part measures a saved
@@ -86,15 +83,8 @@ func basesBench(tmp string, rounds int, t *table) {
 	check(os.RemoveAll(dir))
 	writeBasesVault(dir, basesNotes)
 	t.corpus = fmt.Sprintf("synthetic %d notes", basesNotes)
-	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(tmp, "bases-state"), NoSync: true, Actor: "bench"})
-	check(err)
-	defer v.Close()
-	idx, err := index.Open(v, index.Options{Logger: slog.New(slog.DiscardHandler)})
-	check(err)
-	defer idx.Close()
-	check(idx.WaitReady(context.Background()))
-	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
-	check(err)
+	c, idx, closeCore := openCore(dir, filepath.Join(tmp, "bases-state"))
+	defer closeCore()
 	caller := tools.Caller{Actor: "bench", Perms: tools.Perms{Read: true}}
 	call := func(args map[string]any) time.Duration {
 		start := time.Now()

@@ -195,15 +195,8 @@ func namesBench(dir, tmp string, variants []*variant, stateOf func(*variant) str
 // in state (built by this tree).
 func checkNames(dir, state string) (trial.NameRates, time.Duration) {
 	start := time.Now()
-	v, err := vault.Open(dir, vault.Options{StateDir: state, NoSync: true, Actor: "bench"})
-	check(err)
-	defer v.Close()
-	idx, err := index.Open(v, index.Options{Logger: slog.New(slog.DiscardHandler)})
-	check(err)
-	defer idx.Close()
-	check(idx.WaitReady(context.Background()))
-	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
-	check(err)
+	c, _, closeCore := openCore(dir, state)
+	defer closeCore()
 	r, err := trial.CheckNames(context.Background(), c, trial.NameCheck{Search: true, MaxMisses: 6})
 	check(err)
 	return r, time.Since(start)
@@ -213,4 +206,21 @@ func checkNames(dir, state string) (trial.NameRates, time.Duration) {
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// openCore opens the vault at dir with its index in state, waits for the
+// index, and returns the core every door calls, the index, and what
+// closes them.
+func openCore(dir, state string) (*tools.Core, *index.Index, func()) {
+	v, err := vault.Open(dir, vault.Options{StateDir: state, NoSync: true, Actor: "bench"})
+	check(err)
+	idx, err := index.Open(v, index.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		v.Close()
+		check(err)
+	}
+	check(idx.WaitReady(context.Background()))
+	c, err := tools.NewCore(v, tools.CoreOptions{Index: idx})
+	check(err)
+	return c, idx, func() { idx.Close(); v.Close() }
 }
