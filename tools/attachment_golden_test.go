@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -13,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultd/vaultd/media/mediatest"
 )
 
 // attachmentVault is the example vault plus attachments of every kind
@@ -56,8 +57,8 @@ func attachmentVault(t *testing.T) string {
 		pages = append(pages, fmt.Sprintf("BT /F1 10 Tf 72 770 Td 0 -14 TD (Kapitel %d) Tj%s ET", i+1,
 			strings.Repeat(" T* [(Dieser)-600(Absatz)-600(steht)-600(auf)-600(jeder)-600(Seite.)] TJ", 10)))
 	}
-	write("3_Ressourcen/Handbuch.pdf", buildTestPDF(pages...))
-	write("0_Inbox/Scan Rechnung.pdf", buildTestPDF("", ""))
+	write("3_Ressourcen/Handbuch.pdf", mediatest.PDF(pages...))
+	write("0_Inbox/Scan Rechnung.pdf", mediatest.PDF("", ""))
 	write("0_Inbox/Kaputt.pdf", []byte("%PDF-1.4\nnothing of a PDF follows\n"))
 	write("2_Bereiche/Besprechung.mp3", append([]byte("ID3\x03\x00\x00\x00\x00\x00\x00"), make([]byte, 2000)...))
 	write("1_Projekte/x/logo.png", smallPNG(t))
@@ -105,48 +106,6 @@ func withExif(j []byte) []byte {
 	seg := []byte{0xFF, 0xE1, byte((len(payload) + 2) >> 8), byte(len(payload) + 2)}
 	out := append([]byte{0xFF, 0xD8}, append(seg, payload...)...)
 	return append(out, j[2:]...)
-}
-
-// buildTestPDF writes a PDF as producers do (Flate streams, xref, Courier
-// with its widths); each page is its content stream, "" a page without
-// text, as a scan has.
-func buildTestPDF(pages ...string) []byte {
-	objs := []string{"", ""}
-	streams := map[int][]byte{}
-	objs = append(objs, "<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths ["+strings.TrimSpace(strings.Repeat("600 ", 95))+"] >>")
-	var kids []string
-	for _, c := range pages {
-		var z bytes.Buffer
-		w := zlib.NewWriter(&z)
-		w.Write([]byte(c))
-		w.Close()
-		objs = append(objs, fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", z.Len()))
-		streams[len(objs)] = z.Bytes()
-		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", len(objs)))
-		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
-	}
-	objs[0] = "<< /Type /Catalog /Pages 2 0 R >>"
-	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\n", i+1, o)
-		if st, ok := streams[i+1]; ok {
-			b.WriteString("stream\n")
-			b.Write(st)
-			b.WriteString("\nendstream\n")
-		}
-		b.WriteString("endobj\n")
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }
 
 var cliReader = Caller{Actor: "owner", Perms: AllPerms, Door: DoorCLI}

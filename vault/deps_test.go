@@ -124,7 +124,7 @@ func TestDeps_Layers(t *testing.T) {
 	}
 	const mod = "github.com/vaultd/vaultd/"
 	rank := map[string]int{
-		"note": 0, "media": 0, "base": 1,
+		"note": 0, "media": 0, "media/mediatest": 0, "base": 1,
 		"vault": 1, "keys": 1, "embed": 1,
 		"rules": 2, "index": 2, "embed/embedtest": 2, "oauth": 2,
 		"tools":     3,
