@@ -227,24 +227,11 @@ func (p *parser) prefix() (node, error) {
 			if err := p.advance(); err != nil {
 				return nil, err
 			}
-			var items []node
-			for !p.isOp("]") {
-				n, err := p.expr(0)
-				if err != nil {
-					return nil, err
-				}
-				items = append(items, n)
-				if p.isOp(",") {
-					if err := p.advance(); err != nil {
-						return nil, err
-					}
-					continue
-				}
-				if !p.isOp("]") {
-					return nil, p.errf(p.tok.pos, "expected \",\" or \"]\" in the list, found %s", p.describe(p.tok))
-				}
+			items, err := p.exprsUntil("]", "in the list")
+			if err != nil {
+				return nil, err
 			}
-			return &listNode{items: items}, p.advance()
+			return &listNode{items: items}, nil
 		case "{":
 			if err := p.advance(); err != nil {
 				return nil, err
@@ -329,8 +316,15 @@ func (p *parser) args() ([]node, error) {
 	if err := p.expect("("); err != nil {
 		return nil, err
 	}
+	return p.exprsUntil(")", "after an argument")
+}
+
+// exprsUntil parses expressions separated by commas up to closer, which
+// it consumes: a list's items or a call's arguments. where says in an
+// error where the parser was ("in the list").
+func (p *parser) exprsUntil(closer, where string) ([]node, error) {
 	var out []node
-	for !p.isOp(")") {
+	for !p.isOp(closer) {
 		n, err := p.expr(0)
 		if err != nil {
 			return nil, err
@@ -342,8 +336,8 @@ func (p *parser) args() ([]node, error) {
 			}
 			continue
 		}
-		if !p.isOp(")") {
-			return nil, p.errf(p.tok.pos, "expected \",\" or \")\" after an argument, found %s", p.describe(p.tok))
+		if !p.isOp(closer) {
+			return nil, p.errf(p.tok.pos, "expected \",\" or %q %s, found %s", closer, where, p.describe(p.tok))
 		}
 	}
 	return out, p.advance()
