@@ -186,42 +186,31 @@ func parseFilter(n *yaml.Node, where string) (*Filter, error) {
 			return nil, &Error{Where: where, Msg: fmt.Sprintf("line %d: %q is no filter group; use and, or or not", n.Content[0].Line, op)}
 		}
 		items := n.Content[1]
-		f := &Filter{Op: op}
 		if items.Kind != yaml.SequenceNode {
-			one, err := parseFilter(items, where)
-			if err != nil {
-				return nil, err
-			}
-			if one != nil {
-				f.Items = append(f.Items, one)
-			}
-			return f, nil
+			return filterGroup(op, []*yaml.Node{items}, where)
 		}
-		for _, it := range items.Content {
-			one, err := parseFilter(it, where)
-			if err != nil {
-				return nil, err
-			}
-			if one != nil {
-				f.Items = append(f.Items, one)
-			}
-		}
-		return f, nil
+		return filterGroup(op, items.Content, where)
 	case yaml.SequenceNode:
 		// A bare list reads as "and".
-		f := &Filter{Op: "and"}
-		for _, it := range n.Content {
-			one, err := parseFilter(it, where)
-			if err != nil {
-				return nil, err
-			}
-			if one != nil {
-				f.Items = append(f.Items, one)
-			}
-		}
-		return f, nil
+		return filterGroup("and", n.Content, where)
 	}
 	return nil, &Error{Where: where, Msg: fmt.Sprintf("line %d: a filter is an expression or a group (and, or, not)", n.Line)}
+}
+
+// filterGroup parses the items of an and, or or not group; an empty item
+// (null) is left out.
+func filterGroup(op string, items []*yaml.Node, where string) (*Filter, error) {
+	f := &Filter{Op: op}
+	for _, it := range items {
+		one, err := parseFilter(it, where)
+		if err != nil {
+			return nil, err
+		}
+		if one != nil {
+			f.Items = append(f.Items, one)
+		}
+	}
+	return f, nil
 }
 
 func (b *Base) parseView(n *yaml.Node, i int) (*View, error) {

@@ -3,10 +3,12 @@ package base
 import (
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -295,26 +297,15 @@ func (s *scope) callMethod(n *callNode) any {
 		return s.stringMethod(n, toString(v), args)
 	case map[string]any:
 		switch n.fn {
-		case "keys":
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+		case "keys", "values":
+			keys := slices.Sorted(maps.Keys(v))
 			out := make([]any, len(keys))
 			for i, k := range keys {
-				out[i] = k
-			}
-			return out
-		case "values":
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			out := make([]any, len(keys))
-			for i, k := range keys {
-				out[i] = v[k]
+				if n.fn == "keys" {
+					out[i] = k
+				} else {
+					out[i] = v[k]
+				}
 			}
 			return out
 		}
