@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -549,6 +550,27 @@ func (c *Core) mayEmbed(p, version string) bool {
 		c.embedHints.Store(p, embedHint{version, may})
 	}
 	return may
+}
+
+// byQuery puts first the attachments whose file name holds more of the
+// query's words (a search for "CDN Angebot" shows "Angebot CDN.pdf" first,
+// and its line's call reads that one); the others keep the note's order.
+func byQuery(embeds []EmbedData, query string) {
+	words := foldWords(query)
+	if len(words) == 0 || len(embeds) < 2 {
+		return
+	}
+	score := func(e EmbedData) int {
+		name := strings.ToLower(path.Base(e.File))
+		n := 0
+		for _, w := range words {
+			if len([]rune(w)) >= 3 && strings.Contains(name, w) {
+				n++
+			}
+		}
+		return n
+	}
+	slices.SortStableFunc(embeds, func(a, b EmbedData) int { return score(b) - score(a) })
 }
 
 // writeEmbeds writes the one line that names a note's embedded

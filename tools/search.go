@@ -263,6 +263,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		if !hit.short && c.mayEmbed(h.Path, h.Version) {
 			if n, err := c.v.Read(h.Path); err == nil {
 				hit.Attachments, hit.MoreAttachments = c.embedsOf(n)
+				byQuery(hit.Attachments, a.Query)
 			}
 		}
 		data.Hits = append(data.Hits, hit)
