@@ -38,7 +38,7 @@
 // Usage (from the repository root):
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
-//	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning,bases] [-runs 3] [-rounds 5] [-writes 50]
+//	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning,bases,vaults] [-runs 3] [-rounds 5] [-writes 50]
 //	               [-baseline REV] [-growth]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
@@ -95,7 +95,7 @@ func main() {
 	}
 	corpora := flag.String("corpora", "../shared/corpora", "folder holding gesetze.tar.xz, obsidian-help-de, tldr-en")
 	corpus := flag.String("corpus", "gesetze,obsidian-help-de,tldr-en", "comma-separated corpora to measure: names in -corpora, or folders by absolute path (a vault of folder notes: a checkout of mdn/translated-content-de's files/de)")
-	only := flag.String("only", "build,restart,cold,search,watch,stdio,names,http,similar,meaning,bases", "comma-separated parts to run (growth: see -growth; bases: a saved Bases view over a synthetic vault of 10,000 notes, once)")
+	only := flag.String("only", "build,restart,cold,search,watch,stdio,names,http,similar,meaning,bases,vaults", "comma-separated parts to run (growth: see -growth; bases: a saved Bases view over a synthetic vault of 10,000 notes, once)")
 	growth := flag.Bool("growth", false, "also run the growth run: gesetze 1×, 2×, 4× (perturbed copies), this tree only; minutes")
 	runs := flag.Int("runs", 3, "repetitions of build and restart (median reported)")
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
@@ -253,6 +253,9 @@ func main() {
 	}
 	if parts["bases"] { // bench/bases.go: its own vault, not a corpus
 		basesBench(tmp, *rounds, t)
+	}
+	if parts["vaults"] { // bench/vaults.go: 3 synthetic vaults behind one server
+		vaultsBench(tmp, *rounds, t)
 	}
 	if *growth {
 		growthBench(*corpora, tmp, variants[len(variants)-1], t)

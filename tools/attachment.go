@@ -119,7 +119,7 @@ func (c *Core) ReadAttachment(ctx context.Context, caller Caller, a ReadAttachme
 	}
 	kind, mime, _ := vault.AttachmentKind(info.Path)
 	d := ReadAttachmentData{File: info.Path, Kind: kind, Type: mime, Size: info.Size, Modified: when(info.ModTime)}
-	if caller.Door != DoorCLI {
+	if !caller.Door.CLI() {
 		d.Resource = ResourceURI(info.Path)
 	}
 	r := &Result{}
@@ -160,7 +160,7 @@ func (c *Core) ReadAttachment(ctx context.Context, caller Caller, a ReadAttachme
 	}
 	c.writeUsers(&b2, &d, info)
 	b2.WriteString(body.String())
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		fmt.Fprintf(&b2, "save a copy: vaultd attachment %s --out FILE\n", shellQuote(d.File))
 	} else {
 		fmt.Fprintf(&b2, "resource: %s (resources/read gives the file itself)\n", d.Resource)
@@ -201,7 +201,7 @@ func (c *Core) describeImage(b, body *strings.Builder, d *ReadAttachmentData, r 
 		how = "scaled down, " + how
 	}
 	where := "as image content after this text"
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		where = "to MCP clients; a terminal shows none"
 	} else {
 		r.Images = append(r.Images, Image{MIMEType: im.MIMEType, Data: im.Data})

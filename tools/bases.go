@@ -481,7 +481,7 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 	if limit <= 0 {
 		limit = baseRowsDefault
 	}
-	if caller.Door != DoorCLI {
+	if !caller.Door.CLI() {
 		limit = min(limit, baseRowsMax) // a person at the command line may ask for all (--csv)
 	}
 	offset = max(offset, 0)
@@ -640,7 +640,7 @@ func renderView(caller Caller, lb *loadedBase, out *base.Result, files, offset, 
 // to baseCellRunes for an agent (a person's CSV keeps it whole).
 func cellText(v any, door Door) string {
 	s := oneLine(base.Text(v))
-	if door != DoorCLI && utf8.RuneCountInString(s) > baseCellRunes {
+	if !door.CLI() && utf8.RuneCountInString(s) > baseCellRunes {
 		s = cut(s, baseCellRunes)
 	}
 	return s

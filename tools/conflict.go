@@ -206,13 +206,13 @@ func writeConflict(b *strings.Builder, d *ConflictData, full bool, caller Caller
 	switch {
 	case d.Resolve == "":
 		b.WriteString("Resolving it needs the write permission, which this connection does not have: tell the user the note is in conflict.\n")
-	case len(d.Regions) == 0 && caller.Door == DoorCLI:
+	case len(d.Regions) == 0 && caller.Door.CLI():
 		b.WriteString("resolve: " + d.Resolve + "\n")
 		b.WriteString("(keeps the text as it is now; or --take ours or --take theirs for that side's whole note, or --take text with the note's text in --content or --file)\n")
 	case len(d.Regions) == 0:
 		b.WriteString("resolve: " + d.Resolve + "\n")
 		b.WriteString(`(keeps the text as it is now; or "take": "ours" or "theirs" for that side's whole note, or "take": "text" with the note's text in "content")` + "\n")
-	case caller.Door == DoorCLI:
+	case caller.Door.CLI():
 		b.WriteString("resolve all: " + d.Resolve + "\n")
 		b.WriteString("(each resolve keeps both sides, ours first; --take ours or --take theirs keeps one side, --take text with your merged text in --content or --file replaces the section's body, or without --heading the whole note)\n")
 	default:

@@ -45,8 +45,12 @@ func (l Limits) withDefaults() Limits {
 // Connection is one client's identity, rights and rate limits. For stdio
 // there is one per process; over HTTP one per access key.
 type Connection struct {
-	Actor  string
-	Perms  Perms
+	Actor string
+	Perms Perms
+	// Vaults are its rights per vault, where one server serves several
+	// and a key names them; nil: Perms in every vault. Perms then is
+	// their union (the tools it is shown).
+	Vaults map[string]Perms
 	writes *bucket
 	dels   *bucket
 	limits Limits
@@ -94,7 +98,7 @@ var errRateLimited = fmt.Errorf("rate limited")
 // call changed nothing), and on a write tool the limits left.
 func (c *Core) callOn(ctx context.Context, cn *Connection, caller Caller, t tool, args map[string]any) *Result {
 	var r *Result
-	if !allowed(cn.Perms, t.perm) {
+	if !allowed(caller.Perms, t.perm) {
 		r = permissionDenied(caller, t.name, t.perm)
 	} else if ch, refused := cn.reserve(t, time.Now()); refused != nil {
 		r = refused

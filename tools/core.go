@@ -41,13 +41,27 @@ type Perms struct {
 var AllPerms = Perms{Read: true, Write: true, Delete: true}
 
 // Door says how a next call is spelled: as an MCP tool call or as a
-// vaultd command line.
-type Door int
+// vaultd command line, and, where one server serves several vaults, in
+// which vault (every suggested call then names it, so that it works when
+// copied as it is).
+type Door struct {
+	cli   bool
+	vault string
+}
 
-const (
-	DoorMCP Door = iota
-	DoorCLI
+var (
+	DoorMCP = Door{}
+	DoorCLI = Door{cli: true}
 )
+
+// CLI reports whether calls are spelled as vaultd command lines.
+func (d Door) CLI() bool { return d.cli }
+
+// In returns the door whose calls name vault ("" for none).
+func (d Door) In(vault string) Door { d.vault = vault; return d }
+
+// Vault is the vault the door's calls name; "" where one vault is served.
+func (d Door) Vault() string { return d.vault }
 
 // Caller is who asks: the actor recorded in history, its rights, and the
 // door it came through.
@@ -60,6 +74,10 @@ type Caller struct {
 	Client string
 	Perms  Perms
 	Door   Door
+	// Vaults are the caller's rights per vault where one server serves
+	// several and they differ (a key for the team vault only); nil: Perms
+	// in every vault. A vault missing here is one the caller may not see.
+	Vaults map[string]Perms
 
 	// charge is what the call reserved from its connection's rate limits
 	// (nil for the CLI, which has none); a write that turns out to remove

@@ -36,7 +36,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		// Not a domain error: an I/O failure. Say so plainly; host paths
 		// must not leak, so only the kind of failure is shown.
 		b.WriteString("error: " + f.tool + " failed: " + scrubHostPaths(scrubHostPaths(err.Error(), c.v.Dir()), c.v.StateDir()) + "\nerror code: failed\n")
-		if caller.Door == DoorCLI {
+		if caller.Door.CLI() {
 			b.WriteString("The vault was not changed by this command. If it fails again, check the vault folder and the state dir (--state-dir).")
 		} else {
 			b.WriteString("The vault was not changed by this call. Try again once; if it fails again, tell the user.")
@@ -183,7 +183,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 			data["missing"] = ve.Alternatives
 		}
 		switch {
-		case caller.Door != DoorCLI:
+		case !caller.Door.CLI():
 			b.WriteString("This is the vault owner's rule; do not try to work around it. Choose a path the rules allow, or tell the user.\n")
 		case ve.RuleSource != "":
 			// At a terminal the person is the vault's owner: say where the
@@ -194,7 +194,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		}
 		if ve.RuleSource != "" {
 			next = append(next, call{"read_note", []arg{{"path", ve.RuleSource}}})
-		} else if caller.Door == DoorCLI && ve.Path != "" && c.v.Exists(ve.Path) {
+		} else if caller.Door.CLI() && ve.Path != "" && c.v.Exists(ve.Path) {
 			next = append(next, call{"read_note", []arg{{"path", ve.Path}}})
 		}
 	case errors.Is(err, vault.ErrExists):
@@ -219,7 +219,7 @@ func (c *Core) fail(caller Caller, f failure, err error) *Result {
 		data["retry_after_seconds"] = 3
 		b.WriteString("retry after: 3 seconds\nNothing was changed. Another program (an editor, git, a sync tool) is saving this note right now; wait 3 seconds, then send the same call again.\n")
 	case errors.Is(err, vault.ErrStateDir):
-		if caller.Door == DoorCLI {
+		if caller.Door.CLI() {
 			b.WriteString("vaultd's state dir (history and index) is full or not writable: free space there or fix it, or give another one with --state-dir. Reading still works.\n")
 		} else {
 			b.WriteString("Retrying will not help yet. Tell the user: vaultd's state dir (history and index) is full or not writable; the vault owner must free space there or fix it. Reading still works.\n")
@@ -261,7 +261,7 @@ func suggest(door Door, f failure, n call) []string {
 	if toolPerm(n.tool) == "read" || !carriesText(n) {
 		return []string{"next: " + n.render(door)}
 	}
-	if door == DoorCLI {
+	if door.CLI() {
 		cp := call{tool: n.tool}
 		for _, a := range n.args {
 			if a.name == "content" {

@@ -239,7 +239,7 @@ func (g deleteGuard) refused(c *Core, caller Caller, a DeleteArgs, err error) *R
 	n := len(us.subNotes)
 	folder := strings.TrimSuffix(us.path, ".md")
 	name, confirm, move := "with_sub_notes", fmt.Sprintf("send the same call with \"with_sub_notes\": %d", n), "move_note"
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		name, confirm, move = "--with-sub-notes", fmt.Sprintf("run the same command with --with-sub-notes %d", n), "vaultd move"
 	}
 	var b strings.Builder

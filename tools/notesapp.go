@@ -44,7 +44,7 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 // listArg spells a list argument of a suggested call: a JSON array for
 // MCP, comma-separated for the command line.
 func listArg(caller Caller, l []string) any {
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		return strings.Join(l, ",")
 	}
 	return l

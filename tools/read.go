@@ -164,7 +164,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	}
 	nc := c.conflictOf(n)
 	if nc != nil && a.Offset == 0 {
-		data.Conflict = conflictData(nc, caller, caller.Door != DoorCLI, shown)
+		data.Conflict = conflictData(nc, caller, !caller.Door.CLI(), shown)
 	}
 	data.Total = utf8.RuneCount(text)
 	if a.Offset < 0 || (a.Offset > 0 && a.Offset >= data.Total) {
@@ -231,7 +231,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if d.FrontmatterErr != nil {
 		b.WriteString("warning: the frontmatter is not valid YAML; it is shown as written and vaultd will not rewrite it\n")
 	}
-	if data.Conflict != nil && caller.Door != DoorCLI {
+	if data.Conflict != nil && !caller.Door.CLI() {
 		writeConflict(&b, data.Conflict, true, caller)
 		if len(nc.Regions) > 0 {
 			b.WriteString("\nthe note as it is, markers included:\n")
@@ -292,7 +292,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	} else {
 		b.WriteString("To change it: append_to_note or update_section with this path; replace_note needs expected_version " + data.Note.Version + ".\n")
 	}
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		return c.ReadNoteCLI(data, caller)
 	}
 	data.Content = ""

@@ -155,10 +155,13 @@ func init() {
 }
 
 func (c call) render(door Door) string {
-	if door == DoorCLI {
+	if door.CLI() {
 		sp, ok := cliSpelling[c.tool]
 		if ok {
 			parts := []string{"vaultd", sp.cmd}
+			if door.vault != "" {
+				parts = append(parts, "--vault", shellQuote(door.vault))
+			}
 			for _, a := range c.args {
 				if a.name == sp.positional {
 					parts = append(parts, shellQuote(fmt.Sprint(a.value)))
@@ -180,6 +183,12 @@ func (c call) render(door Door) string {
 	var b strings.Builder
 	b.WriteString(c.tool)
 	b.WriteString(" {")
+	if door.vault != "" {
+		b.WriteString(`"vault": ` + jsonText(door.vault))
+		if len(c.args) > 0 {
+			b.WriteString(", ")
+		}
+	}
 	for i, a := range c.args {
 		if i > 0 {
 			b.WriteString(", ")

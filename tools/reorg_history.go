@@ -197,7 +197,7 @@ func writeChange(b *strings.Builder, it ChangeItem, door Door) {
 	} else if it.DiffNote != "" {
 		fmt.Fprintf(b, "diff: %s\n", it.DiffNote)
 	}
-	if door == DoorCLI && it.ID != "" && it.Op != "external" {
+	if door.CLI() && it.ID != "" && it.Op != "external" {
 		fmt.Fprintf(b, "undo: vaultd undo %s\n", it.ID)
 	}
 }

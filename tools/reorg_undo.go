@@ -114,7 +114,7 @@ func (c *Core) failUndo(caller Caller, a UndoArgs, err error) *Result {
 	case ve.Path != "":
 		next = "vaultd history " + shellQuote(ve.Path)
 	}
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		b.WriteString("next: " + next)
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data, Err: err}

@@ -85,6 +85,17 @@ type SearchHit struct {
 	Views    []SavedViewData `json:"saved_views,omitempty"`
 	matching int             // all of them
 	short    bool            // shown as its note and one read call (after notes with every word)
+	score    float64         // the index's score, to merge the hits of several vaults
+	Vault    string          `json:"vault,omitempty"` // the vault the hit is in, where several are searched at once
+}
+
+// caller is the caller whose calls read the hit: in its vault, where
+// several are searched at once.
+func (h SearchHit) caller(c Caller) Caller {
+	if h.Vault != "" {
+		c.Door = c.Door.In(h.Vault)
+	}
+	return c
 }
 
 // SearchSuggestion is a "did you mean" for a word no note has.
@@ -138,25 +149,46 @@ const (
 // matching sections (AGENT-CONTRACT rule 20); with path, the page is that
 // one note's matching sections.
 func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs) *Result {
+	a.Limit = min(a.Limit, maxSearchLimit)
+	p, r := c.search(ctx, caller, a)
+	if r != nil {
+		return r
+	}
+	return renderSearch(caller, p)
+}
+
+// searchPage is one page of search_notes' hits, ready to render: the
+// hits of one vault, or of several merged (vaults.go).
+type searchPage struct {
+	a         SearchNotesArgs
+	data      SearchData
+	relaxed   bool   // no note has every word; the hits have some
+	meaningOn bool   // the vault searches by meaning too
+	shownBy   string // the kind of match asked for, as the answer names it
+}
+
+// search runs search_notes up to its page of hits; r is set instead when
+// the answer is something else (an error, the note the query names, one
+// note's sections).
+func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p *searchPage, r *Result) {
 	const tool = "search_notes"
 	if r := c.need(caller, tool, "read"); r != nil {
-		return r
+		return nil, r
 	}
 	f := failure{tool: tool, path: a.Query, args: []arg{{"query", a.Query}}}
 	if c.index() == nil {
-		return c.noIndexResult(caller, f)
+		return nil, c.noIndexResult(caller, f)
 	}
 	lim := a.Limit
 	if lim <= 0 {
 		lim = searchLimit
 	}
-	lim = min(lim, maxSearchLimit)
 	var one *vault.Note
 	if strings.TrimSpace(a.Path) != "" {
 		pf := failure{tool: tool, path: a.Path, args: searchArgs(a, 0)}
 		if looksLikePath(a.Path) {
 			if err := c.badPath(a.Path); err != nil {
-				return c.fail(caller, pf, err)
+				return nil, c.fail(caller, pf, err)
 			}
 		}
 		n, _, err := c.v.Find(a.Path)
@@ -164,7 +196,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			if ve, ok := note.AsError(err); ok {
 				ve.Op = "search"
 			}
-			return c.fail(caller, pf, err)
+			return nil, c.fail(caller, pf, err)
 		}
 		one = n
 	} else if p, rest, ok := c.pathInQuery(a.Query); ok {
@@ -175,7 +207,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		if err == nil {
 			if strings.TrimSpace(rest) == "" {
 				if r := c.namedInstead(caller, SearchNotesArgs{Query: p}, nil, "it is the path of a note", nil); r != nil {
-					return r
+					return nil, r
 				}
 			} else {
 				one, a.Query = n, rest
@@ -184,7 +216,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	}
 	by, r := c.searchBy(caller, a)
 	if r != nil {
-		return r
+		return nil, r
 	}
 	a.By = by
 	st := c.idx.Status()
@@ -211,15 +243,15 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		var qe *index.QueryError
 		if errors.As(err, &qe) {
 			if r := c.namedInstead(caller, a, one, qe.Error(), nil); r != nil {
-				return r
+				return nil, r
 			}
-			return c.fail(caller, f, &note.Error{Op: "search", Kind: note.ErrInvalid, Msg: qe.Error()})
+			return nil, c.fail(caller, f, &note.Error{Op: "search", Kind: note.ErrInvalid, Msg: qe.Error()})
 		}
-		return c.fail(caller, f, err)
+		return nil, c.fail(caller, f, err)
 	}
 	if res.Total == 0 && res.Some == 0 && a.Offset == 0 {
 		if r := c.namedInstead(caller, a, one, "", res.Suggestions); r != nil {
-			return r
+			return nil, r
 		}
 	}
 	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
@@ -239,7 +271,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 			continue
 		}
 		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space, Encoding: encodingText(c.v.NotTextAt(h.Path)), Twin: vault.TwinNote(h.Path)}
-		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By, Some: h.Some}
+		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By, Some: h.Some, score: h.Score}
 		for i, s := range h.Sections {
 			sec := searchSection(s, h.Title)
 			if i > 0 && one == nil {
@@ -270,7 +302,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	}
 	data.Excluded = x.data(hidden, firstHidden)
 	if one != nil {
-		return c.searchInNote(caller, a, one, res, data)
+		return nil, c.searchInNote(caller, a, one, res, data)
 	}
 	if a.Offset <= 0 {
 		top, inHit := c.savedViews(caller, a.Query, data.Hits)
@@ -280,6 +312,15 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		}
 	}
 
+	return &searchPage{a: a, data: data, relaxed: res.Relaxed, meaningOn: res.Status.Meaning.On(), shownBy: shownBy}, nil
+}
+
+// renderSearch renders a page of hits. A hit from one of several vaults
+// spells its calls in its vault; the page's own calls (the next page, a
+// search without filters) search where this one did.
+func renderSearch(caller Caller, p *searchPage) *Result {
+	const tool = "search_notes"
+	a, data, shownBy := p.a, p.data, p.shownBy
 	var b strings.Builder
 	where := filtersText(a.Space, a.Folder, a.Tag)
 	if data.Index != "" {
@@ -315,7 +356,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		if data.Index != "" {
 			b.WriteString("The index is still being built, so this may change: search again in a few seconds.\n")
 		}
-		if a.By == index.ByWords && res.Status.Meaning.On() && data.Meaning == "" {
+		if a.By == index.ByWords && p.meaningOn && data.Meaning == "" {
 			b.WriteString("next: " + call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Space: a.Space, Folder: a.Folder, Tag: a.Tag}, 0)}.render(caller.Door))
 			return &Result{Text: b.String(), Data: data}
 		}
@@ -334,7 +375,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		return &Result{Text: b.String(), Data: data}
 	}
 	fmt.Fprintf(&b, "showing notes %d–%d of %d%s%s%s", data.Offset+1, data.Offset+len(data.Hits), total, where, byText(shownBy), offsetText(data.Offset))
-	if res.Relaxed {
+	if p.relaxed {
 		b.WriteString(" (no note has all words; these have some)")
 	}
 	if data.Some > 0 {
@@ -342,37 +383,41 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	}
 	b.WriteString("\n")
 	for i, h := range data.Hits {
+		hc := h.caller(caller)
 		if h.Some && (i == 0 || !data.Hits[i-1].Some) {
 			b.WriteString("\nthe notes below have some of the words, not all:\n")
 		}
 		b.WriteString("\n")
 		writeRef(&b, h.NoteRef, "")
+		if h.Vault != "" {
+			b.WriteString("vault: " + h.Vault + "\n")
+		}
 		if h.short {
 			// The call that reads its best section (see above).
 			args := []arg{{"path", h.Path}}
 			if s := h.Sections[0].Heading; s != "" {
 				args = append(args, arg{"heading", s})
 			}
-			b.WriteString("read: " + call{"read_note", args}.render(caller.Door) + "\n")
+			b.WriteString("read: " + call{"read_note", args}.render(hc.Door) + "\n")
 			continue
 		}
 		if h.By != "" {
 			b.WriteString("matched by: " + matchedBy[h.By] + "\n")
 		}
 		writeHitProperties(&b, h.Properties)
-		writeEmbeds(&b, h.Attachments, h.MoreAttachments, caller.Door)
+		writeEmbeds(&b, h.Attachments, h.MoreAttachments, hc.Door)
 		if len(h.Sections) > 0 {
 			writeSectionLines(&b, h.Sections[0])
-			b.WriteString("read: " + call{"read_note", sectionArgs(h.Path, h.Sections[0])}.render(caller.Door) + "\n")
+			b.WriteString("read: " + call{"read_note", sectionArgs(h.Path, h.Sections[0])}.render(hc.Door) + "\n")
 		}
 		if n := len(h.Sections) - 1 + h.MoreSections; n > 0 {
 			fmt.Fprintf(&b, "other sections that match: %d (listed after the hits)\n", n)
 		}
 		for _, v := range h.Views {
-			writeSavedView(&b, v, caller)
+			writeSavedView(&b, v, hc)
 		}
 		if h.Conflict != nil {
-			writeConflict(&b, h.Conflict, false, caller)
+			writeConflict(&b, h.Conflict, false, hc)
 		}
 	}
 	// The other sections of each hit after every hit (AGENT-CONTRACT rule
@@ -380,6 +425,7 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 	// best section before a second section of this one.
 	moreHeader := false
 	for _, h := range data.Hits {
+		hc := h.caller(caller)
 		if h.short || len(h.Sections) <= 1 && h.MoreSections == 0 {
 			continue
 		}
@@ -390,10 +436,10 @@ func (c *Core) SearchNotes(ctx context.Context, caller Caller, a SearchNotesArgs
 		for _, s := range h.Sections[1:] {
 			// The call that reads each (their snippets would double the
 			// answer).
-			b.WriteString("also: " + call{"read_note", sectionArgs(h.Path, s)}.render(caller.Door) + "\n")
+			b.WriteString("also: " + call{"read_note", sectionArgs(h.Path, s)}.render(hc.Door) + "\n")
 		}
 		if h.MoreSections > 0 {
-			fmt.Fprintf(&b, "%d more in this note: %s\n", h.MoreSections, call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Path: h.Path}, len(h.Sections))}.render(caller.Door))
+			fmt.Fprintf(&b, "%d more in this note: %s\n", h.MoreSections, call{tool, searchArgs(SearchNotesArgs{Query: a.Query, Path: h.Path}, len(h.Sections))}.render(hc.Door))
 		}
 	}
 	if next := data.Offset + len(data.Hits); next < total {

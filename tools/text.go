@@ -84,9 +84,9 @@ func writeNotText(b *strings.Builder, data map[string]any, ve *note.Error, calle
 	fix := personFix(te.Problem, ve.Path, te.New)
 	var say string
 	switch {
-	case caller.Door == DoorCLI && te.New:
+	case caller.Door.CLI() && te.New:
 		say = "To write it: " + fix + "."
-	case caller.Door == DoorCLI:
+	case caller.Door.CLI():
 		say = "To edit it: " + fix + "."
 	case te.New:
 		say = "Send the text as UTF-8 text: a JSON string without NUL characters."
@@ -101,7 +101,7 @@ func writeNotText(b *strings.Builder, data map[string]any, ve *note.Error, calle
 // text, in place of the ways to change it.
 func notTextReadHint(n *vault.Note, caller Caller) string {
 	how := n.NotText.Shown()
-	if caller.Door == DoorCLI {
+	if caller.Door.CLI() {
 		return fmt.Sprintf("The text above is %s. vaultd edits only UTF-8 notes and refuses every change to this one; to edit it, %s.\n", how, personFix(n.NotText, n.Path, false))
 	}
 	return fmt.Sprintf("The text above is %s. vaultd edits only UTF-8 notes: every change to this one is refused. Tell the user, who can %s.\n", how, personFix(n.NotText, n.Path, false))

@@ -1,0 +1,742 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/vaultd/vaultd/note"
+)
+
+// Vaults is what one server serves: one vault, or several by name, each
+// with its own core (index, rules, history, trash). With one vault every
+// call goes to its core unchanged. With several, every tool takes a
+// "vault" argument, a path may be written NAME:path, a call that names no
+// vault is sent where its note is (or, for search and the lists, to every
+// vault), and every answer names its vault in each call it suggests.
+type Vaults struct {
+	names []string // in the order served; names[0] is where a lone vault's calls go
+	cores map[string]*Core
+}
+
+// SingleVault serves one vault; its calls take no vault argument.
+func SingleVault(c *Core) *Vaults {
+	return &Vaults{names: []string{""}, cores: map[string]*Core{"": c}}
+}
+
+// vaultName is how a served vault may be named: short, no spaces, no
+// colon (NAME:path splits at the first colon).
+var vaultName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+
+// ValidVaultName says what is wrong with name as a vault's name, or nil.
+func ValidVaultName(name string) error {
+	if !vaultName.MatchString(name) {
+		return fmt.Errorf("vault name %q: use 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or digit (no spaces or colons)", name)
+	}
+	return nil
+}
+
+// NewVaults serves the cores by the names given, in that order. Names
+// must be valid (ValidVaultName) and differ in more than case.
+func NewVaults(names []string, cores []*Core) (*Vaults, error) {
+	if len(names) != len(cores) || len(names) == 0 {
+		return nil, fmt.Errorf("vaults: %d names for %d cores", len(names), len(cores))
+	}
+	vs := &Vaults{cores: map[string]*Core{}}
+	for i, n := range names {
+		if err := ValidVaultName(n); err != nil {
+			return nil, err
+		}
+		for _, m := range vs.names {
+			if strings.EqualFold(m, n) {
+				return nil, fmt.Errorf("vault name %q is given twice", n)
+			}
+		}
+		vs.names = append(vs.names, n)
+		vs.cores[n] = cores[i]
+	}
+	return vs, nil
+}
+
+// Multi reports whether several vaults are served (calls then take a
+// vault argument).
+func (vs *Vaults) Multi() bool { return len(vs.names) > 1 }
+
+// Names lists the served vaults' names in order ("" for a lone vault).
+func (vs *Vaults) Names() []string { return slices.Clone(vs.names) }
+
+// Core returns the named vault's core (nil if none); "" is the first.
+func (vs *Vaults) Core(name string) *Core {
+	if name == "" {
+		return vs.cores[vs.names[0]]
+	}
+	return vs.cores[vs.lookup(name)]
+}
+
+// First is the first vault's core: a lone vault's.
+func (vs *Vaults) First() *Core { return vs.cores[vs.names[0]] }
+
+// lookup returns the served name equal to name but for case, or "".
+func (vs *Vaults) lookup(name string) string {
+	for _, n := range vs.names {
+		if strings.EqualFold(n, name) {
+			return n
+		}
+	}
+	return ""
+}
+
+// PermsIn returns what caller may do in the named vault; ok is false
+// where it may see nothing of it.
+func (caller Caller) PermsIn(vault string) (p Perms, ok bool) {
+	if caller.Vaults == nil {
+		return caller.Perms, caller.Perms.Read
+	}
+	p, ok = caller.Vaults[vault]
+	return p, ok && p.Read
+}
+
+// Visible lists the vaults caller may read, in order. A vault it may not
+// see appears nowhere in its answers, not even in suggestions or counts.
+func (vs *Vaults) Visible(caller Caller) []string {
+	var out []string
+	for _, n := range vs.names {
+		if _, ok := caller.PermsIn(n); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// UnionPerms is what a connection with per-vault rights may do in some
+// vault: the tools it is shown.
+func UnionPerms(byVault map[string]Perms) Perms {
+	var u Perms
+	for _, p := range byVault {
+		if p.Read {
+			u.Read = true
+			u.Write = u.Write || p.Write
+			u.Delete = u.Delete || (p.Write && p.Delete)
+		}
+	}
+	return u
+}
+
+// targetArgs are the arguments that name a note, file or folder in a
+// vault: where a call that names no vault is sent, and the ones that may
+// be written NAME:path.
+var targetArgs = []string{"path", "trash_path", "folder", "note", "base", "to"}
+
+// fanOut are the tools that, naming no vault and no note, answer for
+// every vault the caller may read, one answer after another.
+var fanOut = map[string]bool{
+	"recent_changes": true, "list_tags": true, "list_trash": true, "query_notes": true,
+	"list_notes": true, "list_attachments": true,
+}
+
+// Call runs a tool for caller: with one vault, in it; with several, in
+// the vault the call names (its vault argument or a NAME: path), else
+// where its note is, else in every vault (search, lists). Rights are
+// checked per vault.
+func (vs *Vaults) Call(ctx context.Context, caller Caller, name string, args map[string]any) *Result {
+	return vs.call(ctx, nil, caller, name, args)
+}
+
+// CallOn is Call on an MCP connection: its rights per vault and its rate
+// limits (Core.CallOn).
+func (vs *Vaults) CallOn(ctx context.Context, cn *Connection, caller Caller, name string, args map[string]any) *Result {
+	return vs.call(ctx, cn, caller, name, args)
+}
+
+func (vs *Vaults) call(ctx context.Context, cn *Connection, caller Caller, name string, args map[string]any) *Result {
+	if args == nil {
+		args = map[string]any{}
+	}
+	if cn != nil {
+		caller.Vaults = cn.Vaults
+	}
+	if !vs.Multi() {
+		return vs.run(ctx, cn, caller, "", name, args)
+	}
+	t, ok := toolNamed(name)
+	if !ok {
+		c := vs.First()
+		return c.fail(caller, failure{tool: name}, &note.Error{Op: "call", Kind: note.ErrInvalid,
+			Msg: fmt.Sprintf("there is no tool %q; tools: %s", name, strings.Join(ToolNames(vs.union(caller)), ", "))})
+	}
+	visible := vs.Visible(caller)
+	if len(visible) == 0 {
+		return permissionDenied(caller, name, "read")
+	}
+	args = cloneArgs(args)
+	named, r := vs.namedVault(caller, t, args, visible)
+	if r != nil {
+		return r
+	}
+	switch {
+	case named != "":
+		return vs.inVault(ctx, cn, caller, named, t, args, visible)
+	case len(visible) == 1:
+		return vs.inVault(ctx, cn, caller, visible[0], t, args, visible)
+	case name == "vault_overview":
+		return vs.overview(ctx, caller, visible)
+	case name == "search_notes" && str(args["path"]) == "":
+		return vs.searchAll(ctx, caller, args, visible)
+	}
+	target, value := targetOf(t, args)
+	if value == "" {
+		if fanOut[name] {
+			return vs.each(ctx, cn, caller, t, args, visible)
+		}
+		return vs.needVault(caller, t, args, visible, "")
+	}
+	found, alts := vs.locate(ctx, caller, t, target, value, visible)
+	if len(found) == 0 && t.perm == "read" {
+		if r := vs.tryEach(ctx, cn, caller, t, args, target, value, visible); r != nil {
+			return r
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return vs.inVault(ctx, cn, caller, found[0], t, args, visible)
+	case len(found) > 1:
+		return vs.ambiguous(caller, t, args, target, value, found)
+	case t.name == "create_note" || t.name == "upload_attachment":
+		return vs.needVault(caller, t, args, visible, "")
+	}
+	return vs.notFoundAnywhere(caller, t, args, target, value, visible, alts)
+}
+
+// run runs a tool in one vault's core, on the connection when there is one.
+func (vs *Vaults) run(ctx context.Context, cn *Connection, caller Caller, vault, name string, args map[string]any) *Result {
+	c := vs.Core(vault)
+	if cn != nil {
+		return c.CallOn(ctx, cn, caller, name, args)
+	}
+	return c.Call(ctx, caller, name, args)
+}
+
+// inVault runs t in the named vault with the caller's rights there; the
+// answer names the vault first, and every call it suggests names it. A
+// note the vault does not have is looked for in the others, and the
+// answer says where a close match is.
+func (vs *Vaults) inVault(ctx context.Context, cn *Connection, caller Caller, vault string, t tool, args map[string]any, visible []string) *Result {
+	p, _ := caller.PermsIn(vault)
+	caller.Perms, caller.Door = p, caller.Door.In(vault)
+	r := vs.run(ctx, cn, caller, vault, t.name, args)
+	r.Text = "vault: " + vault + "\n" + r.Text
+	if ve, ok := note.AsError(r.Err); ok && errors.Is(r.Err, note.ErrNotFound) && isPlaceKind(ve.AltKind) {
+		if target, value := targetOf(t, args); value != "" {
+			lines, there := vs.elsewhere(ctx, caller, t, args, target, value, vault, visible)
+			switch {
+			case there != "":
+				// Another vault has it: said right after the error, and
+				// its call is the next one.
+				head, rest, _ := strings.Cut(r.Text, "\nerror code: ")
+				code, rest, _ := strings.Cut(rest, "\n")
+				rest = nextLine.ReplaceAllString(rest, "next: "+there)
+				r.Text = head + "\nerror code: " + code + "\n" + strings.Join(lines, "\n") + "\n" + rest
+			case len(lines) > 0:
+				r.Text += "\n" + strings.Join(lines, "\n")
+			}
+		}
+	}
+	return r
+}
+
+// isPlaceKind says whether a not-found error's alternatives are notes,
+// files or folders (the call's target was missing), not headings or cards.
+func isPlaceKind(altKind string) bool {
+	switch altKind {
+	case "notes", "attachments", "folders", "spaces", "":
+		return true
+	}
+	return false
+}
+
+// namedVault reads the vault a call names: its vault argument, or the
+// NAME: before a path. Both are removed from args. A name the caller may
+// not see is answered as a name that does not exist.
+func (vs *Vaults) namedVault(caller Caller, t tool, args map[string]any, visible []string) (string, *Result) {
+	named := ""
+	if v, ok := args["vault"]; ok {
+		delete(args, "vault")
+		s, isStr := v.(string)
+		if !isStr {
+			return "", vs.wrongVault(caller, t, args, fmt.Sprint(v), visible, "must be a vault's name, a string")
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			named = vs.lookup(s)
+			if named == "" || !slices.Contains(visible, named) {
+				return "", vs.wrongVault(caller, t, args, s, visible, "")
+			}
+		}
+	}
+	for _, a := range targetArgs {
+		s, ok := args[a].(string)
+		if !ok {
+			continue
+		}
+		pre, rest, ok := strings.Cut(s, ":")
+		if !ok || vaultName.FindString(pre) == "" {
+			continue
+		}
+		n := vs.lookup(pre)
+		if n == "" || !slices.Contains(visible, n) {
+			continue // a path with a colon, not a vault (or one the caller may not see)
+		}
+		if named != "" && named != n {
+			return "", vs.mixedVaults(caller, t, args, named, n, a)
+		}
+		named, args[a] = n, rest
+	}
+	return named, nil
+}
+
+// targetOf returns the argument that names the call's note, file or
+// folder, and its value ("" when the call names none).
+func targetOf(t tool, args map[string]any) (string, string) {
+	for _, a := range targetArgs {
+		if a == "to" {
+			continue // where a move goes, not what it moves
+		}
+		if s := strings.TrimSpace(str(args[a])); s != "" {
+			return a, s
+		}
+	}
+	return "", ""
+}
+
+// locate returns the vaults that hold what a call names, and for the
+// others the closest names they have.
+func (vs *Vaults) locate(ctx context.Context, caller Caller, t tool, target, value string, visible []string) (found []string, alts map[string][]string) {
+	alts = map[string][]string{}
+	for _, n := range visible {
+		c := vs.cores[n]
+		switch {
+		case target == "folder":
+			if c.v.Exists(strings.Trim(value, "/")) {
+				found = append(found, n)
+			}
+			continue
+		case t.name == "create_note":
+			// A new note goes where its folder is.
+			if dir := path.Dir(strings.Trim(value, "/")); dir != "." && c.v.Exists(dir) {
+				found = append(found, n)
+			}
+			continue
+		case target == "trash_path":
+			if r := c.ListTrash(ctx, caller, ListTrashArgs{}); r.Err == nil && strings.Contains(r.Text, value) {
+				found = append(found, n)
+			}
+			continue
+		}
+		if c.v.Exists(strings.Trim(value, "/")) {
+			found = append(found, n)
+			continue
+		}
+		_, _, err := c.v.Find(value)
+		if err == nil || errors.Is(err, note.ErrAmbiguous) {
+			found = append(found, n)
+			continue
+		}
+		if ve, ok := note.AsError(err); ok {
+			alts[n] = limit(ve.Alternatives, 3)
+		}
+	}
+	return found, alts
+}
+
+// tryEach runs a read tool in every vault, for a name only the tool
+// itself resolves (an attachment's file name, an embed as written, a
+// base's name): the one answer that is not "not found", several as an
+// ambiguity, else nil.
+func (vs *Vaults) tryEach(ctx context.Context, cn *Connection, caller Caller, t tool, args map[string]any, target, value string, visible []string) *Result {
+	var ok []string
+	var first, failed *Result
+	for _, n := range visible {
+		r := vs.inVault(ctx, cn, caller, n, t, cloneArgs(args), nil)
+		switch {
+		case r.Err == nil:
+			ok = append(ok, n)
+			if first == nil {
+				first = r
+			}
+		case !errors.Is(r.Err, note.ErrNotFound) && failed == nil:
+			failed = r
+		}
+	}
+	switch {
+	case len(ok) == 1:
+		return first
+	case len(ok) > 1:
+		return vs.ambiguous(caller, t, args, target, value, ok)
+	}
+	return failed
+}
+
+// elsewhere says which other vaults hold what a call did not find in the
+// vault it named, or the closest names there, each as a call to copy.
+// there is the call in the first vault that has it, if one does.
+func (vs *Vaults) elsewhere(ctx context.Context, caller Caller, t tool, args map[string]any, target, value, in string, visible []string) (lines []string, there string) {
+	var others []string
+	for _, n := range visible {
+		if n != in {
+			others = append(others, n)
+		}
+	}
+	found, alts := vs.locate(ctx, caller, t, target, value, others)
+	for _, n := range found {
+		c := withArgs(t.name, args, "", "").render(caller.Door.In(n))
+		lines = append(lines, fmt.Sprintf("vault %s has %q: %s", n, value, c))
+		if there == "" {
+			there = c
+		}
+	}
+	if len(found) > 0 {
+		return lines, there
+	}
+	for _, n := range others {
+		for _, a := range alts[n] {
+			p := stripLineHint(a)
+			lines = append(lines, fmt.Sprintf("close in vault %s: %s", n, withArgs(t.name, args, target, p).render(caller.Door.In(n))))
+		}
+	}
+	if len(lines) > 0 {
+		lines = append([]string{"the other vaults:"}, lines...)
+	}
+	return lines, ""
+}
+
+// nextLine is an answer's "next:" line.
+var nextLine = regexp.MustCompile(`(?m)^next: .*$`)
+
+// withArgs is the call of tool with args, target set to value (if given),
+// in the order the tool declares its arguments.
+func withArgs(tool string, args map[string]any, target, value string) call {
+	c := call{tool: tool}
+	t, _ := toolNamed(tool)
+	for _, a := range argsOf(t.argsType) {
+		v, ok := args[a.Name]
+		if a.Name == target && value != "" {
+			v, ok = value, true
+		}
+		if ok {
+			c.args = append(c.args, arg{a.Name, v})
+		}
+	}
+	return c
+}
+
+// wrongVault answers a vault argument naming no vault the caller may see.
+func (vs *Vaults) wrongVault(caller Caller, t tool, args map[string]any, given string, visible []string, why string) *Result {
+	var b strings.Builder
+	if why == "" {
+		why = "there is no such vault"
+	}
+	fmt.Fprintf(&b, "error: vault %q: %s; nothing was done\nerror code: invalid_argument\n", cut(given, 60), why)
+	b.WriteString("vaults: " + strings.Join(visible, ", ") + "\n")
+	order := slices.Clone(visible)
+	slices.SortStableFunc(order, func(x, y string) int {
+		return cmp.Compare(note.Distance(strings.ToLower(given), strings.ToLower(x)), note.Distance(strings.ToLower(given), strings.ToLower(y)))
+	})
+	b.WriteString("Send the call again in one of them:\n")
+	for _, n := range order {
+		b.WriteString(withArgs(t.name, args, "", "").render(caller.Door.In(n)) + "\n")
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"),
+		Data: map[string]any{"error": "invalid_argument", "vaults": visible},
+		Err:  &note.Error{Op: t.name, Kind: note.ErrInvalid, Msg: "unknown vault " + given}}
+}
+
+// mixedVaults answers a call whose arguments name two vaults.
+func (vs *Vaults) mixedVaults(caller Caller, t tool, args map[string]any, a, b, arg string) *Result {
+	msg := fmt.Sprintf("the call names two vaults, %s and %s (in %q); a call works in one vault", a, b, arg)
+	if t.name == "move_note" {
+		msg = fmt.Sprintf("move_note moves within one vault, not from %s to %s; read the note, create it in %s, then delete it in %s", a, b, b, a)
+	}
+	return &Result{Text: "error: " + msg + "; nothing was done\nerror code: invalid_argument",
+		Data: map[string]any{"error": "invalid_argument"},
+		Err:  &note.Error{Op: t.name, Kind: note.ErrInvalid, Msg: msg}}
+}
+
+// needVault answers a call that must name a vault (a new note without a
+// folder that says where, today's daily note): the call in each vault.
+func (vs *Vaults) needVault(caller Caller, t tool, args map[string]any, visible []string, _ string) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "error: %s needs a vault: this server serves %d (%s); nothing was done\nerror code: invalid_argument\n",
+		t.name, len(visible), strings.Join(visible, ", "))
+	b.WriteString("Send the call again with the vault it is for:\n")
+	for _, n := range visible {
+		b.WriteString(withArgs(t.name, args, "", "").render(caller.Door.In(n)) + "\n")
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"),
+		Data: map[string]any{"error": "invalid_argument", "vaults": visible},
+		Err:  &note.Error{Op: t.name, Kind: note.ErrInvalid, Msg: "no vault named"}}
+}
+
+// ambiguous answers a name that several vaults hold: every candidate with
+// its vault, each as a call (AGENT-CONTRACT rule 11).
+func (vs *Vaults) ambiguous(caller Caller, t tool, args map[string]any, target, value string, found []string) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "error: %q is in %d vaults (%s); say which; nothing was done\nerror code: ambiguous\n", cut(value, 200), len(found), strings.Join(found, ", "))
+	for _, n := range found {
+		b.WriteString(withArgs(t.name, args, "", "").render(caller.Door.In(n)) + "\n")
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"),
+		Data: map[string]any{"error": "ambiguous", "vaults": found},
+		Err:  &note.Error{Op: t.name, Kind: note.ErrAmbiguous, Msg: value + " is in several vaults", Alternatives: found, AltKind: "vaults"}}
+}
+
+// notFoundAnywhere answers a name no vault holds: the closest names of
+// each vault, nearest vaults first, each as a call.
+func (vs *Vaults) notFoundAnywhere(caller Caller, t tool, args map[string]any, target, value string, visible []string, alts map[string][]string) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "error: %q is in none of the %d vaults (%s); nothing was done\nerror code: not_found\n", cut(value, 200), len(visible), strings.Join(visible, ", "))
+	listed := false
+	for _, n := range visible {
+		for _, a := range alts[n] {
+			if !listed {
+				b.WriteString("closest, by vault:\n")
+				listed = true
+			}
+			b.WriteString(fmt.Sprintf("- %s: %s\n", n, withArgs(t.name, args, target, stripLineHint(a)).render(caller.Door.In(n))))
+		}
+	}
+	if !listed {
+		fmt.Fprintf(&b, "Search for it: %s", call{"search_notes", []arg{{"query", searchWords(value)}}}.render(caller.Door))
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"),
+		Data: map[string]any{"error": "not_found", "vaults": visible, "closest": alts},
+		Err:  &note.Error{Op: t.name, Kind: note.ErrNotFound, Msg: value + " is in no vault", AltKind: "vaults"}}
+}
+
+// each runs t in every visible vault, one answer after another, each
+// under its vault's name.
+func (vs *Vaults) each(ctx context.Context, cn *Connection, caller Caller, t tool, args map[string]any, visible []string) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in each of %d vaults (%s); add \"vault\" for one\n", t.name, len(visible), strings.Join(visible, ", "))
+	data := map[string]any{}
+	out := &Result{}
+	var errs int
+	for _, n := range visible {
+		r := vs.inVault(ctx, cn, caller, n, t, cloneArgs(args), visible)
+		b.WriteString("\n=== " + r.Text + "\n")
+		data[n] = r.Data
+		out.Changed = out.Changed || r.Changed
+		if r.Err != nil {
+			errs++
+			out.Err = r.Err
+		}
+	}
+	if errs < len(visible) {
+		out.Err = nil
+	}
+	out.Text, out.Data = strings.TrimRight(b.String(), "\n"), map[string]any{"vaults": data}
+	return out
+}
+
+// overview lists the vaults: each one's size, spaces and rules, and the
+// call that opens its overview.
+func (vs *Vaults) overview(ctx context.Context, caller Caller, visible []string) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "this server serves %d vaults; name one with \"vault\" in any call, or write a path as NAME:path (e.g. %s:%s)\n",
+		len(visible), visible[0], "0_Inbox/Idee.md")
+	type entry struct {
+		Name   string   `json:"name"`
+		Notes  int      `json:"notes"`
+		Spaces []string `json:"spaces"`
+		Rules  string   `json:"rules,omitempty"`
+	}
+	var list []entry
+	results := make([]*Result, len(visible))
+	var wg sync.WaitGroup
+	for i, n := range visible {
+		wg.Go(func() {
+			cl := caller
+			cl.Perms, _ = caller.PermsIn(n)
+			results[i] = vs.cores[n].Overview(ctx, cl, OverviewArgs{})
+		})
+	}
+	wg.Wait()
+	for i, n := range visible {
+		e := entry{Name: n}
+		if d, ok := results[i].Data.(OverviewData); ok {
+			e.Notes, e.Rules = d.Notes, d.Rules
+			for _, s := range d.Spaces {
+				e.Spaces = append(e.Spaces, s.Name)
+			}
+		}
+		list = append(list, e)
+		fmt.Fprintf(&b, "\n- vault: %s\n  notes: %s\n", n, groupDigits(e.Notes))
+		if len(e.Spaces) > 0 {
+			b.WriteString("  spaces: " + strings.Join(e.Spaces, ", ") + "\n")
+		}
+		if e.Rules != "" {
+			b.WriteString("  rules: " + cut(oneLine(e.Rules), 160) + "\n")
+		}
+		b.WriteString("  overview: " + call{"vault_overview", nil}.render(caller.Door.In(n)) + "\n")
+	}
+	b.WriteString("\nsearch every vault: " + call{"search_notes", []arg{{"query", "…"}}}.render(caller.Door))
+	return &Result{Text: b.String(), Data: map[string]any{"vaults": list}}
+}
+
+// searchAll searches every visible vault and merges the hits into one
+// ranking: each vault's hits keep their order, and the next hit is the
+// best-scored among the vaults' next ones (notes with every word before
+// notes with some). Each hit names its vault.
+func (vs *Vaults) searchAll(ctx context.Context, caller Caller, raw map[string]any, visible []string) *Result {
+	var a SearchNotesArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return vs.First().fail(caller, failure{tool: "search_notes"}, &note.Error{Op: "search_notes", Kind: note.ErrInvalid, Msg: err.Error()})
+	}
+	if unknown := unknownArgs(raw, argNames[SearchNotesArgs]()); len(unknown) > 0 {
+		return vs.First().failUnknownArgs(caller, "search_notes", raw, unknown, argNames[SearchNotesArgs]())
+	}
+	lim := a.Limit
+	if lim <= 0 {
+		lim = searchLimit
+	}
+	lim = min(lim, maxSearchLimit)
+	off := max(a.Offset, 0)
+	each := a
+	each.Limit, each.Offset = off+lim, 0
+	pages := make([]*searchPage, len(visible))
+	early := make([]*Result, len(visible))
+	var wg sync.WaitGroup
+	for i, n := range visible {
+		wg.Go(func() {
+			cl := caller
+			cl.Perms, _ = caller.PermsIn(n)
+			cl.Door = cl.Door.In(n)
+			pages[i], early[i] = vs.cores[n].search(ctx, cl, each)
+		})
+	}
+	wg.Wait()
+	merged := &searchPage{a: a}
+	merged.a.Limit, merged.a.Offset = lim, off
+	var lists [][]SearchHit
+	for i, p := range pages {
+		if p == nil {
+			continue
+		}
+		d := p.data
+		for j := range d.Hits {
+			d.Hits[j].Vault = visible[i]
+		}
+		lists = append(lists, d.Hits)
+		m := &merged.data
+		m.Total += d.Total
+		m.Some += d.Some
+		m.Query = d.Query
+		merged.relaxed = merged.relaxed || p.relaxed
+		merged.meaningOn = merged.meaningOn || p.meaningOn
+		merged.shownBy = p.shownBy
+		if d.Index != "" {
+			m.Index = strings.TrimSpace(m.Index + " " + visible[i] + ": " + d.Index)
+		}
+		if m.Meaning == "" {
+			m.Meaning = d.Meaning
+		}
+		for _, f := range []struct{ to, from *[]string }{{&m.Ignored, &d.Ignored}, {&m.Optional, &d.Optional}, {&m.WholeOnly, &d.WholeOnly}, {&m.Prefixes, &d.Prefixes}} {
+			if len(*f.to) == 0 {
+				*f.to = *f.from
+			}
+		}
+		if len(m.Suggestions) == 0 {
+			m.Suggestions = d.Suggestions
+		}
+	}
+	if merged.data.Total+merged.data.Some == 0 {
+		// No hits anywhere: the answer about the note the query names, if
+		// a vault gave one; else the first error; else "no hits".
+		for i, r := range early {
+			if r != nil && r.Err == nil {
+				r.Text = "vault: " + visible[i] + "\n" + r.Text
+				return r
+			}
+		}
+		for i, r := range early {
+			if r != nil {
+				r.Text = "vault: " + visible[i] + "\n" + r.Text
+				return r
+			}
+		}
+	}
+	all := mergeHits(lists)
+	if off < len(all) {
+		all = all[off:]
+	} else {
+		all = nil
+	}
+	merged.data.Hits = all[:min(lim, len(all))]
+	merged.data.Offset = off
+	r := renderSearch(caller, merged)
+	r.Text = fmt.Sprintf("searched %d vaults: %s\n", len(visible), strings.Join(visible, ", ")) + r.Text
+	return r
+}
+
+// mergeHits merges ranked hit lists: at each step the best of the lists'
+// next hits, notes with every word before notes with some, then by score.
+func mergeHits(lists [][]SearchHit) []SearchHit {
+	var out []SearchHit
+	heads := make([]int, len(lists))
+	for {
+		best := -1
+		for i, l := range lists {
+			if heads[i] >= len(l) {
+				continue
+			}
+			h := l[heads[i]]
+			if best < 0 {
+				best = i
+				continue
+			}
+			b := lists[best][heads[best]]
+			if b.Some && !h.Some || b.Some == h.Some && h.score > b.score {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		out = append(out, lists[best][heads[best]])
+		heads[best]++
+	}
+}
+
+// union is what caller may do in some visible vault.
+func (vs *Vaults) union(caller Caller) Perms {
+	if caller.Vaults == nil {
+		return caller.Perms
+	}
+	return UnionPerms(caller.Vaults)
+}
+
+func toolNamed(name string) (tool, bool) {
+	for _, t := range tools {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+func cloneArgs(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,243 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// threeVaults serves the example vault as "work", a private vault and a
+// team vault; "Steuer 2026" is only in privat, "Zugangsdaten" in privat
+// and team, and "Garten" is a word in work and privat.
+func threeVaults(t *testing.T) *Vaults {
+	t.Helper()
+	privat := writeNotes(t, map[string]string{
+		"Finanzen/Steuer 2026.md":  "# Steuer 2026\n\n## Belege\n\nQuittungen für den Garten und das Gewächshaus sammeln.\n",
+		"Zugangsdaten.md":          "# Zugangsdaten\n\nNichts Geheimes hier.\n",
+		"Reisen/Sommer Ostsee.md":  "# Sommer Ostsee\n\nFerienwohnung in Zingst.\n",
+		"9_System/Regeln.md":       "# Regeln\n\nAgenten dürfen lesen.\n",
+		"Garten/Beete.md":          "# Beete\n\nGartenplanung für Tomaten.\n",
+		"Finanzen/Versicherung.md": "# Versicherung\n\nHausrat und Haftpflicht.\n",
+	})
+	team := writeNotes(t, map[string]string{
+		"Zugangsdaten.md":             "# Zugangsdaten\n\nWiki-Zugang des Teams.\n",
+		"Onboarding/Erste Woche.md":   "# Erste Woche\n\n## Ablauf\n\nLaptop abholen, Konten anlegen.\n",
+		"Onboarding/Checkliste.md":    "# Checkliste\n\n- [ ] Schlüssel\n",
+		"Protokolle/2026-12-01.md":    "# Protokoll 2026-12-01\n\nRelaunch der Website besprochen.\n",
+		"Protokolle/2026-11-24.md":    "# Protokoll 2026-11-24\n\nBudget geklärt.\n",
+		"Projekte/Kundenportal.md":    "# Kundenportal\n\nLogin für Kunden.\n",
+		"Projekte/Serverumzug.md":     "# Serverumzug\n\nRechenzentrum wechseln.\n",
+		"Projekte/Datenschutz FAQ.md": "# Datenschutz FAQ\n\nDSGVO-Fragen der Kunden.\n",
+	})
+	vs, err := NewVaults([]string{"work", "privat", "team"},
+		[]*Core{newTestCore(t, copyExampleVault(t)), newTestCore(t, privat), newTestCore(t, team)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+var anyCall = regexp.MustCompile(`(?m)(?:^|: |- )([a-z_]+) (\{.*\})$`)
+
+// followAll follows every call r suggests, as printed, through vs: each
+// parses, names a vault the caller may see (or none), and does not fail
+// with r's own error again.
+func followAll(t *testing.T, vs *Vaults, caller Caller, r *Result) {
+	t.Helper()
+	firstLine := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+	for _, m := range anyCall.FindAllStringSubmatch(r.Text, -1) {
+		if strings.Contains(m[2], "…") || toolPerm(m[1]) != "read" {
+			continue
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(m[2]), &args); err != nil {
+			t.Errorf("suggested call %s has invalid JSON: %v", m[0], err)
+			continue
+		}
+		got := vs.Call(context.Background(), caller, m[1], args)
+		if got.IsError() && firstLine(got.Text) == firstLine(r.Text) {
+			t.Errorf("following %q gives the same error again:\n%s", m[0], got.Text)
+		}
+		if got.IsError() && !r.IsError() {
+			t.Errorf("following %q after a success fails:\n%s", m[0], got.Text)
+		}
+	}
+}
+
+func call0(t *testing.T, vs *Vaults, caller Caller, tool, args string) *Result {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		t.Fatal(err)
+	}
+	return vs.Call(context.Background(), caller, tool, m)
+}
+
+func TestVaults_OneVaultIsUnchanged(t *testing.T) {
+	c := newTestCore(t, copyExampleVault(t))
+	vs := SingleVault(c)
+	for _, s := range []step{{"vault_overview", `{}`}, {"search_notes", `{"query": "Zeitleiste"}`}, {"read_note", `{"path": "Website-Relaunch"}`}, {"read_note", `{"path": "Webseite"}`}} {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(s.args), &m)
+		want := c.Call(context.Background(), everyone, s.tool, m)
+		got := vs.Call(context.Background(), everyone, s.tool, m)
+		if got.Text != want.Text {
+			t.Errorf("%s %s through one vault's Vaults:\n%s\nwant the core's own answer:\n%s", s.tool, s.args, got.Text, want.Text)
+		}
+	}
+	if r := call0(t, vs, everyone, "read_note", `{"vault": "work", "path": "Website-Relaunch"}`); !r.IsError() || !strings.Contains(r.Text, `no argument "vault"`) {
+		t.Errorf("one vault takes no vault argument:\n%s", r.Text)
+	}
+}
+
+func TestVaults_Addressing(t *testing.T) {
+	vs := threeVaults(t)
+	for _, tc := range []struct{ tool, args, want string }{
+		{"read_note", `{"vault": "privat", "path": "Finanzen/Steuer 2026.md"}`, "vault: privat\n"},
+		{"read_note", `{"path": "privat:Finanzen/Steuer 2026.md"}`, "vault: privat\n"},
+		{"read_note", `{"path": "PRIVAT:Steuer 2026"}`, "vault: privat\n"},
+		{"read_note", `{"path": "Steuer 2026"}`, "vault: privat\n"}, // only privat has it
+		{"read_note", `{"path": "Website-Relaunch"}`, "vault: work\n"},
+		{"list_notes", `{"folder": "Onboarding"}`, "vault: team\n"},
+		{"get_backlinks", `{"path": "work:1_Projekte/Website-Relaunch.md"}`, "vault: work\n"},
+	} {
+		r := call0(t, vs, everyone, tc.tool, tc.args)
+		if r.IsError() || !strings.HasPrefix(r.Text, tc.want) {
+			t.Errorf("%s %s:\n%s\nwant it to start with %q", tc.tool, tc.args, r.Text, tc.want)
+			continue
+		}
+		// Every call the answer suggests names the vault.
+		for _, m := range anyCall.FindAllStringSubmatch(r.Text, -1) {
+			if !strings.Contains(m[2], `"vault": "`+strings.TrimSuffix(strings.TrimPrefix(tc.want, "vault: "), "\n")+`"`) {
+				t.Errorf("%s %s suggests a call without its vault: %s", tc.tool, tc.args, m[0])
+			}
+		}
+		followAll(t, vs, everyone, r)
+	}
+}
+
+func TestVaults_ErrorsNameBothLevels(t *testing.T) {
+	vs := threeVaults(t)
+	for _, tc := range []struct {
+		name, tool, args string
+		want             []string
+	}{
+		{"wrong vault", "read_note", `{"vault": "privatt", "path": "Steuer 2026"}`,
+			[]string{`error: vault "privatt": there is no such vault`, "vaults: work, privat, team", `read_note {"vault": "privat", "path": "Steuer 2026"}`}},
+		{"note in another vault", "read_note", `{"vault": "work", "path": "Steuer 2026"}`,
+			[]string{"vault: work\n", "error code: not_found", `vault privat has "Steuer 2026": read_note {"vault": "privat", "path": "Steuer 2026"}`}},
+		{"a name in two vaults", "read_note", `{"path": "Zugangsdaten"}`,
+			[]string{`"Zugangsdaten" is in 2 vaults (privat, team)`, `read_note {"vault": "privat", "path": "Zugangsdaten"}`, `read_note {"vault": "team", "path": "Zugangsdaten"}`}},
+		{"a name in no vault", "read_note", `{"path": "Onbording/Erste Wohce"}`,
+			[]string{"is in none of the 3 vaults (work, privat, team)", `- team: read_note {"vault": "team", "path": "Onboarding/Erste Woche.md"}`}},
+		{"a daily note needs its vault", "open_daily_note", `{}`,
+			[]string{"open_daily_note needs a vault", `open_daily_note {"vault": "team"}`}},
+		{"a move between vaults", "move_note", `{"path": "privat:Zugangsdaten.md", "to": "team:Alt/", "change_summary": "x"}`,
+			[]string{"move_note moves within one vault"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call0(t, vs, everyone, tc.tool, tc.args)
+			if !r.IsError() {
+				t.Fatalf("%s %s succeeded:\n%s", tc.tool, tc.args, r.Text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.Text, w) {
+					t.Errorf("%s %s:\n%s\nwant %q", tc.tool, tc.args, r.Text, w)
+				}
+			}
+			followAll(t, vs, everyone, r)
+		})
+	}
+}
+
+func TestVaults_SearchAcrossVaults(t *testing.T) {
+	vs := threeVaults(t)
+	r := call0(t, vs, readOnly, "search_notes", `{"query": "Garten"}`)
+	if r.IsError() {
+		t.Fatal(r.Text)
+	}
+	d := r.Data.(SearchData)
+	in := map[string]bool{}
+	for _, h := range d.Hits {
+		if h.Vault == "" {
+			t.Errorf("hit %s names no vault", h.Path)
+		}
+		in[h.Vault] = true
+	}
+	if !in["work"] || !in["privat"] || in["team"] {
+		t.Errorf("search for Garten found hits in %v, want work and privat:\n%s", in, r.Text)
+	}
+	if !strings.HasPrefix(r.Text, "searched 3 vaults: work, privat, team\n") {
+		t.Errorf("the answer does not say what it searched:\n%s", r.Text)
+	}
+	for _, m := range anyCall.FindAllStringSubmatch(r.Text, -1) {
+		if m[1] == "read_note" && !strings.Contains(m[2], `"vault": "`) {
+			t.Errorf("a hit's call names no vault: %s", m[0])
+		}
+	}
+	followAll(t, vs, readOnly, r)
+
+	// Pages of the merged ranking neither repeat nor skip a hit.
+	all := call0(t, vs, readOnly, "search_notes", `{"query": "Garten", "limit": 50}`).Data.(SearchData).Hits
+	var paged []string
+	for off := 0; off < len(all); off += 3 {
+		p := call0(t, vs, readOnly, "search_notes", `{"query": "Garten", "limit": 3, "offset": `+itoa(off)+`}`).Data.(SearchData)
+		for _, h := range p.Hits {
+			paged = append(paged, h.Vault+":"+h.Path)
+		}
+	}
+	var whole []string
+	for _, h := range all {
+		whole = append(whole, h.Vault+":"+h.Path)
+	}
+	if strings.Join(paged, "|") != strings.Join(whole, "|") {
+		t.Errorf("pages of 3:\n%v\nthe one page of 50:\n%v", paged, whole)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestVaults_RightsPerVault(t *testing.T) {
+	vs := threeVaults(t)
+	teamOnly := Caller{Actor: "key:anna", Perms: Perms{Read: true, Write: true}, Vaults: map[string]Perms{"team": {Read: true, Write: true}}}
+	readPrivat := Caller{Actor: "key:ben", Perms: Perms{Read: true, Write: true},
+		Vaults: map[string]Perms{"privat": {Read: true}, "team": {Read: true, Write: true}}}
+	// What the key may not see shows nowhere but where the call itself
+	// named it.
+	hidden := func(r *Result, asked string, names ...string) {
+		t.Helper()
+		for _, n := range names {
+			if strings.Contains(r.Text, n) && !strings.Contains(asked, n) {
+				t.Errorf("the answer shows %q, which the key may not see:\n%s", n, r.Text)
+			}
+		}
+	}
+	for _, s := range []step{
+		{"vault_overview", `{}`},
+		{"search_notes", `{"query": "Zugangsdaten"}`},
+		{"search_notes", `{"query": "Garten"}`},
+		{"read_note", `{"path": "Zugangsdaten"}`},
+		{"read_note", `{"vault": "privat", "path": "Steuer 2026"}`},
+		{"read_note", `{"path": "privat:Steuer 2026"}`},
+		{"read_note", `{"path": "Steuer 2026"}`},
+		{"recent_changes", `{}`},
+		{"list_tags", `{}`},
+	} {
+		r := call0(t, vs, teamOnly, s.tool, s.args)
+		hidden(r, s.args, "privat", "work", "Steuer", "Website-Relaunch", "Garten")
+	}
+	if r := call0(t, vs, teamOnly, "read_note", `{"path": "Zugangsdaten"}`); r.IsError() || !strings.Contains(r.Text, "Wiki-Zugang") {
+		t.Errorf("the team key reads the team's Zugangsdaten:\n%s", r.Text)
+	}
+	// Read-only in privat: its writes are refused, the team's go through.
+	r := call0(t, vs, readPrivat, "append_to_note", `{"path": "privat:Zugangsdaten.md", "content": "x", "change_summary": "x"}`)
+	if !r.IsError() || !strings.Contains(r.Text, "permission") {
+		t.Errorf("a write to the read-only vault:\n%s", r.Text)
+	}
+	r = call0(t, vs, readPrivat, "append_to_note", `{"path": "team:Zugangsdaten.md", "content": "x", "change_summary": "x"}`)
+	if r.IsError() {
+		t.Errorf("a write to the writable vault:\n%s", r.Text)
+	}
+}
