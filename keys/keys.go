@@ -1,9 +1,9 @@
 // Package keys keeps the access keys of a vault's HTTP server: who may
 // connect, with which rights. The store is one JSON file in the vault's
-// state dir (never inside the notes) that holds, per key, its name, rights,
-// creation time, the time it was last used and the SHA-256 hash of its
-// secret — never the secret itself, which is shown once when the key is
-// created.
+// state dir (never inside the notes) that holds, per key, its name, rights
+// (in every vault, or per vault where one server serves several), creation
+// time, the time it was last used and the SHA-256 hash of its secret —
+// never the secret itself, which is shown once when the key is created.
 //
 // Several processes use one store at once: a running `vaultd serve --http`
 // reads it (and records when a key was used) while `vaultd keys create` or
@@ -165,6 +165,12 @@ type Key struct {
 	// keep the server's (vaultd serve --writes-per-minute,
 	// --deletes-per-minute).
 	Limits Limits `json:"limits,omitzero"`
+	// Vaults are the key's rights per vault, by vault name, where one
+	// server serves several (vaultd serve --vault work=… --vault
+	// privat=…): the key sees only these vaults, each with its rights.
+	// Nil or empty: Rights in every vault. Names are compared without
+	// case; the server matches them to the vaults it serves.
+	Vaults map[string]Rights `json:"vaults,omitempty"`
 }
 
 // Limits are a key's own rate limits: writes and deletes a minute. Zero
@@ -209,6 +215,138 @@ func (l Limits) String() string {
 		return fmt.Sprintf("%d %s/min", n, what)
 	}
 	return part(l.WritesPerMinute, "writes") + ", " + part(l.DeletesPerMinute, "deletes")
+}
+
+// ErrInvalidVaults is the kind of an error about a key's vaults: a name
+// that cannot be a vault's, a vault given twice, rights a key may not
+// have there.
+var ErrInvalidVaults = errors.New("invalid vault rights")
+
+// ValidVaultName checks a vault's name as a key names it: 1–40 letters,
+// digits, '-', '_' or '.', starting with a letter or digit — the rule of
+// vaultd serve's vault names (tools.ValidVaultName, which keys does not
+// import). Errors match ErrInvalidVaults and name the vault.
+func ValidVaultName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: vault name %q %s; use 1–40 letters, digits, '-', '_' or '.', starting with a letter or digit, e.g. team", ErrInvalidVaults, name, why)
+	}
+	if name == "" {
+		return bad("is empty")
+	}
+	if len(name) > 40 {
+		return bad("is too long")
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (i > 0 && strings.ContainsRune("._-", r))
+		if !ok {
+			return bad(fmt.Sprintf("has %q at position %d", r, i+1))
+		}
+	}
+	return nil
+}
+
+// CheckVaults checks a key's rights per vault: valid names
+// (ValidVaultName), none given twice (without regard to case), and in
+// each vault the rights ParseRights gives — read, and delete only with
+// write. Errors match ErrInvalidVaults and name the vault.
+func CheckVaults(v map[string]Rights) error {
+	seen := map[string]string{}
+	for _, n := range vaultNames(v) {
+		if err := ValidVaultName(n); err != nil {
+			return err
+		}
+		if other, ok := seen[strings.ToLower(n)]; ok {
+			return fmt.Errorf("%w: vault %s is given twice (as %s and %s); name each vault once", ErrInvalidVaults, n, other, n)
+		}
+		seen[strings.ToLower(n)] = n
+		if r := v[n]; !r.Read || r.Delete && !r.Write {
+			return fmt.Errorf("%w: vault %s: rights %q; a key needs read there, and delete needs write: read,write,delete", ErrInvalidVaults, n, r.String())
+		}
+	}
+	return nil
+}
+
+// ParseVault reads one vault of a key as `vaultd keys create --only`
+// takes it: "VAULT" (the rights def) or "VAULT=RIGHTS" (ParseRights'
+// rules). Errors match ErrInvalidVaults and name the vault.
+func ParseVault(spec string, def Rights) (name string, r Rights, err error) {
+	name, rights, hasRights := strings.Cut(spec, "=")
+	name = strings.TrimSpace(name)
+	if err := ValidVaultName(name); err != nil {
+		return "", Rights{}, err
+	}
+	if !hasRights {
+		return name, def, nil
+	}
+	r, err = ParseRights(rights)
+	if err != nil {
+		return "", Rights{}, fmt.Errorf("%w: vault %s: %s", ErrInvalidVaults, name, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+	}
+	return name, r, nil
+}
+
+// ParseVaults reads the vaults of a key, one ParseVault spec each, into
+// the map Key.Vaults holds; none gives nil (every vault). A vault named
+// twice is an error (CheckVaults).
+func ParseVaults(specs []string, def Rights) (map[string]Rights, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]Rights, len(specs))
+	for _, spec := range specs {
+		n, r, err := ParseVault(spec, def)
+		if err != nil {
+			return nil, err
+		}
+		for old := range out {
+			if strings.EqualFold(old, n) {
+				return nil, fmt.Errorf("%w: vault %s is given twice; name each vault once", ErrInvalidVaults, n)
+			}
+		}
+		out[n] = r
+	}
+	return out, nil
+}
+
+// VaultsString renders a key's rights per vault as ParseVault reads them,
+// sorted by name and separated by spaces: "privat=read team=read,write";
+// "" for none (every vault).
+func VaultsString(v map[string]Rights) string {
+	var parts []string
+	for _, n := range vaultNames(v) {
+		parts = append(parts, n+"="+v[n].String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// vaultNames returns the names of v, sorted.
+func vaultNames(v map[string]Rights) []string {
+	out := make([]string, 0, len(v))
+	for n := range v {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// withVaults returns the rights per vault a key with rights r stores: a
+// copy of v in which zero Rights are r, nil for none; or an error
+// (CheckVaults).
+func withVaults(v map[string]Rights, r Rights) (map[string]Rights, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]Rights, len(v))
+	for n, vr := range v {
+		if vr == (Rights{}) {
+			vr = r
+		}
+		out[n] = vr
+	}
+	if err := CheckVaults(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ID is a short, stable identifier of this key (of its secret, so a key
@@ -309,17 +447,38 @@ func (s *Store) Create(name string, r Rights, now time.Time) (secret string, k K
 // CreateWith is Create with the key's own rate limits. Errors as Create's,
 // and ErrInvalidLimits (Limits.Check).
 func (s *Store) CreateWith(name string, r Rights, l Limits, now time.Time) (secret string, k Key, err error) {
+	return s.CreateWithOptions(name, r, CreateOptions{Limits: l}, now)
+}
+
+// CreateOptions are what a new key may have besides its name and rights.
+type CreateOptions struct {
+	// Limits are the key's own rate limits (Key.Limits); zero: the
+	// server's.
+	Limits Limits
+	// Vaults are the key's rights per vault (Key.Vaults); nil: its rights
+	// in every vault. A vault given zero Rights gets the key's.
+	Vaults map[string]Rights
+}
+
+// CreateWithOptions is Create with the key's own rate limits and rights
+// per vault. Errors as Create's, ErrInvalidLimits (Limits.Check) and
+// ErrInvalidVaults (CheckVaults).
+func (s *Store) CreateWithOptions(name string, r Rights, o CreateOptions, now time.Time) (secret string, k Key, err error) {
 	if err := ValidName(name); err != nil {
 		return "", Key{}, err
 	}
 	if !r.Read {
 		return "", Key{}, fmt.Errorf("%w: a key needs at least the read right", ErrInvalid)
 	}
-	if err := l.Check(); err != nil {
+	if err := o.Limits.Check(); err != nil {
+		return "", Key{}, err
+	}
+	vaults, err := withVaults(o.Vaults, r)
+	if err != nil {
 		return "", Key{}, err
 	}
 	secret = NewSecret()
-	k = Key{Name: name, Rights: r, Created: now.UTC().Truncate(time.Second), Hash: HashSecret(secret), Limits: l}
+	k = Key{Name: name, Rights: r, Created: now.UTC().Truncate(time.Second), Hash: HashSecret(secret), Limits: o.Limits, Vaults: vaults}
 	err = s.change(func(f *file) error {
 		for _, old := range f.Keys {
 			if strings.EqualFold(old.Name, name) {
@@ -653,6 +812,34 @@ func (s *Store) SetLimits(name string, l Limits) (Key, error) {
 		for i, k := range f.Keys {
 			if strings.EqualFold(k.Name, name) {
 				f.Keys[i].Limits = l
+				changed = f.Keys[i]
+				return nil
+			}
+		}
+		return notFound(name, f.Keys)
+	})
+	return changed, err
+}
+
+// SetVaults changes the rights per vault of the key named name (without
+// regard to case): v replaces them all; nil or empty gives the key its
+// rights in every vault again. A vault given zero Rights gets the key's
+// (Key.Rights). Servers apply them from the key's next request on.
+// Errors: *NameError (ErrNotFound), ErrInvalidVaults (CheckVaults),
+// ErrBusy, I/O errors.
+func (s *Store) SetVaults(name string, v map[string]Rights) (Key, error) {
+	if _, err := withVaults(v, Rights{Read: true}); err != nil {
+		return Key{}, err // the names, before the lock
+	}
+	var changed Key
+	err := s.change(func(f *file) error {
+		for i, k := range f.Keys {
+			if strings.EqualFold(k.Name, name) {
+				vaults, err := withVaults(v, k.Rights)
+				if err != nil {
+					return err
+				}
+				f.Keys[i].Vaults = vaults
 				changed = f.Keys[i]
 				return nil
 			}

@@ -3,6 +3,7 @@ package keys
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -320,5 +321,162 @@ func TestStore_Limits(t *testing.T) {
 	var ne *NameError
 	if _, err := s.SetLimits("nobody", Limits{WritesPerMinute: 1}); !errors.As(err, &ne) || !errors.Is(err, ErrNotFound) {
 		t.Errorf("SetLimits of an unknown key: %v", err)
+	}
+}
+
+// A key's rights per vault are stored, read back by another store, changed
+// and cleared; a key without them stores none.
+func TestStore_Vaults(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	rw := Rights{Read: true, Write: true}
+	secret, k, err := s.CreateWithOptions("team-bot", rw, CreateOptions{
+		Limits: Limits{WritesPerMinute: 5},
+		Vaults: map[string]Rights{"team": {}, "privat": {Read: true}},
+	}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Rights{"team": rw, "privat": {Read: true}}
+	if !maps.Equal(k.Vaults, want) || k.Limits.WritesPerMinute != 5 {
+		t.Fatalf("CreateWithOptions: %+v; want team with the key's rights, privat read", k)
+	}
+	if _, _, err := s.Create("plain", Rights{Read: true}, t0); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(raw), `"vaults"`) != 1 || !strings.Contains(string(raw), `"team": [`) {
+		t.Errorf("store file:\n%s\nwant vaults for team-bot only, rights as lists", raw)
+	}
+	got, ok, err := Open(dir).Lookup(secret)
+	if err != nil || !ok || !maps.Equal(got.Vaults, want) || got.Rights != rw {
+		t.Fatalf("Lookup through another store: %+v %v %v; want the vaults %v", got, ok, err, want)
+	}
+	if VaultsString(got.Vaults) != "privat=read team=read,write" {
+		t.Errorf("VaultsString: %q", VaultsString(got.Vaults))
+	}
+
+	k, err = s.SetVaults("TEAM-BOT", map[string]Rights{"team": {Read: true, Write: true, Delete: true}})
+	if err != nil || k.Name != "team-bot" || !maps.Equal(k.Vaults, map[string]Rights{"team": {Read: true, Write: true, Delete: true}}) {
+		t.Fatalf("SetVaults: %+v %v", k, err)
+	}
+	if got, _, _ := s.Lookup(secret); len(got.Vaults) != 1 || !got.Vaults["team"].Delete {
+		t.Errorf("after SetVaults, Lookup gives %v", got.Vaults)
+	}
+	if k, err = s.SetVaults("team-bot", nil); err != nil || k.Vaults != nil {
+		t.Fatalf("SetVaults(nil): %+v %v; want every vault again", k, err)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(dir, FileName)); strings.Contains(string(raw), `"vaults"`) {
+		t.Errorf("store file after clearing the vaults:\n%s", raw)
+	}
+	var ne *NameError
+	if _, err := s.SetVaults("nobody", map[string]Rights{"team": {Read: true}}); !errors.As(err, &ne) || !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetVaults of an unknown key: %v", err)
+	}
+}
+
+// Vault names follow vaultd serve's rule, rights per vault ParseRights'
+// rules; an error names the vault, and nothing is stored.
+func TestStore_VaultsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	if _, _, err := s.Create("anna", Rights{Read: true}, t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		vaults map[string]Rights
+		msg    string
+	}{
+		{map[string]Rights{"bad name": {Read: true}}, `vault name "bad name" has ' ' at position 4`},
+		{map[string]Rights{"team:x": {Read: true}}, `vault name "team:x"`},
+		{map[string]Rights{"-team": {Read: true}}, `vault name "-team"`},
+		{map[string]Rights{strings.Repeat("v", 41): {Read: true}}, "is too long"},
+		{map[string]Rights{"": {Read: true}}, `vault name "" is empty`},
+		{map[string]Rights{"team": {Read: true}, "Team": {Read: true}}, "is given twice"},
+		{map[string]Rights{"team": {Read: true, Delete: true}}, "vault team: rights"},
+	} {
+		if _, _, err := s.CreateWithOptions("bob", Rights{Read: true}, CreateOptions{Vaults: tc.vaults}, t0); !errors.Is(err, ErrInvalidVaults) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("CreateWithOptions(vaults %v): got %v; want ErrInvalidVaults saying %q", tc.vaults, err, tc.msg)
+		}
+		if _, err := s.SetVaults("anna", tc.vaults); !errors.Is(err, ErrInvalidVaults) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("SetVaults(%v): got %v; want ErrInvalidVaults saying %q", tc.vaults, err, tc.msg)
+		}
+	}
+	if ks, _ := s.List(); len(ks) != 1 || ks[0].Vaults != nil {
+		t.Errorf("after the refusals: %+v; want anna alone, in every vault", ks)
+	}
+	for _, ok := range []string{"team", "a", "Work_2", "x.y-z", strings.Repeat("v", 40)} {
+		if err := ValidVaultName(ok); err != nil {
+			t.Errorf("ValidVaultName(%q): %v", ok, err)
+		}
+	}
+}
+
+func TestParseVaults(t *testing.T) {
+	rw := Rights{Read: true, Write: true}
+	got, err := ParseVaults([]string{"team", "privat=read", " arch = Read , WRITE ,delete"}, rw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]Rights{"team": rw, "privat": {Read: true}, "arch": {Read: true, Write: true, Delete: true}}; !maps.Equal(got, want) {
+		t.Errorf("ParseVaults: got %v, want %v", got, want)
+	}
+	if got, err := ParseVaults(nil, rw); got != nil || err != nil {
+		t.Errorf("ParseVaults(nil): %v, %v; want nil (every vault)", got, err)
+	}
+	for spec, msg := range map[string]string{
+		"privat=admin":  `vault privat: unknown right "admin"`,
+		"privat=delete": "vault privat: delete needs write",
+		"privat=":       "vault privat: no rights given",
+		"a b=read":      `vault name "a b"`,
+		"=read":         `vault name "" is empty`,
+	} {
+		if _, err := ParseVaults([]string{spec}, rw); !errors.Is(err, ErrInvalidVaults) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("ParseVaults(%q): got %v; want ErrInvalidVaults saying %q", spec, err, msg)
+		}
+	}
+	if _, err := ParseVaults([]string{"team", "TEAM=read"}, rw); !errors.Is(err, ErrInvalidVaults) || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("ParseVaults of a vault named twice: %v", err)
+	}
+}
+
+// A store written before keys had vaults loads unchanged: every key in
+// every vault, and a change keeps the file's other fields.
+func TestStore_OldFileWithoutVaults(t *testing.T) {
+	dir := t.TempDir()
+	secret := NewSecret()
+	old := `{
+  "version": 1,
+  "keys": [
+    {
+      "name": "laptop",
+      "rights": ["read", "write"],
+      "created": "2026-01-02T03:04:05Z",
+      "hash": "` + HashSecret(secret) + `",
+      "limits": {"writes_per_minute": 7}
+    }
+  ]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(dir)
+	k, ok, err := s.Lookup(secret)
+	if err != nil || !ok || k.Name != "laptop" || k.Rights != (Rights{Read: true, Write: true}) || k.Vaults != nil || k.Limits.WritesPerMinute != 7 {
+		t.Fatalf("Lookup in an old store: %+v %v %v; want laptop, read,write in every vault, 7 writes a minute", k, ok, err)
+	}
+	if _, _, err := s.Create("ci", Rights{Read: true}, t0); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), `"vaults"`) || !strings.Contains(string(raw), `"writes_per_minute": 7`) {
+		t.Errorf("old store after a change:\n%s", raw)
 	}
 }

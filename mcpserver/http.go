@@ -33,6 +33,13 @@ const HTTPPath = "/mcp"
 
 // HTTPOptions configure an HTTP server.
 type HTTPOptions struct {
+	// Vaults, when it serves several, are what the server serves
+	// (ServerOptions.Vaults); a key's rights may name some of them.
+	Vaults *tools.Vaults
+	// LoneVault is the name of the one vault served without Vaults (its
+	// folder's, or the vaults file's): a key limited to vaults has the
+	// rights it names for this one, and none if it names others only.
+	LoneVault string
 	// ClientLog, when set, sends log records of a request to its client
 	// as MCP log messages (see ClientLog).
 	ClientLog *ClientLog
@@ -136,6 +143,7 @@ func NewHTTPServer(c *tools.Core, o HTTPOptions) *HTTPServer {
 		// were, it may do nothing.
 		Default:       tools.NewConnection("anonymous", tools.Perms{}, o.Limits),
 		ClientLog:     o.ClientLog,
+		Vaults:        o.Vaults,
 		Subscriptions: SubscriptionLimits{MaxPerSession: lim.MaxSubscriptionsPerSession, MaxPerKey: lim.MaxSubscriptionsPerKey},
 	})
 	// Subscriptions end with the sessions of the table (http_sessions.go).
@@ -418,25 +426,31 @@ func (h *HTTPServer) authenticateToken(token string) (*tools.Connection, *keySta
 	}
 	h.o.Keys.GrantUsed(g.ID, now)
 	id := keys.GrantPrefix + g.ID
-	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights, keys.Limits{}), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
+	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights, nil, keys.Limits{}), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
 }
 
 // connection returns the key's connection, made on its first request. It
-// is cached by the key's hash, rights and limits: a name revoked and
-// created again gets a new connection with fresh limits, and a key whose
-// rights or limits the owner changed acts with the new ones from its next
-// request.
+// is cached by the key's hash, rights, rights per vault and limits: a name
+// revoked and created again gets a new connection with fresh limits, and a
+// key whose rights, vaults or limits the owner changed acts with the new
+// ones from its next request.
 func (h *HTTPServer) connection(k keys.Key) *tools.Connection {
-	return h.connectionFor(k.Hash, "key:"+k.Name, k.Rights, k.Limits)
+	return h.connectionFor(k.Hash, "key:"+k.Name, k.Rights, k.Vaults, k.Limits)
 }
 
 // connectionFor returns the connection of a key (by its hash) or a
-// signed-in grant (GrantPrefix and its id) with these rights and its own
-// rate limits (none: the server's).
-func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights, own keys.Limits) *tools.Connection {
+// signed-in grant (GrantPrefix and its id) with these rights, its rights
+// per vault (nil: r in every vault) and its own rate limits (none: the
+// server's). Rights per vault become the connection's Vaults, by the
+// names this server serves them under (a vault it does not serve is left
+// out), and its Perms their union: the tools it is shown.
+func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights, vaults map[string]keys.Rights, own keys.Limits) *tools.Connection {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	id := fmt.Sprintf("%s %s %d/%d", hash, r, own.WritesPerMinute, own.DeletesPerMinute)
+	if len(vaults) > 0 {
+		id += " vaults " + keys.VaultsString(vaults)
+	}
 	cn := h.conns[id]
 	if cn == nil {
 		for old := range h.conns { // the same key with other rights
@@ -445,6 +459,21 @@ func (h *HTTPServer) connectionFor(hash, actor string, r keys.Rights, own keys.L
 			}
 		}
 		cn = tools.NewConnection(actor, tools.Perms{Read: r.Read, Write: r.Write, Delete: r.Delete}, KeyLimits(h.o.Limits, own))
+		if len(vaults) > 0 {
+			byVault := make(map[string]tools.Perms, len(vaults))
+			for name, vr := range vaults {
+				byVault[name] = tools.Perms{Read: vr.Read, Write: vr.Write, Delete: vr.Delete}
+			}
+			if h.o.Vaults != nil && h.o.Vaults.Multi() {
+				// By name, whatever the case: a vault served later (a
+				// reload) is reached from the key's next request on.
+				cn.Vaults, cn.Perms = byVault, tools.UnionPerms(byVault)
+			} else {
+				// A lone vault: the rights the key has under its name,
+				// else none.
+				cn.Perms = tools.Caller{Vaults: byVault}.PermsFor(h.o.LoneVault)
+			}
+		}
 		h.conns[id] = cn
 	}
 	return cn

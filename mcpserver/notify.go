@@ -44,9 +44,10 @@ import (
 // be subscribed to; the first is never notified, the second when the
 // note appears.
 type subscriptions struct {
-	c   *tools.Core
-	s   *server.MCPServer
-	lim SubscriptionLimits
+	c     *tools.Core
+	multi bool // the server serves several vaults: every subscribe is refused
+	s     *server.MCPServer
+	lim   SubscriptionLimits
 	// alive, when set, says whether a session still exists (the HTTP
 	// server's sessions, which end there, not with mcp-go's hooks).
 	alive func(sid string) bool
@@ -175,6 +176,9 @@ func canonical(uri string) string {
 // not: the URI is too long, or the session or its key holds as many
 // subscriptions as it may.
 func (sub *subscriptions) add(sid, key, given string, ks *keyState) error {
+	if sub.multi {
+		return fmt.Errorf("resources/subscribe refused: this server serves several vaults, and subscriptions follow a server of one vault; call recent_changes {} for what changed")
+	}
 	if len(given) > maxSubscribeURI {
 		return fmt.Errorf("resources/subscribe refused: the uri is %d bytes long, more than the %d a vaultd resource can be; notes are named like %s, and resources/list lists them",
 			len(given), maxSubscribeURI, NoteURI(exampleNote(sub.c)))

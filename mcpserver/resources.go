@@ -305,7 +305,11 @@ func completion(values []string) *mcp.Completion {
 
 // completions answers completion/complete for vaultd's prompts and
 // resource templates; anything else completes to an empty list.
-type completions struct{ c *tools.Core }
+type completions struct {
+	c      *tools.Core
+	vs     *tools.Vaults
+	connOf func(context.Context) *tools.Connection
+}
 
 func (p completions) CompletePromptArgument(_ context.Context, prompt string, a mcp.CompleteArgument, ctx mcp.CompleteContext) (*mcp.Completion, error) {
 	pr, ok := promptByName(prompt)
@@ -329,7 +333,10 @@ func (p completions) CompletePromptArgument(_ context.Context, prompt string, a 
 	return completion(nil), nil
 }
 
-func (p completions) CompleteResourceArgument(_ context.Context, uri string, a mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+func (p completions) CompleteResourceArgument(ctx context.Context, uri string, a mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if (uri == noteTemplate || uri == fileTemplate) && a.Name == "path" && p.vs != nil && p.vs.Multi() {
+		return completeInVaults(p.vs, visibleTo(p.vs, p.connOf(ctx)), a.Value, uri == noteTemplate), nil
+	}
 	if (uri == noteTemplate || uri == fileTemplate) && a.Name == "path" {
 		if uri == noteTemplate {
 			return CompleteNotePath(p.c, a.Value), nil
@@ -346,26 +353,36 @@ func (p completions) CompleteResourceArgument(_ context.Context, uri string, a m
 }
 
 // addResources registers the two resource templates and makes
-// resources/list page the vault (hooks.AfterListResources fills the page:
-// mcp-go lists only resources registered one by one).
-func addResources(c *tools.Core, s *server.MCPServer, hooks *server.Hooks) {
+// resources/list page the vaults the connection may read
+// (hooks.AfterListResources fills the page: mcp-go lists only resources
+// registered one by one).
+func addResources(vs *tools.Vaults, s *server.MCPServer, hooks *server.Hooks, connOf func(context.Context) *tools.Connection) {
+	c := vs.First()
+	read := func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		if !vs.Multi() {
+			return ReadResource(c, req.Params.URI)
+		}
+		return readInVaults(vs, visibleTo(vs, connOf(ctx)), req.Params.URI)
+	}
+	example := NoteURI(exampleNote(c))
+	if vs.Multi() {
+		example = NoteURI(vs.Names()[0] + ":" + exampleNote(c))
+	}
 	s.AddResourceTemplate(mcp.NewResourceTemplate(noteTemplate, "note",
 		mcp.WithTemplateTitle("A note of the vault"),
-		mcp.WithTemplateDescription("A note's markdown by its vault path, e.g. "+NoteURI(exampleNote(c))+" (each path segment percent-encoded); _meta carries its path, title, version and space. resources/list lists the notes."),
-		mcp.WithTemplateMIMEType("text/markdown")),
-		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return ReadResource(c, req.Params.URI)
-		})
+		mcp.WithTemplateDescription("A note's markdown by its vault path, e.g. "+example+" (each path segment percent-encoded); _meta carries its path, title, version and space. resources/list lists the notes."),
+		mcp.WithTemplateMIMEType("text/markdown")), read)
 	s.AddResourceTemplate(mcp.NewResourceTemplate(fileTemplate, "attachment",
 		mcp.WithTemplateTitle("An attachment of the vault"),
-		mcp.WithTemplateDescription("An image, PDF, audio or video file of the vault by its path, as a blob with its MIME type (at most 10 MB).")),
-		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return ReadResource(c, req.Params.URI)
-		})
+		mcp.WithTemplateDescription("An image, PDF, audio or video file of the vault by its path, as a blob with its MIME type (at most 10 MB).")), read)
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		if res == nil || req == nil {
 			return
 		}
-		res.Resources, res.NextCursor = ResourcePage(c, req.Params.Cursor)
+		if !vs.Multi() {
+			res.Resources, res.NextCursor = ResourcePage(c, req.Params.Cursor)
+			return
+		}
+		res.Resources, res.NextCursor = resourcePageIn(vs, visibleTo(vs, connOf(ctx)), req.Params.Cursor)
 	})
 }

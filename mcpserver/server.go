@@ -76,6 +76,11 @@ type ServerOptions struct {
 	// Subscriptions bound the resource subscriptions of a session (and,
 	// over HTTP, of a key's sessions together).
 	Subscriptions SubscriptionLimits
+	// Vaults, when it serves several, are what the server serves (the
+	// core given is then the first's): every tool takes a vault, and
+	// resources and completions name a note as NAME:path. Nil: the core's
+	// vault alone.
+	Vaults *tools.Vaults
 }
 
 // NewServer builds the MCP server over a core: every tool registered, the
@@ -91,6 +96,11 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	vs := o.Vaults
+	if vs == nil || !vs.Multi() {
+		vs = tools.SingleVault(c)
+	}
+	c = vs.First()
 	connOf := func(ctx context.Context) *tools.Connection {
 		if o.Connection != nil {
 			if cn := o.Connection(ctx); cn != nil {
@@ -119,45 +129,56 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 	// connection's).
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		if cn := connOf(ctx); cn != nil && res != nil {
-			res.Instructions = c.InstructionsFor(cn.Perms)
+			res.Instructions = instructionsFor(vs, cn)
 		}
 	})
-	defaultPerms := tools.AllPerms
-	if o.Default != nil {
-		defaultPerms = o.Default.Perms
+	defaultConn := o.Default
+	if defaultConn == nil {
+		defaultConn = tools.NewConnection("mcp", tools.AllPerms, tools.Limits{})
 	}
 	s := server.NewMCPServer("vaultd", Version,
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(true, false),
+		// Subscriptions follow one vault's change journal: a server of
+		// several vaults does not offer them (recent_changes does).
+		server.WithResourceCapabilities(!vs.Multi(), false),
 		server.WithPromptCapabilities(false),
 		server.WithLogging(),
 		server.WithCompletions(),
-		server.WithPromptCompletionProvider(completions{c}),
-		server.WithResourceCompletionProvider(completions{c}),
+		server.WithPromptCompletionProvider(completions{c, vs, connOf}),
+		server.WithResourceCompletionProvider(completions{c, vs, connOf}),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
-		server.WithInstructions(c.InstructionsFor(defaultPerms)),
+		server.WithInstructions(instructionsFor(vs, defaultConn)),
 	)
 	if o.ClientLog != nil {
 		o.ClientLog.s.Store(s)
 	}
 	// Notes as resources, workflows as prompts, subscriptions to notes:
 	// all read-only, so every connection (each has read) gets them.
-	addResources(c, s, hooks)
-	addPrompts(c, s, func(ctx context.Context) tools.Perms {
-		if cn := connOf(ctx); cn != nil {
-			return cn.Perms
-		}
-		return tools.Perms{Read: true}
-	})
+	addResources(vs, s, hooks, connOf)
+	if !vs.Multi() {
+		// The prompts name one vault's notes; a server of several vaults
+		// leaves them out (the tools name the vault).
+		addPrompts(c, s, func(ctx context.Context) tools.Perms {
+			if cn := connOf(ctx); cn != nil {
+				return cn.Perms
+			}
+			return tools.Perms{Read: true}
+		})
+	}
 	sub := newSubscriptions(c, s, hooks, o.Subscriptions)
+	sub.multi = vs.Multi()
 	for _, t := range tools.Tools() {
-		s.AddTool(mcpTool(t), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mt := mcpTool(t)
+		if vs.Multi() {
+			mt = withVaultArg(mt)
+		}
+		s.AddTool(mt, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			cn := connOf(ctx)
 			caller := tools.Caller{Actor: cn.Actor, Client: clientFor(ctx, cn), Perms: cn.Perms, Door: tools.DoorMCP}
 			start := time.Now()
-			r := c.CallOn(ctx, cn, caller, t.Name, req.GetArguments())
+			r := vs.CallOn(ctx, cn, caller, t.Name, req.GetArguments())
 			o.Logger.InfoContext(ctx, "tool", "name", t.Name, "actor", tools.HistoryActor(caller), "error", r.Err != nil, "changed", r.Changed, "ms", time.Since(start).Milliseconds())
 			return toMCP(r), nil
 		})

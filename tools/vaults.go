@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vaultd/vaultd/note"
 )
@@ -21,13 +23,23 @@ import (
 // vault is sent where its note is (or, for search and the lists, to every
 // vault), and every answer names its vault in each call it suggests.
 type Vaults struct {
-	names []string // in the order served; names[0] is where a lone vault's calls go
+	named bool // served by name: calls take a vault argument (Multi)
+	mu    sync.Mutex
+	set   atomic.Pointer[vaultSet] // replaced whole by Add and Remove
+}
+
+// vaultSet is the vaults served at one moment: a call works on the set
+// it started with.
+type vaultSet struct {
+	names []string // in the order served
 	cores map[string]*Core
 }
 
 // SingleVault serves one vault; its calls take no vault argument.
 func SingleVault(c *Core) *Vaults {
-	return &Vaults{names: []string{""}, cores: map[string]*Core{"": c}}
+	vs := &Vaults{}
+	vs.set.Store(&vaultSet{names: []string{""}, cores: map[string]*Core{"": c}})
+	return vs
 }
 
 // vaultName is how a served vault may be named: short, no spaces, no
@@ -42,49 +54,90 @@ func ValidVaultName(name string) error {
 	return nil
 }
 
-// NewVaults serves the cores by the names given, in that order. Names
-// must be valid (ValidVaultName) and differ in more than case.
+// NewVaults serves the cores by the names given, in that order, even one:
+// a server of named vaults takes a vault argument in every call, and may
+// gain and lose vaults while it runs (Add, Remove). Names must be valid
+// (ValidVaultName) and differ in more than case.
 func NewVaults(names []string, cores []*Core) (*Vaults, error) {
 	if len(names) != len(cores) || len(names) == 0 {
 		return nil, fmt.Errorf("vaults: %d names for %d cores", len(names), len(cores))
 	}
-	vs := &Vaults{cores: map[string]*Core{}}
+	vs := &Vaults{named: true}
+	vs.set.Store(&vaultSet{cores: map[string]*Core{}})
 	for i, n := range names {
-		if err := ValidVaultName(n); err != nil {
+		if err := vs.Add(n, cores[i]); err != nil {
 			return nil, err
 		}
-		for _, m := range vs.names {
-			if strings.EqualFold(m, n) {
-				return nil, fmt.Errorf("vault name %q is given twice", n)
-			}
-		}
-		vs.names = append(vs.names, n)
-		vs.cores[n] = cores[i]
 	}
 	return vs, nil
 }
 
-// Multi reports whether several vaults are served (calls then take a
-// vault argument).
-func (vs *Vaults) Multi() bool { return len(vs.names) > 1 }
+// Add serves one more vault, after the others. Calls already running
+// finish on the vaults they started with.
+func (vs *Vaults) Add(name string, c *Core) error {
+	if !vs.named {
+		return errors.New("vaults: a lone vault's server serves no other")
+	}
+	if err := ValidVaultName(name); err != nil {
+		return err
+	}
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	old := vs.set.Load()
+	for _, m := range old.names {
+		if strings.EqualFold(m, name) {
+			return fmt.Errorf("vault name %q is given twice", name)
+		}
+	}
+	next := &vaultSet{names: append(slices.Clone(old.names), name), cores: maps.Clone(old.cores)}
+	next.cores[name] = c
+	vs.set.Store(next)
+	return nil
+}
+
+// Remove stops serving the named vault and returns its core, for its
+// owner to close once the calls in flight are done; the last vault stays.
+func (vs *Vaults) Remove(name string) (*Core, error) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	old := vs.set.Load()
+	n := old.lookup(name)
+	switch {
+	case n == "" || !vs.named:
+		return nil, fmt.Errorf("no vault %q is served", name)
+	case len(old.names) == 1:
+		return nil, fmt.Errorf("vault %q is the last one served", name)
+	}
+	next := &vaultSet{names: slices.DeleteFunc(slices.Clone(old.names), func(m string) bool { return m == n }), cores: maps.Clone(old.cores)}
+	delete(next.cores, n)
+	vs.set.Store(next)
+	return old.cores[n], nil
+}
+
+// Multi reports whether the server serves vaults by name (calls then take
+// a vault argument), however many.
+func (vs *Vaults) Multi() bool { return vs.named }
 
 // Names lists the served vaults' names in order ("" for a lone vault).
-func (vs *Vaults) Names() []string { return slices.Clone(vs.names) }
+func (vs *Vaults) Names() []string { return slices.Clone(vs.set.Load().names) }
 
 // Core returns the named vault's core (nil if none); "" is the first.
 func (vs *Vaults) Core(name string) *Core {
+	s := vs.set.Load()
 	if name == "" {
-		return vs.cores[vs.names[0]]
+		return s.cores[s.names[0]]
 	}
-	return vs.cores[vs.lookup(name)]
+	return s.cores[s.lookup(name)]
 }
 
 // First is the first vault's core: a lone vault's.
-func (vs *Vaults) First() *Core { return vs.cores[vs.names[0]] }
+func (vs *Vaults) First() *Core { return vs.Core("") }
 
 // lookup returns the served name equal to name but for case, or "".
-func (vs *Vaults) lookup(name string) string {
-	for _, n := range vs.names {
+func (vs *Vaults) lookup(name string) string { return vs.set.Load().lookup(name) }
+
+func (s *vaultSet) lookup(name string) string {
+	for _, n := range s.names {
 		if strings.EqualFold(n, name) {
 			return n
 		}
@@ -98,15 +151,29 @@ func (caller Caller) PermsIn(vault string) (p Perms, ok bool) {
 	if caller.Vaults == nil {
 		return caller.Perms, caller.Perms.Read
 	}
-	p, ok = caller.Vaults[vault]
-	return p, ok && p.Read
+	p = caller.PermsFor(vault)
+	return p, p.Read
+}
+
+// PermsFor returns the rights caller.Vaults names for vault, matching
+// names whatever their case; none where it names the vault not.
+func (caller Caller) PermsFor(vault string) Perms {
+	if p, ok := caller.Vaults[vault]; ok {
+		return p
+	}
+	for n, p := range caller.Vaults {
+		if strings.EqualFold(n, vault) {
+			return p
+		}
+	}
+	return Perms{}
 }
 
 // Visible lists the vaults caller may read, in order. A vault it may not
 // see appears nowhere in its answers, not even in suggestions or counts.
 func (vs *Vaults) Visible(caller Caller) []string {
 	var out []string
-	for _, n := range vs.names {
+	for _, n := range vs.set.Load().names {
 		if _, ok := caller.PermsIn(n); ok {
 			out = append(out, n)
 		}
@@ -216,6 +283,10 @@ func (vs *Vaults) call(ctx context.Context, cn *Connection, caller Caller, name 
 // run runs a tool in one vault's core, on the connection when there is one.
 func (vs *Vaults) run(ctx context.Context, cn *Connection, caller Caller, vault, name string, args map[string]any) *Result {
 	c := vs.Core(vault)
+	if c == nil {
+		return &Result{Text: fmt.Sprintf("error: vault %s is no longer served; nothing was done\nerror code: not_found\nnext: %s", vault, call{"vault_overview", nil}.render(caller.Door.In(""))),
+			Err: &note.Error{Op: name, Kind: note.ErrNotFound, Msg: "vault " + vault + " is no longer served"}}
+	}
 	if cn != nil {
 		return c.CallOn(ctx, cn, caller, name, args)
 	}
@@ -318,7 +389,10 @@ func targetOf(t tool, args map[string]any) (string, string) {
 func (vs *Vaults) locate(ctx context.Context, caller Caller, t tool, target, value string, visible []string) (found []string, alts map[string][]string) {
 	alts = map[string][]string{}
 	for _, n := range visible {
-		c := vs.cores[n]
+		c := vs.Core(n)
+		if c == nil {
+			continue // removed meanwhile
+		}
 		switch {
 		case target == "folder":
 			if c.v.Exists(strings.Trim(value, "/")) {
@@ -561,7 +635,11 @@ func (vs *Vaults) overview(ctx context.Context, caller Caller, visible []string)
 		wg.Go(func() {
 			cl := caller
 			cl.Perms, _ = caller.PermsIn(n)
-			results[i] = vs.cores[n].Overview(ctx, cl, OverviewArgs{})
+			if c := vs.Core(n); c != nil {
+				results[i] = c.Overview(ctx, cl, OverviewArgs{})
+			} else {
+				results[i] = &Result{}
+			}
 		})
 	}
 	wg.Wait()
@@ -615,7 +693,9 @@ func (vs *Vaults) searchAll(ctx context.Context, caller Caller, raw map[string]a
 			cl := caller
 			cl.Perms, _ = caller.PermsIn(n)
 			cl.Door = cl.Door.In(n)
-			pages[i], early[i] = vs.cores[n].search(ctx, cl, each)
+			if c := vs.Core(n); c != nil {
+				pages[i], early[i] = c.search(ctx, cl, each)
+			}
 		})
 	}
 	wg.Wait()

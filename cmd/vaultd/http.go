@@ -92,9 +92,9 @@ func openKeys(cmd *cobra.Command, f serveFlags, at *httpAddr, stateDir string) e
 // serveHTTP serves the core over streamable HTTP until ctx ends (SIGINT,
 // SIGTERM), then shuts down gracefully: requests in flight finish and are
 // answered before the caller closes the index and the vault.
-func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools.Core, perms tools.Perms, logger *slog.Logger, clientLog *mcpserver.ClientLog) error {
+func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools.Core, vs *tools.Vaults, perms tools.Perms, logger *slog.Logger, clientLog *mcpserver.ClientLog) error {
 	limits := tools.Limits{WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute}
-	o := mcpserver.HTTPOptions{Loopback: at.loopback, Limits: limits, Logger: logger, Keys: at.keys, ClientLog: clientLog}
+	o := mcpserver.HTTPOptions{Loopback: at.loopback, Limits: limits, Logger: logger, Keys: at.keys, ClientLog: clientLog, Vaults: vs, LoneVault: a.loneVault}
 	if f.noAuth {
 		o.Open = tools.NewConnection(a.actor, perms, limits)
 	}

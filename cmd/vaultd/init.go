@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/vaultd/vaultd/tools"
 	"io/fs"
 	"os"
 	"path"
@@ -38,6 +39,7 @@ type initReport struct {
 
 func (a *app) initCommand() *cobra.Command {
 	var force bool
+	var name string
 	cmd := &cobra.Command{
 		Use:   "init DIR",
 		Short: "Lay out a new vault: its spaces and a starter rules note",
@@ -55,14 +57,32 @@ change an agent makes:
   protected:            globs agents may read but not change (9_System/ always)
   inbox:                folder for new notes given without a folder
   required_properties:  frontmatter keys every new note must have
-Its text is shown to agents as guidance.`,
+Its text is shown to agents as guidance.
+
+With --name NAME the vault is added to the vaults file ($VAULTD_VAULTS_FILE,
+default ~/.config/vaultd/vaults: one NAME=DIR line each), so that
+--vault NAME finds it and vaultd serve without --vault serves every vault
+listed there. Works on an existing vault too: vaultd init --force --name.`,
 		Example: `  vaultd init ~/Notizen
-  vaultd init --force .        # add the spaces and rules to the current folder`,
+  vaultd init --force .        # add the spaces and rules to the current folder
+  vaultd init ~/Team --name team`,
 		Args: args(1, false, "the folder to create the vault in", "vaultd init ~/Notizen"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if name != "" {
+				if err := tools.ValidVaultName(name); err != nil {
+					return usagef("vaultd init "+shellQuote(args[0])+" --name work", "--name: %s", err.Error())
+				}
+			}
 			rep, err := initVault(args[0], force)
 			if err != nil {
 				return err
+			}
+			if name != "" {
+				file, err := addConfiguredVault(name, rep.Vault)
+				if err != nil {
+					return err
+				}
+				rep.Next = append([]string{"vaultd --vault " + name + " overview   # named in " + file}, rep.Next...)
 			}
 			if a.json {
 				return writeJSON(a.out, rep)
@@ -72,6 +92,7 @@ Its text is shown to agents as guidance.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "add what is missing to a folder that is not empty; never overwrites")
+	cmd.Flags().StringVar(&name, "name", "", "also name the vault in the vaults file, for --vault NAME and serving several vaults")
 	return cmd
 }
 

@@ -20,13 +20,14 @@ type app struct {
 	in       io.Reader
 	out, err io.Writer
 
-	vaultDir  string // --vault
-	stateDir  string // --state-dir
-	json      bool   // --json
-	csv       bool   // --csv of base run and query: the view's rows as CSV
-	actor     string // --actor
-	noSync    bool   // --no-sync (hidden)
-	gitCommit bool   // serve --git-commit: every change becomes a git commit
+	vaults    []string // --vault, repeatable (serve serves each)
+	loneVault string   // serve of one vault without names: its name, for keys limited to vaults
+	stateDir  string   // --state-dir
+	json      bool     // --json
+	csv       bool     // --csv of base run and query: the view's rows as CSV
+	actor     string   // --actor
+	noSync    bool     // --no-sync (hidden)
+	gitCommit bool     // serve --git-commit: every change becomes a git commit
 
 	embedderFlag string        // --embedder (serve, index)
 	meaningWait  time.Duration // how long a command waits for search by meaning (vaultd search)
@@ -138,7 +139,7 @@ func (a *app) newRoot() *cobra.Command {
 	})
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.vaultDir, "vault", "", "the vault folder (default: $VAULTD_VAULT, else the current folder if it has .obsidian/ or .vaultd/)")
+	pf.Var(vaultList{&a.vaults}, "vault", "the vault folder, or a vault's name in the vaults file (default: $VAULTD_VAULT, else the current folder if it has .obsidian/ or .vaultd/); serve takes several, as NAME=DIR")
 	pf.StringVar(&a.stateDir, "state-dir", "", "where vaultd keeps history, trash records and the index (default: <vault>/.vaultd)")
 	pf.BoolVar(&a.json, "json", false, "print structured JSON instead of text")
 	pf.StringVar(&a.actor, "actor", "cli", "who is making the change, as recorded in the history")

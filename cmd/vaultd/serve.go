@@ -198,20 +198,115 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		a.gitCommit = true // sync pushes vaultd's commits
 	}
 	a.serving = true
-	v, err := a.openVault()
+	specs, err := a.vaultSpecs()
 	if err != nil {
 		return err
 	}
-	defer v.Close()
-	// The first log line names the vault: on stderr over HTTP, in the
-	// --log-file over stdio (whose stderr stays quiet: clients show every
-	// line of it as an error).
-	logger.Info("vaultd serves a vault", "vault", a.vaultNamed, "state_dir", v.StateDir())
+	if len(specs) > 1 && a.stateDir != "" {
+		return usagef("vaultd serve "+vaultFlagsOf(specs), "--state-dir names one vault's state dir; with several vaults each keeps its own (<vault>/.vaultd)")
+	}
+	multi := len(specs) > 1 || specs[0].named
+	seen := map[string]string{}
+	for _, sp := range specs {
+		if err := tools.ValidVaultName(sp.name); err != nil {
+			return usagef("vaultd serve --vault work=~/Arbeit --vault privat=~/Notizen", "%s", err.Error())
+		}
+		if other, dup := seen[strings.ToLower(sp.name)]; dup {
+			return usagef("vaultd serve "+vaultFlagsOf(specs), "two vaults are named %s (%s and %s); name them apart with NAME=DIR", sp.name, other, sp.dir)
+		}
+		seen[strings.ToLower(sp.name)] = sp.dir
+	}
+	// The index opens while the server already answers (initialize never
+	// waits for a big vault's index); calls that need it wait for it.
+	ctx, fail := context.WithCancelCause(cmd.Context())
+	defer fail(nil)
+	if multi {
+		// One vault's index that cannot be opened leaves the others
+		// serving: that vault serves without search, and says why.
+		fail = nil
+	}
+	sv := &servedVaults{stops: map[string]func(){}, dirs: map[string]string{}}
+	defer sv.stopAll()
+	var names []string
+	var cores []*tools.Core
+	for _, sp := range specs {
+		c, stop, err := a.startVault(ctx, cmd, f, sp, logger, fail)
+		if err != nil {
+			return err
+		}
+		sv.add(sp, stop)
+		names, cores = append(names, sp.name), append(cores, c)
+	}
+	c := cores[0]
+	firstState := c.Vault().StateDir()
+	a.loneVault = names[0]
+	var vs *tools.Vaults
+	if multi {
+		if vs, err = tools.NewVaults(names, cores); err != nil {
+			return usagef("vaultd serve --vault work=~/Arbeit --vault privat=~/Notizen", "%s", err.Error())
+		}
+		logger.Info("vaultd serves several vaults", "vaults", strings.Join(names, ", "))
+		if len(a.vaults) == 0 {
+			// Served from the vaults file: SIGHUP reads it again, and
+			// vaults added or removed there are served or dropped without
+			// a restart of the others.
+			go a.reloadOnHangup(ctx, cmd, f, vs, sv, logger)
+		}
+	}
 	if f.http != "" {
-		if err := openKeys(cmd, f, &at, v.StateDir()); err != nil {
+		// Access keys live with the first vault (with several: their
+		// rights may name each).
+		if err := openKeys(cmd, f, &at, firstState); err != nil {
 			return err
 		}
 	}
+	if f.http != "" {
+		err := a.serveHTTP(ctx, f, at, c, vs, perms, logger, clientLog)
+		if cause := context.Cause(ctx); cause != nil && cmd.Context().Err() == nil {
+			return cause // the index could not be opened
+		}
+		return err
+	}
+	conn := tools.NewConnection(a.actor, perms, tools.Limits{
+		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
+	})
+	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn, ClientLog: clientLog, Vaults: vs})
+	logger.Info("serving over stdio", "rights", rightsText(perms))
+	err = mcpserver.ServeStdio(ctx, s, a.in, a.out, log.New(logw, "", log.LstdFlags))
+	if cause := context.Cause(ctx); cause != nil && cmd.Context().Err() == nil {
+		return cause // the index could not be opened
+	}
+	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// startVault opens one vault for serve and starts what keeps it: the
+// recovery after a crash, the shared search index, git sync. stop ends
+// them and closes the vault.
+func (a *app) startVault(ctx context.Context, cmd *cobra.Command, f serveFlags, sp vaultSpec, logger *slog.Logger, fail context.CancelCauseFunc) (c *tools.Core, stop func(), err error) {
+	v, err := a.openVaultAt(sp.dir, sp.from)
+	if err != nil {
+		return nil, nil, err
+	}
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	stops = append(stops, func() { v.Close() })
+	named := a.vaultNamed
+	// The first log line names the vault: on stderr over HTTP, in the
+	// --log-file over stdio (whose stderr stays quiet: clients show every
+	// line of it as an error).
+	logger.Info("vaultd serves a vault", "vault", named, "name", sp.name, "state_dir", v.StateDir())
 	// Recovery after a crash (writes to record, moves to finish,
 	// leftover temp files) runs while the server already answers, so that
 	// a client's initialize never waits for it (it takes a note's lock for
@@ -243,24 +338,20 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 			logger.Info("recovered", "removed_temp_files", len(temps))
 		}
 	}()
-	defer func() { <-recovered }() // before the vault closes
+	stops = append(stops, func() { <-recovered }) // before the vault closes
 	// The index is shared with the other vaultd processes on this vault
 	// (another serve, a CLI search): owned here or asked of the owner.
 	ixo := index.Options{Watch: true, Logger: logger}
 	if err := a.embedderOptions(cmd, v.StateDir(), &ixo, false); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if ixo.Embedder != nil {
 		logger.Info("meaning search on", "model", ixo.Embedder.ID())
 	}
-	// The index opens while the server already answers (initialize never
-	// waits for a big vault's index); calls that need it wait for it.
-	ctx, fail := context.WithCancelCause(cmd.Context())
-	defer fail(nil)
 	var idx *index.Shared // set by OpenIndex; read after c.WaitIndex
 	// Until the index is open, names come from the table it saved.
 	names := index.OpenNames(v, ixo)
-	defer names.Close()
+	stops = append(stops, func() { names.Close() })
 	o := tools.CoreOptions{Logger: logger, Names: names, OpenIndex: func() (tools.Index, error) {
 		// The saved table first, while the client initializes: the first
 		// calls need names, and opening the index beside it would slow
@@ -269,8 +360,12 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		names.Prepare()
 		ix, err := index.OpenShared(v, ixo)
 		if err != nil {
-			if !errors.Is(err, index.ErrBusy) {
+			if !errors.Is(err, index.ErrBusy) && fail != nil {
 				fail(err) // as before the server answered: serve ends with it
+				return nil, err
+			}
+			if !errors.Is(err, index.ErrBusy) {
+				logger.Error("search disabled: the index could not be opened", "vault", sp.name, "error", err.Error())
 				return nil, err
 			}
 			// Another vaultd process owns the index but does not answer:
@@ -289,21 +384,21 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		idx = ix
 		return ix, nil
 	}}
-	c, err := tools.NewCore(v, o)
+	c, err = tools.NewCore(v, o)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer func() {
+	stops = append(stops, func() {
 		if c.WaitIndex() != nil {
 			idx.Close()
 		}
-	}()
+	})
 	go func() {
 		ix := c.WaitIndex()
 		if ix != nil && idx != nil && idx.Owner() {
 			// The build and the embedding at start, in the log: the laws
 			// take minutes the first time.
-			go logIndexProgress(ctx, idx, logger, a.vaultNamed)
+			go logIndexProgress(ctx, idx, logger, named)
 		}
 		ready := ix == nil || ix.WaitReady(ctx) == nil
 		if ready {
@@ -334,29 +429,10 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 				}
 			})
 		}()
-		defer func() { stopSync(); <-done }()
-		logger.Info("git sync on", "interval", f.gitSync.String())
+		stops = append(stops, func() { stopSync(); <-done })
+		logger.Info("git sync on", "vault", sp.name, "interval", f.gitSync.String())
 	}
-	if f.http != "" {
-		err := a.serveHTTP(ctx, f, at, c, perms, logger, clientLog)
-		if cause := context.Cause(ctx); cause != nil && cmd.Context().Err() == nil {
-			return cause // the index could not be opened
-		}
-		return err
-	}
-	conn := tools.NewConnection(a.actor, perms, tools.Limits{
-		WritesPerMinute: f.writesPerMinute, DeletesPerMinute: f.deletesPerMinute,
-	})
-	s := mcpserver.NewServer(c, mcpserver.ServerOptions{Logger: logger, Default: conn, ClientLog: clientLog})
-	logger.Info("serving over stdio", "rights", rightsText(perms))
-	err = mcpserver.ServeStdio(ctx, s, a.in, a.out, log.New(logw, "", log.LstdFlags))
-	if cause := context.Cause(ctx); cause != nil && cmd.Context().Err() == nil {
-		return cause // the index could not be opened
-	}
-	if err != nil && cmd.Context().Err() == nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
+	return c, stop, nil
 }
 
 func rightsText(p tools.Perms) string {

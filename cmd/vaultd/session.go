@@ -26,8 +26,11 @@ const vaultEnv = "VAULTD_VAULT"
 // the current folder; and where it came from, for messages.
 func (a *app) vaultDirFor() (dir, from string) {
 	switch {
-	case a.vaultDir != "":
-		return a.vaultDir, "--vault"
+	case len(a.vaults) > 0:
+		if sp, err := specOf(a.vaults[0]); err == nil {
+			return sp.dir, sp.from
+		}
+		return a.vaults[0], "--vault"
 	case os.Getenv(vaultEnv) != "":
 		return os.Getenv(vaultEnv), "$" + vaultEnv
 	}
@@ -55,7 +58,15 @@ func (a *app) openCore() (*tools.Core, *vault.Vault, error) {
 
 // openVault checks and opens the vault folder.
 func (a *app) openVault() (*vault.Vault, error) {
+	if len(a.vaults) > 1 {
+		return nil, usagef("vaultd --vault "+shellQuote(a.vaults[0])+" overview", "only vaultd serve works on several vaults at once; name one --vault")
+	}
 	dir, from := a.vaultDirFor()
+	return a.openVaultAt(dir, from)
+}
+
+// openVaultAt checks and opens the vault folder dir (named by from).
+func (a *app) openVaultAt(dir, from string) (*vault.Vault, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
