@@ -147,7 +147,10 @@ type Hit struct {
 	Title   string
 	Version string // full hex SHA-256 of the indexed content
 	Space   string
-	Score   float64
+	// Score is the note's relevance: never below the score of a hit after
+	// it on the page with as many of the words (Some), so that the pages
+	// of several indexes merge by it.
+	Score float64
 	// Sections are the note's matching sections on this page, best first:
 	// those holding the most query words, in their own text or heading
 	// or in the heading of a section they lie in (title words count for
@@ -430,6 +433,14 @@ func (ix *Index) pageHits(ctx context.Context, pq *parsedQuery, positive, boost 
 		h.Score = r.score
 		out = append(out, h)
 	}
+	// A note placed before another (as a phrase, by its name) scores at
+	// least as high: Score then ranks the hits as the page does, and the
+	// pages of several indexes merge by it (Hit.Score).
+	for i := len(out) - 2; i >= 0; i-- {
+		if out[i].Some == out[i+1].Some && out[i].Score < out[i+1].Score {
+			out[i].Score = out[i+1].Score
+		}
+	}
 	return out, nil
 }
 
@@ -449,8 +460,9 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 		return nil, err
 	}
 	match := make(map[string]bool, len(res.Hits))
+	score := make(map[string]float64, len(res.Hits))
 	for _, h := range res.Hits {
-		match[h.ID] = true
+		match[h.ID], score[h.ID] = true, h.Score
 	}
 	if len(match) == 0 {
 		return order, nil
@@ -464,7 +476,7 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 	}
 	for _, p := range named { // matching, but not among the notes ranked
 		if match[p] {
-			out = append(out, ranked{id: p})
+			out = append(out, ranked{id: p, score: score[p]})
 		}
 	}
 	first := len(out)
@@ -547,12 +559,16 @@ func (ix *Index) rank(ctx context.Context, pq *parsedQuery, res *bleve.SearchRes
 		// Menschen ist unantastbar." is the phrase's section more than a
 		// page that mentions it.
 		ids := make([]string, len(pres.Hits))
+		scores := make(map[string]float64, len(pres.Hits))
 		for i, h := range pres.Hits {
-			ids[i] = h.ID
+			ids[i], scores[h.ID] = h.ID, h.Score
 		}
 		hits, err := ix.details(ctx, ids, pq, positive, boost, 0, perHit, 1)
 		if err != nil {
 			return nil, nil, err
+		}
+		for i := range hits {
+			hits[i].Score = scores[hits[i].Path]
 		}
 		sort.SliceStable(hits, func(i, j int) bool {
 			if hits[i].phrase != hits[j].phrase {

@@ -701,6 +701,14 @@ func (vs *Vaults) searchAll(ctx context.Context, caller Caller, raw map[string]a
 	wg.Wait()
 	merged := &searchPage{a: a}
 	merged.a.Limit, merged.a.Offset = lim, off
+	// A vault where no note has every word (its page is relaxed) ranks
+	// its notes after the notes with every word of the others.
+	anyFull := false
+	for _, p := range pages {
+		if p != nil && !p.relaxed && p.data.Total > 0 {
+			anyFull = true
+		}
+	}
 	var lists [][]SearchHit
 	for i, p := range pages {
 		if p == nil {
@@ -710,12 +718,18 @@ func (vs *Vaults) searchAll(ctx context.Context, caller Caller, raw map[string]a
 		for j := range d.Hits {
 			d.Hits[j].Vault = visible[i]
 		}
-		lists = append(lists, d.Hits)
 		m := &merged.data
+		if p.relaxed && anyFull {
+			for j := range d.Hits {
+				d.Hits[j].Some = true
+			}
+			d.Some, d.Total = d.Some+d.Total, 0
+		}
+		lists = append(lists, d.Hits)
 		m.Total += d.Total
 		m.Some += d.Some
 		m.Query = d.Query
-		merged.relaxed = merged.relaxed || p.relaxed
+		merged.relaxed = merged.relaxed || p.relaxed && !anyFull
 		merged.meaningOn = merged.meaningOn || p.meaningOn
 		merged.shownBy = p.shownBy
 		if d.Index != "" {

@@ -3,9 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // threeVaults serves the example vault as "work", a private vault and a
@@ -31,6 +35,20 @@ func threeVaults(t *testing.T) *Vaults {
 		"Projekte/Serverumzug.md":     "# Serverumzug\n\nRechenzentrum wechseln.\n",
 		"Projekte/Datenschutz FAQ.md": "# Datenschutz FAQ\n\nDSGVO-Fragen der Kunden.\n",
 	})
+	// Fixed modification times, as the example vault's copy has them.
+	for i, dir := range []string{privat, team} {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			mt := fixedNow.Add(-time.Duration(i*10+len(rel)%7) * time.Hour)
+			return os.Chtimes(p, mt, mt)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	vs, err := NewVaults([]string{"work", "privat", "team"},
 		[]*Core{newTestCore(t, copyExampleVault(t)), newTestCore(t, privat), newTestCore(t, team)})
 	if err != nil {
@@ -239,5 +257,107 @@ func TestVaults_RightsPerVault(t *testing.T) {
 	r = call0(t, vs, readPrivat, "append_to_note", `{"path": "team:Zugangsdaten.md", "content": "x", "change_summary": "x"}`)
 	if r.IsError() {
 		t.Errorf("a write to the writable vault:\n%s", r.Text)
+	}
+}
+
+// TestGolden_Vaults holds the texts an agent reads from a server of
+// several vaults: the vaults' overview, a search across them, a read in
+// one, and each error that names both levels (a wrong vault, a note in
+// another vault, a name in two, a name in none, a call that needs a
+// vault, a move between vaults), and what a key limited to one vault
+// sees of them.
+func TestGolden_Vaults(t *testing.T) {
+	vs := threeVaults(t)
+	teamOnly := Caller{Actor: "key:anna", Perms: Perms{Read: true}, Vaults: map[string]Perms{"team": {Read: true}}}
+	cases := []struct {
+		name   string
+		caller Caller
+		call   step
+	}{
+		{"overview", everyone, step{"vault_overview", `{}`}},
+		{"search_across", everyone, step{"search_notes", `{"query": "Zugangsdaten Wiki"}`}},
+		{"read_prefixed", everyone, step{"read_note", `{"path": "team:Onboarding/Erste Woche.md"}`}},
+		{"wrong_vault", everyone, step{"read_note", `{"vault": "tem", "path": "Erste Woche"}`}},
+		{"note_in_other_vault", everyone, step{"read_note", `{"vault": "work", "path": "Steuer 2026"}`}},
+		{"name_in_two", everyone, step{"read_note", `{"path": "Zugangsdaten"}`}},
+		{"name_in_none", everyone, step{"read_note", `{"path": "Onbording/Erste Wohce"}`}},
+		{"needs_vault", everyone, step{"create_note", `{"path": "Idee.md", "content": "# Idee\n", "change_summary": "notiert"}`}},
+		{"move_between", everyone, step{"move_note", `{"path": "privat:Zugangsdaten.md", "to": "team:Alt/", "change_summary": "umgezogen"}`}},
+		{"key_overview", teamOnly, step{"vault_overview", `{}`}},
+		{"key_other_vault", teamOnly, step{"read_note", `{"vault": "privat", "path": "Steuer 2026"}`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call0(t, vs, tc.caller, tc.call.tool, tc.call.args)
+			got := renderGolden(tc.call.tool+" "+tc.call.args, r, "/no-host-dir")
+			compareGolden(t, filepath.Join("testdata", "golden", "vaults_"+tc.name+".golden"), got)
+			followAll(t, vs, tc.caller, r)
+		})
+	}
+}
+
+// TestVaults_RankingComparable splits the example vault into three vaults
+// by its spaces and asks every section heading (225 of them) of every
+// note, once of the whole vault and once across the three: the merged
+// ranking must put a heading's note first as often as the whole vault
+// does, and the same note on top for nine questions in ten (each index
+// weighs words by its own vault, so a few ties fall the other way).
+func TestVaults_RankingComparable(t *testing.T) {
+	whole := copyExampleVault(t)
+	parts := map[string][]string{"work": {"0_Inbox", "1_Projekte"}, "privat": {"2_Bereiche"}, "team": {"3_Ressourcen", "4_Archiv", "9_System"}}
+	var names []string
+	var cores []*Core
+	for _, n := range []string{"work", "privat", "team"} {
+		dir := t.TempDir()
+		for _, sp := range parts[n] {
+			if err := os.CopyFS(filepath.Join(dir, sp), os.DirFS(filepath.Join(whole, sp))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		names, cores = append(names, n), append(cores, newTestCore(t, dir))
+	}
+	vs, err := NewVaults(names, cores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := newTestCore(t, whole)
+	notes, _ := one.v.Notes()
+	same, firstOne, firstMerged, n := 0, 0, 0, 0
+	var qs []string
+	for _, nt := range notes {
+		for _, h := range nt.Doc.Headings {
+			if h.Level > 1 && len(strings.Fields(h.Text)) >= 1 {
+				qs = append(qs, nt.Path+"\x00"+h.Text)
+			}
+		}
+	}
+	for _, q := range qs {
+		path, text, _ := strings.Cut(q, "\x00")
+		nt := struct{ Path, Title string }{path, text}
+		n++
+		r1 := one.Call(context.Background(), everyone, "search_notes", map[string]any{"query": nt.Title})
+		r3 := vs.Call(context.Background(), everyone, "search_notes", map[string]any{"query": nt.Title})
+		d1, ok1 := r1.Data.(SearchData)
+		d3, ok3 := r3.Data.(SearchData)
+		top1, top3 := "", ""
+		if ok1 && len(d1.Hits) > 0 {
+			top1 = d1.Hits[0].Path
+		}
+		if ok3 && len(d3.Hits) > 0 {
+			top3 = d3.Hits[0].Path
+		}
+		if top1 == nt.Path {
+			firstOne++
+		}
+		if top3 == nt.Path {
+			firstMerged++
+		}
+		if top1 == top3 {
+			same++
+		}
+	}
+	t.Logf("%d headings: their note first in the whole vault %d times, across the 3 vaults %d; the same note on top %d", n, firstOne, firstMerged, same)
+	if n < 100 || firstMerged < firstOne || same*10 < n*9 {
+		t.Errorf("%d headings: their note first in the whole vault %d times, across the 3 vaults %d; the same note on top %d (want at least as often, and 90%%)", n, firstOne, firstMerged, same)
 	}
 }
