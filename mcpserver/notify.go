@@ -44,10 +44,14 @@ import (
 // be subscribed to; the first is never notified, the second when the
 // note appears.
 type subscriptions struct {
-	c     *tools.Core
-	multi bool // the server serves several vaults: every subscribe is refused
-	s     *server.MCPServer
-	lim   SubscriptionLimits
+	c *tools.Core
+	// vs, when it serves vaults by name, is what the URIs name as
+	// NAME:path; visible says which of them a request's connection may
+	// read (a subscription to another vault is refused as unknown).
+	vs      *tools.Vaults
+	visible func(ctx context.Context) []string
+	s       *server.MCPServer
+	lim     SubscriptionLimits
 	// alive, when set, says whether a session still exists (the HTTP
 	// server's sessions, which end there, not with mcp-go's hooks).
 	alive func(sid string) bool
@@ -60,6 +64,7 @@ type subscriptions struct {
 	seq      uint64                       // orders subscriptions (the oldest is named first)
 	polling  bool
 	mark     index.ChangeMark
+	marks    map[string]index.ChangeMark // by vault, where vs serves several
 	// ticks counts the polls, looked counts the files stat'ed by them
 	// (tests check that an idle subscription costs none).
 	ticks, looked int
@@ -105,9 +110,12 @@ const maxSubscribeURI = 4096
 // subscribed.
 const pollEvery = time.Second
 
-func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks, lim SubscriptionLimits) *subscriptions {
+func newSubscriptions(c *tools.Core, vs *tools.Vaults, visible func(context.Context) []string, s *server.MCPServer, hooks *server.Hooks, lim SubscriptionLimits) *subscriptions {
 	sub := &subscriptions{c: c, s: s, lim: lim.withDefaults(), byURI: map[string]map[string]string{},
-		sessions: map[string]*subSession{}, perKey: map[string]int{}, stamps: map[string]string{}}
+		sessions: map[string]*subSession{}, perKey: map[string]int{}, stamps: map[string]string{}, marks: map[string]index.ChangeMark{}}
+	if vs != nil && vs.Multi() {
+		sub.vs, sub.visible = vs, visible
+	}
 	// A subscription is taken (or refused) before mcp-go answers the
 	// request: mcp-go's own handler only acknowledges it.
 	hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
@@ -134,6 +142,11 @@ func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks, l
 		if ks := keyStateFrom(ctx); ks != nil {
 			key = ks.id
 		}
+		if sub.vs != nil {
+			if err := sub.mayRead(ctx, req.Params.URI); err != nil {
+				return err
+			}
+		}
 		return sub.add(sid, key, req.Params.URI, keyStateFrom(ctx))
 	})
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
@@ -146,12 +159,54 @@ func newSubscriptions(c *tools.Core, s *server.MCPServer, hooks *server.Hooks, l
 			sub.dropSession(session.SessionID())
 		}
 	})
-	c.Vault().OnChange(func(paths ...string) {
-		for _, p := range paths {
-			sub.changed(canonical(NoteURI(p)))
-		}
-	})
+	if sub.vs == nil {
+		c.Vault().OnChange(func(paths ...string) {
+			for _, p := range paths {
+				sub.changed(canonical(NoteURI(p)))
+			}
+		})
+		return sub
+	}
+	// This process's writes at once, in every vault served from the start
+	// (one served later by a reload: by the poll, within pollEvery).
+	for _, name := range vs.Names() {
+		vs.Core(name).Vault().OnChange(func(paths ...string) {
+			for _, p := range paths {
+				sub.changed(canonical(NoteURI(name + ":" + p)))
+			}
+		})
+	}
 	return sub
+}
+
+// mayRead refuses a subscription to a URI that names no vault the
+// request's connection may read, as readInVaults refuses to read it.
+func (sub *subscriptions) mayRead(ctx context.Context, uri string) error {
+	visible := sub.visible(ctx)
+	if p, _, ok := pathOfURI(uri); ok {
+		if _, _, ok := splitVault(sub.vs, visible, p); ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("resources/subscribe %q refused: this server serves several vaults, and names a note as %sNAME:path; the vaults: %s; resources/list lists them",
+		tools.Cut(uri, 200), noteURIPrefix, strings.Join(visible, ", "))
+}
+
+// fileOf returns the vault file system and the path a URI names.
+func (sub *subscriptions) fileOf(uri string) (fs.FS, string, bool) {
+	p, _, ok := pathOfURI(uri)
+	if !ok {
+		return nil, "", false
+	}
+	if sub.vs == nil {
+		return sub.c.Vault().FS(), p, true
+	}
+	name, rest, ok := strings.Cut(p, ":")
+	c := sub.vs.Core(name)
+	if !ok || c == nil {
+		return nil, "", false
+	}
+	return c.Vault().FS(), rest, true
 }
 
 func sessionID(ctx context.Context) string {
@@ -176,9 +231,6 @@ func canonical(uri string) string {
 // not: the URI is too long, or the session or its key holds as many
 // subscriptions as it may.
 func (sub *subscriptions) add(sid, key, given string, ks *keyState) error {
-	if sub.multi {
-		return fmt.Errorf("resources/subscribe refused: this server serves several vaults, and subscriptions follow a server of one vault; call recent_changes {} for what changed")
-	}
 	if len(given) > maxSubscribeURI {
 		return fmt.Errorf("resources/subscribe refused: the uri is %d bytes long, more than the %d a vaultd resource can be; notes are named like %s, and resources/list lists them",
 			len(given), maxSubscribeURI, NoteURI(exampleNote(sub.c)))
@@ -317,11 +369,11 @@ func (sub *subscriptions) held() (subs, sessions int) {
 // stamp is what identifies the current state of the file a URI names:
 // size and modification time, or "gone".
 func (sub *subscriptions) stamp(uri string) string {
-	p, _, ok := pathOfURI(uri)
+	fsys, p, ok := sub.fileOf(uri)
 	if !ok {
 		return ""
 	}
-	fi, err := fs.Stat(sub.c.Vault().FS(), p)
+	fi, err := fs.Stat(fsys, p)
 	if err != nil {
 		return "gone"
 	}
@@ -384,11 +436,44 @@ func (sub *subscriptions) tick() bool {
 		return false
 	}
 	sub.ticks++
-	mark := sub.mark
 	sub.mu.Unlock()
-	ch, err := sub.c.Changes(mark)
 	var look []string
+	if sub.vs == nil {
+		look = sub.journal("", sub.c)
+	} else {
+		for _, name := range sub.vs.Names() {
+			if c := sub.vs.Core(name); c != nil {
+				look = append(look, sub.journal(name, c)...)
+			}
+		}
+	}
 	sub.mu.Lock()
+	moved := sub.movedLocked(look)
+	sub.mu.Unlock()
+	for _, uri := range moved {
+		sub.changed(uri)
+	}
+	return true
+}
+
+// journal returns the subscribed URIs of one vault (named name, "" for a
+// lone vault) whose files its change journal names since the last poll,
+// or all of that vault's when the journal cannot say.
+func (sub *subscriptions) journal(name string, c *tools.Core) []string {
+	prefix := ""
+	if name != "" {
+		prefix = name + ":"
+	}
+	sub.mu.Lock()
+	mark := sub.mark
+	if name != "" {
+		mark = sub.marks[name]
+	}
+	sub.mu.Unlock()
+	ch, err := c.Changes(mark)
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	var look []string
 	switch {
 	case errors.Is(err, tools.ErrIndexOpening):
 		// Its first answer will be Lost: everything is looked at then.
@@ -396,24 +481,25 @@ func (sub *subscriptions) tick() bool {
 		// No journal (no index, or its owner cannot be asked: look
 		// every time), or it lost track (look once).
 		for uri := range sub.stamps {
-			look = append(look, uri)
+			if p, _, ok := pathOfURI(uri); ok && strings.HasPrefix(p, prefix) {
+				look = append(look, uri)
+			}
 		}
 	default:
 		for _, p := range ch.Paths {
-			if uri := canonical(NoteURI(p)); sub.byURI[uri] != nil {
+			if uri := canonical(NoteURI(prefix + p)); sub.byURI[uri] != nil {
 				look = append(look, uri)
 			}
 		}
 	}
 	if err == nil {
-		sub.mark = ch.Next
+		if name == "" {
+			sub.mark = ch.Next
+		} else {
+			sub.marks[name] = ch.Next
+		}
 	}
-	moved := sub.movedLocked(look)
-	sub.mu.Unlock()
-	for _, uri := range moved {
-		sub.changed(uri)
-	}
-	return true
+	return look
 }
 
 // ClientLog sends log records to MCP clients as notifications/message

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -20,7 +22,30 @@ import (
 type prompt struct {
 	name, title, description string
 	args                     []promptArg
-	build                    func(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.GetPromptResult, error)
+	build                    func(e promptEnv, args map[string]string) (*mcp.GetPromptResult, error)
+}
+
+// promptEnv is what a prompt is built for: the vault's core, the
+// connection's rights there, and how its calls are spelled (naming the
+// vault where the server serves several). vault is "" for a lone vault.
+type promptEnv struct {
+	c     *tools.Core
+	p     tools.Perms
+	door  tools.Door
+	vault string
+}
+
+// call spells a call of tool for the prompt's vault.
+func (e promptEnv) call(tool string, args ...tools.CallArg) string {
+	return tools.CallText(e.door, tool, args...)
+}
+
+// uri is the resource URI of vault path p in the prompt's vault.
+func (e promptEnv) uri(p string) string {
+	if e.vault != "" {
+		return NoteURI(e.vault + ":" + p)
+	}
+	return NoteURI(p)
 }
 
 type promptArg struct {
@@ -76,13 +101,21 @@ func argKind(p prompt, name string) string {
 	return ""
 }
 
+// vaultPromptArg is the argument every prompt takes where one server
+// serves several vaults.
+var vaultPromptArg = promptArg{name: "vault", description: "the vault (a path may also be written NAME:path); without it, the one vault this connection may read, or the vault holding the note", kind: "vault"}
+
 // addPrompts registers the prompts; each is built for the connection
-// that asks.
-func addPrompts(c *tools.Core, s *server.MCPServer, permsOf func(context.Context) tools.Perms) {
+// that asks, in the vault it names where the server serves several.
+func addPrompts(vs *tools.Vaults, s *server.MCPServer, permsOf func(context.Context) tools.Perms, visibleOf func(context.Context) []string, callerOf func(context.Context) tools.Caller) {
 	for _, p := range prompts {
 		p := p
 		opts := []mcp.PromptOption{mcp.WithPromptTitle(p.title), mcp.WithPromptDescription(p.description)}
-		for _, a := range p.args {
+		args := p.args
+		if vs.Multi() {
+			args = append(slices.Clone(args), vaultPromptArg)
+		}
+		for _, a := range args {
 			ao := []mcp.ArgumentOption{mcp.ArgumentDescription(a.description)}
 			if a.required {
 				ao = append(ao, mcp.RequiredArgument())
@@ -90,14 +123,80 @@ func addPrompts(c *tools.Core, s *server.MCPServer, permsOf func(context.Context
 			opts = append(opts, mcp.WithArgument(a.name, ao...))
 		}
 		s.AddPrompt(mcp.NewPrompt(p.name, opts...), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return p.build(c, permsOf(ctx), req.Params.Arguments)
+			if !vs.Multi() {
+				return p.build(promptEnv{c: vs.First(), p: permsOf(ctx), door: tools.DoorMCP}, req.Params.Arguments)
+			}
+			args := maps.Clone(req.Params.Arguments)
+			if args == nil {
+				args = map[string]string{}
+			}
+			e, err := promptVault(vs, p, visibleOf(ctx), callerOf(ctx), args)
+			if err != nil {
+				return nil, err
+			}
+			return p.build(e, args)
 		})
 	}
+}
+
+// promptVault picks the vault a prompt is for where the server serves
+// several: its vault argument, the NAME: of its path, the one vault the
+// connection may read, or the vault holding the note it names. NAME: is
+// taken off args["path"]; the error lists the vaults there are.
+func promptVault(vs *tools.Vaults, p prompt, visible []string, caller tools.Caller, args map[string]string) (promptEnv, error) {
+	name := ""
+	if v := strings.TrimSpace(args["vault"]); v != "" {
+		for _, n := range visible {
+			if strings.EqualFold(n, v) {
+				name = n
+			}
+		}
+		if name == "" {
+			return promptEnv{}, fmt.Errorf("%s: no vault %q; the vaults: %s", p.name, v, strings.Join(visible, ", "))
+		}
+	}
+	if n, rest, ok := splitVault(vs, visible, args["path"]); ok {
+		if name != "" && name != n {
+			return promptEnv{}, fmt.Errorf("%s: vault %s and the path's vault %s differ; name one", p.name, name, n)
+		}
+		name, args["path"] = n, rest
+	}
+	if name == "" && len(visible) == 1 {
+		name = visible[0]
+	}
+	if ref := strings.TrimSpace(args["path"]); name == "" && ref != "" {
+		var in []string
+		for _, n := range visible {
+			if c := vs.Core(n); c != nil {
+				if _, _, err := c.Vault().Find(ref); err == nil {
+					in = append(in, n)
+				}
+			}
+		}
+		if len(in) == 1 {
+			name = in[0]
+		} else if len(in) > 1 {
+			return promptEnv{}, fmt.Errorf("%s: %q is in %d vaults (%s); give vault", p.name, ref, len(in), strings.Join(in, ", "))
+		}
+	}
+	if name == "" {
+		if p.name == "changes_this_week" && strings.TrimSpace(args["space"]) == "" {
+			return promptEnv{c: vs.Core(visible[0]), p: caller.Perms, door: tools.DoorMCP}, nil // recent_changes covers every vault
+		}
+		return promptEnv{}, fmt.Errorf("%s needs vault: this server serves %s", p.name, strings.Join(visible, ", "))
+	}
+	c := vs.Core(name)
+	if c == nil {
+		return promptEnv{}, fmt.Errorf("%s: vault %s is no longer served; the vaults: %s", p.name, name, strings.Join(visible, ", "))
+	}
+	perms, _ := caller.PermsIn(name)
+	return promptEnv{c: c, p: perms, door: tools.DoorMCP.In(name), vault: name}, nil
 }
 
 // GetPrompt builds a prompt by name for a connection with perms (the CLI
 // and tests; MCP clients go through prompts/get).
 func GetPrompt(c *tools.Core, name string, perms tools.Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+	e := promptEnv{c: c, p: perms, door: tools.DoorMCP}
 	p, ok := promptByName(name)
 	if !ok {
 		var names []string
@@ -106,7 +205,7 @@ func GetPrompt(c *tools.Core, name string, perms tools.Perms, args map[string]st
 		}
 		return nil, fmt.Errorf("no prompt %q; the prompts are %s", name, strings.Join(names, ", "))
 	}
-	return p.build(c, perms, args)
+	return p.build(e, args)
 }
 
 func userText(text string) mcp.PromptMessage {
@@ -114,9 +213,9 @@ func userText(text string) mcp.PromptMessage {
 }
 
 // noteResource embeds a note's markdown in a prompt message.
-func noteResource(c *tools.Core, n *vault.Note) mcp.PromptMessage {
+func noteResource(e promptEnv, n *vault.Note) mcp.PromptMessage {
 	return mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(mcp.TextResourceContents{
-		URI: NoteURI(n.Path), MIMEType: "text/markdown", Text: string(n.Doc.Src),
+		URI: e.uri(n.Path), MIMEType: "text/markdown", Text: string(n.Doc.Src),
 		Meta: map[string]any{"path": n.Path, "title": n.Title, "version": note.ShortVersion(n.Version), "space": n.Space},
 	}))
 }
@@ -134,7 +233,8 @@ func steps(lines ...string) string {
 	return b.String()
 }
 
-func changesPrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+func changesPrompt(e promptEnv, args map[string]string) (*mcp.GetPromptResult, error) {
+	c := e.c
 	space := strings.TrimSpace(args["space"])
 	rc := []tools.CallArg{{Name: "since", Value: "7d"}}
 	where := "the vault"
@@ -146,14 +246,15 @@ func changesPrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.G
 		where = "the space " + space
 	}
 	text := fmt.Sprintf("Tell me what changed in %s over the last 7 days.\n\n", where) + steps(
-		"Call "+tools.CallText(tools.DoorMCP, "recent_changes", rc...)+" — it lists every change, newest first: by agents and people through vaultd, and by Obsidian, git or an editor (actor \"outside vaultd\"). Follow its \"next page:\" call until you have them all (at most 5 pages; then say how many you left out).",
+		"Call "+e.call("recent_changes", rc...)+" — it lists every change, newest first: by agents and people through vaultd, and by Obsidian, git or an editor (actor \"outside vaultd\"). Follow its \"next page:\" call until you have them all (at most 5 pages; then say how many you left out).",
 		"For the 3 notes that changed most or matter most, call note_history with their path to see each change's diff, and read_note where you need the whole text.",
 		"Answer grouped by space: for each note its path and title, who changed it, what changed and why (the change summaries). End with what looks unfinished or needs a person.",
 	) + "\nDo not change any note: this is a report."
 	return mcp.NewGetPromptResult("What changed in "+where+" in the last 7 days", []mcp.PromptMessage{userText(text)}), nil
 }
 
-func triagePrompt(c *tools.Core, p tools.Perms, _ map[string]string) (*mcp.GetPromptResult, error) {
+func triagePrompt(e promptEnv, _ map[string]string) (*mcp.GetPromptResult, error) {
+	c, p := e.c, e.p
 	r, err := c.Rules()
 	if err != nil {
 		return nil, err
@@ -175,7 +276,7 @@ func triagePrompt(c *tools.Core, p tools.Perms, _ map[string]string) (*mcp.GetPr
 	var ruleSteps []string
 	var rulesRead []string
 	for _, n := range r.Notes {
-		rulesRead = append(rulesRead, tools.CallText(tools.DoorMCP, "read_note", tools.CallArg{Name: "path", Value: n.Path}))
+		rulesRead = append(rulesRead, e.call("read_note", tools.CallArg{Name: "path", Value: n.Path}))
 	}
 	if len(rulesRead) > 0 {
 		ruleSteps = append(ruleSteps, "The vault's rules are in 9_System (the first one is below): read them all first — "+strings.Join(rulesRead, ", ")+". They say which folders exist for what, which properties new notes need, and what agents may not change.")
@@ -187,20 +288,21 @@ func triagePrompt(c *tools.Core, p tools.Perms, _ map[string]string) (*mcp.GetPr
 		act = "Propose a place for each note and wait for my go-ahead; then move each with move_note, its path, the folder as to (ending in /), the version read_note showed as expected_version and a change_summary saying why. Notes the rules protect stay where they are."
 	}
 	text := fmt.Sprintf("Triage the inbox %s of this vault, following its rules.\n\n", inbox) + steps(append(ruleSteps,
-		"Call "+tools.CallText(tools.DoorMCP, "list_notes", tools.CallArg{Name: "folder", Value: inbox})+" to see what is in the inbox (follow its \"next page:\" call if there is one).",
+		"Call "+e.call("list_notes", tools.CallArg{Name: "folder", Value: inbox})+" to see what is in the inbox (follow its \"next page:\" call if there is one).",
 		"Read each note with read_note and its path; search_notes finds where similar notes already live.",
 		act,
 	)...) + "\nAnswer with a table: note, where it belongs, why."
 	msgs = append(msgs, userText(text))
 	if len(r.Notes) > 0 {
 		if n, err := c.Vault().Read(r.Notes[0].Path); err == nil {
-			msgs = append(msgs, noteResource(c, n))
+			msgs = append(msgs, noteResource(e, n))
 		}
 	}
 	return mcp.NewGetPromptResult("Triage "+inbox+" following the rules in 9_System", msgs), nil
 }
 
-func summarizePrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp.GetPromptResult, error) {
+func summarizePrompt(e promptEnv, args map[string]string) (*mcp.GetPromptResult, error) {
+	c := e.c
 	ref := strings.TrimSpace(args["path"])
 	if ref == "" {
 		return nil, fmt.Errorf("summarize_note needs path: the note to summarise, e.g. %s", exampleNote(c))
@@ -224,11 +326,11 @@ func summarizePrompt(c *tools.Core, p tools.Perms, args map[string]string) (*mcp
 		what = fmt.Sprintf("the section %q of the note %s", heading, n.Path)
 	}
 	text := fmt.Sprintf("Summarise %s and what the notes that link to it say about it.\n\n", what) + steps(
-		"The note's text is below (version "+note.ShortVersion(n.Version)+"). If it is long or you need one section, call "+tools.CallText(tools.DoorMCP, "read_note", read...)+".",
-		"Call "+tools.CallText(tools.DoorMCP, "get_backlinks", tools.CallArg{Name: "path", Value: n.Path})+" for the notes that link to it, with the line of each link; read the ones that add something with read_note.",
+		"The note's text is below (version "+note.ShortVersion(n.Version)+"). If it is long or you need one section, call "+e.call("read_note", read...)+".",
+		"Call "+e.call("get_backlinks", tools.CallArg{Name: "path", Value: n.Path})+" for the notes that link to it, with the line of each link; read the ones that add something with read_note.",
 		"Answer in the note's language: a summary of 5 sentences at most, then what the linking notes add (each by path), then open questions.",
 	) + "\nDo not change any note."
-	return mcp.NewGetPromptResult("Summary of "+n.Path+" with its backlinks", []mcp.PromptMessage{userText(text), noteResource(c, n)}), nil
+	return mcp.NewGetPromptResult("Summary of "+n.Path+" with its backlinks", []mcp.PromptMessage{userText(text), noteResource(e, n)}), nil
 }
 
 func containsFold(list []string, s string) bool {

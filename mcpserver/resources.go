@@ -311,10 +311,13 @@ type completions struct {
 	connOf func(context.Context) *tools.Connection
 }
 
-func (p completions) CompletePromptArgument(_ context.Context, prompt string, a mcp.CompleteArgument, ctx mcp.CompleteContext) (*mcp.Completion, error) {
+func (p completions) CompletePromptArgument(rctx context.Context, prompt string, a mcp.CompleteArgument, ctx mcp.CompleteContext) (*mcp.Completion, error) {
 	pr, ok := promptByName(prompt)
 	if !ok {
 		return completion(nil), nil
+	}
+	if p.vs != nil && p.vs.Multi() {
+		return p.completeInVault(rctx, pr, a, ctx), nil
 	}
 	switch argKind(pr, a.Name) {
 	case "path":
@@ -331,6 +334,59 @@ func (p completions) CompletePromptArgument(_ context.Context, prompt string, a 
 		return completion(out), nil
 	}
 	return completion(nil), nil
+}
+
+// completeInVault completes a prompt's argument where the server serves
+// several vaults: the vault's name among those the connection may read;
+// a path as NAME:path; a heading or space in the vault the other
+// arguments name.
+func (p completions) completeInVault(rctx context.Context, pr prompt, a mcp.CompleteArgument, ctx mcp.CompleteContext) *mcp.Completion {
+	visible := visibleTo(p.vs, p.connOf(rctx))
+	kind := argKind(pr, a.Name)
+	if a.Name == "vault" {
+		kind = "vault"
+	}
+	named := func() (*tools.Core, string) {
+		if n, rest, ok := splitVault(p.vs, visible, ctx.Arguments["path"]); ok {
+			return p.vs.Core(n), rest
+		}
+		for _, n := range visible {
+			if strings.EqualFold(n, ctx.Arguments["vault"]) {
+				return p.vs.Core(n), ctx.Arguments["path"]
+			}
+		}
+		if len(visible) == 1 {
+			return p.vs.Core(visible[0]), ctx.Arguments["path"]
+		}
+		return nil, ""
+	}
+	switch kind {
+	case "vault":
+		var out []string
+		for _, n := range visible {
+			if strings.HasPrefix(strings.ToLower(n), strings.ToLower(a.Value)) {
+				out = append(out, n)
+			}
+		}
+		return completion(out)
+	case "path":
+		return completeInVaults(p.vs, visible, a.Value, true)
+	case "heading":
+		if c, path := named(); c != nil {
+			return CompleteHeading(c, path, a.Value)
+		}
+	case "space":
+		if c, _ := named(); c != nil {
+			var out []string
+			for _, s := range c.Vault().Spaces() {
+				if strings.HasPrefix(strings.ToLower(s), strings.ToLower(a.Value)) {
+					out = append(out, s)
+				}
+			}
+			return completion(out)
+		}
+	}
+	return completion(nil)
 }
 
 func (p completions) CompleteResourceArgument(ctx context.Context, uri string, a mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {

@@ -138,9 +138,7 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 	}
 	s := server.NewMCPServer("vaultd", Version,
 		server.WithToolCapabilities(false),
-		// Subscriptions follow one vault's change journal: a server of
-		// several vaults does not offer them (recent_changes does).
-		server.WithResourceCapabilities(!vs.Multi(), false),
+		server.WithResourceCapabilities(true, false),
 		server.WithPromptCapabilities(false),
 		server.WithLogging(),
 		server.WithCompletions(),
@@ -157,18 +155,19 @@ func newServer(c *tools.Core, o ServerOptions) (*server.MCPServer, *subscription
 	// Notes as resources, workflows as prompts, subscriptions to notes:
 	// all read-only, so every connection (each has read) gets them.
 	addResources(vs, s, hooks, connOf)
-	if !vs.Multi() {
-		// The prompts name one vault's notes; a server of several vaults
-		// leaves them out (the tools name the vault).
-		addPrompts(c, s, func(ctx context.Context) tools.Perms {
+	addPrompts(vs, s, func(ctx context.Context) tools.Perms {
+		if cn := connOf(ctx); cn != nil {
+			return cn.Perms
+		}
+		return tools.Perms{Read: true}
+	}, func(ctx context.Context) []string { return visibleTo(vs, connOf(ctx)) },
+		func(ctx context.Context) tools.Caller {
 			if cn := connOf(ctx); cn != nil {
-				return cn.Perms
+				return tools.Caller{Perms: cn.Perms, Vaults: cn.Vaults}
 			}
-			return tools.Perms{Read: true}
+			return tools.Caller{}
 		})
-	}
-	sub := newSubscriptions(c, s, hooks, o.Subscriptions)
-	sub.multi = vs.Multi()
+	sub := newSubscriptions(c, vs, func(ctx context.Context) []string { return visibleTo(vs, connOf(ctx)) }, s, hooks, o.Subscriptions)
 	for _, t := range tools.Tools() {
 		mt := mcpTool(t)
 		if vs.Multi() {
