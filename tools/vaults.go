@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -354,12 +356,8 @@ func (vs *Vaults) namedVault(caller Caller, t tool, args map[string]any, visible
 		if !ok {
 			continue
 		}
-		pre, rest, ok := strings.Cut(s, ":")
-		if !ok || vaultName.FindString(pre) == "" {
-			continue
-		}
-		n := vs.lookup(pre)
-		if n == "" || !slices.Contains(visible, n) {
+		n, rest := vs.inLink(s, visible)
+		if n == "" {
 			continue // a path with a colon, not a vault (or one the caller may not see)
 		}
 		if named != "" && named != n {
@@ -368,6 +366,41 @@ func (vs *Vaults) namedVault(caller Caller, t tool, args map[string]any, visible
 		named, args[a] = n, rest
 	}
 	return named, nil
+}
+
+// inLink reads the vault a path or link names, and the rest: NAME:path,
+// [[NAME:path]] (a wikilink written with its vault), or Obsidian's link to
+// a note of another vault, obsidian://open?vault=V&file=PATH (V the
+// vault's name here or its folder's name, as Obsidian names vaults). ""
+// when it names none the caller may see.
+func (vs *Vaults) inLink(s string, visible []string) (vault, rest string) {
+	if u, err := url.Parse(strings.TrimSpace(s)); err == nil && u.Scheme == "obsidian" && u.Host == "open" {
+		q := u.Query()
+		want, file := q.Get("vault"), q.Get("file")
+		if file == "" {
+			return "", ""
+		}
+		for _, n := range visible {
+			c := vs.Core(n)
+			if strings.EqualFold(n, want) || c != nil && strings.EqualFold(filepath.Base(c.v.Dir()), want) {
+				return n, file
+			}
+		}
+		return "", ""
+	}
+	bracket := ""
+	if strings.HasPrefix(s, "[[") {
+		bracket, s = "[[", s[2:]
+	}
+	pre, rest, ok := strings.Cut(s, ":")
+	if !ok || vaultName.FindString(pre) == "" {
+		return "", ""
+	}
+	n := vs.lookup(pre)
+	if n == "" || !slices.Contains(visible, n) {
+		return "", ""
+	}
+	return n, bracket + rest
 }
 
 // targetOf returns the argument that names the call's note, file or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,6 +121,8 @@ func TestVaults_Addressing(t *testing.T) {
 		{"read_note", `{"path": "Website-Relaunch"}`, "vault: work\n"},
 		{"list_notes", `{"folder": "Onboarding"}`, "vault: team\n"},
 		{"get_backlinks", `{"path": "work:1_Projekte/Website-Relaunch.md"}`, "vault: work\n"},
+		{"read_note", `{"path": "[[team:Onboarding/Erste Woche#Ablauf]]"}`, "vault: team\n"},
+		{"read_note", `{"path": "obsidian://open?vault=team&file=Onboarding%2FErste%20Woche"}`, "vault: team\n"},
 	} {
 		r := call0(t, vs, everyone, tc.tool, tc.args)
 		if r.IsError() || !strings.HasPrefix(r.Text, tc.want) {
@@ -133,6 +136,18 @@ func TestVaults_Addressing(t *testing.T) {
 			}
 		}
 		followAll(t, vs, everyone, r)
+	}
+}
+
+// An Obsidian link to another vault names it by its folder's name, as
+// Obsidian names vaults.
+func TestVaults_ObsidianLinkByFolderName(t *testing.T) {
+	vs := threeVaults(t)
+	folder := filepath.Base(vs.Core("privat").v.Dir())
+	link := "obsidian://open?vault=" + url.QueryEscape(folder) + "&file=" + url.QueryEscape("Finanzen/Steuer 2026")
+	r := vs.Call(context.Background(), everyone, "read_note", map[string]any{"path": link})
+	if r.IsError() || !strings.HasPrefix(r.Text, "vault: privat\n") {
+		t.Errorf("read_note %s:\n%s", link, r.Text)
 	}
 }
 
