@@ -304,11 +304,16 @@ func (vs *Vaults) inVault(ctx context.Context, cn *Connection, caller Caller, va
 	caller.Perms, caller.Door = p, caller.Door.In(vault)
 	r := vs.run(ctx, cn, caller, vault, t.name, args)
 	r.Text = "vault: " + vault + "\n" + r.Text
-	if ve, ok := note.AsError(r.Err); ok && errors.Is(r.Err, note.ErrNotFound) && isPlaceKind(ve.AltKind) {
+	ve, isErr := note.AsError(r.Err)
+	missing := isErr && errors.Is(r.Err, note.ErrNotFound) && isPlaceKind(ve.AltKind)
+	// A folder where a note was asked for: the note may be in another
+	// vault (said after the folder's own next call).
+	folder := isErr && errors.Is(r.Err, note.ErrInvalidPath) && strings.Contains(ve.Msg, "is a folder")
+	if missing || folder {
 		if target, value := targetOf(t, args); value != "" {
 			lines, there := vs.elsewhere(ctx, caller, t, args, target, value, vault, visible)
 			switch {
-			case there != "":
+			case there != "" && missing:
 				// Another vault has it: said right after the error, and
 				// its call is the next one.
 				head, rest, _ := strings.Cut(r.Text, "\nerror code: ")

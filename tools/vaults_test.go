@@ -376,3 +376,66 @@ func TestVaults_RankingComparable(t *testing.T) {
 		t.Errorf("%d headings: their note first in the whole vault %d times, across the 3 vaults %d; the same note on top %d (want at least as often, and 90%%)", n, firstOne, firstMerged, same)
 	}
 }
+
+// TestVaults_WrongVaultTwoCalls: for every note of the three vaults, by
+// path and by title, asked of each other vault, the answer's "next:" call
+// — what a cheap agent copies — reads that very note: two calls at most
+// (issue 35's target).
+func TestVaults_WrongVaultTwoCalls(t *testing.T) {
+	vs := threeVaults(t)
+	names := vs.Names()
+	next := regexp.MustCompile(`(?m)^next: read_note (\{.*\})$`)
+	checked, byNext := 0, 0
+	for _, home := range names {
+		notes, err := vs.Core(home).v.Notes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range notes {
+			for _, ref := range []string{n.Path, n.Title} {
+				for _, wrong := range names {
+					if wrong == home {
+						continue
+					}
+					if _, _, err := vs.Core(wrong).v.Find(ref); err == nil {
+						continue // the other vault has a note of that name too: its own answer is right
+					}
+					r := vs.Call(context.Background(), everyone, "read_note", map[string]any{"vault": wrong, "path": ref})
+					if !r.IsError() {
+						t.Errorf("read_note %q in %s (it is in %s) succeeded:\n%s", ref, wrong, home, r.Text)
+						continue
+					}
+					// Its next call; where several vaults have the name
+					// (or the vault asked has a folder of that name), the
+					// call the answer lists for the note's own vault.
+					calls := next.FindAllStringSubmatch(r.Text, -1)
+					for _, m := range anyCall.FindAllStringSubmatch(r.Text, -1) {
+						if m[1] == "read_note" && strings.Contains(m[2], `"vault": "`+home+`"`) {
+							calls = append(calls, []string{m[0], m[2]})
+						}
+					}
+					reached := false
+					for i, m := range calls {
+						var args map[string]any
+						if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+							t.Fatal(err)
+						}
+						second := vs.Call(context.Background(), everyone, "read_note", args)
+						if !second.IsError() && strings.HasPrefix(second.Text, "vault: "+home+"\npath: "+n.Path+"\n") {
+							reached = true
+							if i == 0 && strings.HasPrefix(m[0], "next: ") {
+								byNext++
+							}
+							break
+						}
+					}
+					if !reached {
+						t.Errorf("read_note %q in %s: no call of the answer reads %s in %s:\n%s", ref, wrong, n.Path, home, r.Text)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d wrong-vault reads, each reaching its note with its second call: %d by the answer's next call, the others by the call it lists for the note's vault", checked, byNext)
+}
