@@ -105,3 +105,49 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestVaults_OneIndexFailsOthersServe: a vault whose search index cannot
+// be opened (its state dir holds a folder where the index's lock file
+// goes) serves without search, saying why without host paths, while the
+// other vault searches on.
+func TestVaults_OneIndexFailsOthersServe(t *testing.T) {
+	work := copyVault(t)
+	team := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(team, ".vaultd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(team, ".vaultd", "index.lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(team, "Zugangsdaten.md"), []byte("# Zugangsdaten\n\nWiki-Zugang.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	c, err := client.NewStdioMCPClientWithOptions(vaultdBin, nil, []string{"serve", "--no-sync", "--vault", "work=" + work, "--vault", "team=" + team},
+		transport.WithCommandStderrWriter(stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Close()
+		if t.Failed() {
+			t.Logf("vaultd serve stderr:\n%s", stderr)
+		}
+	})
+	ctx, cancel := waitCtx(t)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "vaultd-e2e", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr)
+	}
+	s := &server{t: t, c: c, vault: work, stderr: stderr}
+	wantContains(t, "search in work", s.mustOK("search_notes", map[string]any{"vault": "work", "query": "Zeitleiste"}), "vault: work\n", "Website-Relaunch")
+	r := s.call("search_notes", map[string]any{"vault": "team", "query": "Wiki"})
+	if !r.IsError || !strings.Contains(r.Text, "the search index could not be opened") || strings.Contains(r.Text, team) {
+		t.Errorf("search in the vault without an index:\n%s", r.Text)
+	}
+	wantContains(t, "team's note, read without its index", s.mustOK("read_note", map[string]any{"path": "team:Zugangsdaten.md"}), "Wiki-Zugang")
+	wantContains(t, "search across both", s.mustOK("search_notes", map[string]any{"query": "Zeitleiste"}), "searched 2 vaults", "vault: work")
+	wantLog(t, "the failed index", stderr, "search disabled", "vault=team")
+}

@@ -760,7 +760,11 @@ func (c *Core) GetBacklinks(ctx context.Context, caller Caller, a GetBacklinksAr
 func (c *Core) noIndexResult(caller Caller, f failure) *Result {
 	why := "this vaultd runs without a search index"
 	if c.noIndex != nil {
-		why = c.noIndex.Error()
+		// Host paths stay out of answers.
+		why = scrubHostPaths(scrubHostPaths(c.noIndex.Error(), c.v.StateDir()), c.v.Dir())
+		if !errors.Is(c.noIndex, index.ErrBusy) {
+			why = "the search index could not be opened: " + why
+		}
 	}
 	r := c.fail(caller, f, &note.Error{Op: f.tool, Kind: note.ErrInvalid, Msg: why})
 	r.Text += "\nReading, listing and writing work; find notes with " + call{"list_notes", nil}.render(caller.Door) + " and read_note meanwhile."

@@ -266,6 +266,13 @@ func (vs *Vaults) call(ctx context.Context, cn *Connection, caller Caller, name 
 		return vs.needVault(caller, t, args, visible, "")
 	}
 	found, alts := vs.locate(ctx, caller, t, target, value, visible)
+	if pre, rest, ok := strings.Cut(value, ":"); ok && len(found) == 0 && vaultName.MatchString(pre) && rest != "" && !strings.HasPrefix(rest, " ") {
+		// NAME:path with a NAME no vault here has (or one the caller may
+		// not see: answered alike): the vaults there are, the path in each.
+		fixed := cloneArgs(args)
+		fixed[target] = rest
+		return vs.wrongVault(caller, t, fixed, pre, visible, "")
+	}
 	if len(found) == 0 && t.perm == "read" {
 		if r := vs.tryEach(ctx, cn, caller, t, args, target, value, visible); r != nil {
 			return r

@@ -165,6 +165,8 @@ func TestVaults_ErrorsNameBothLevels(t *testing.T) {
 			[]string{`"Zugangsdaten" is in 2 vaults (privat, team)`, `read_note {"vault": "privat", "path": "Zugangsdaten"}`, `read_note {"vault": "team", "path": "Zugangsdaten"}`}},
 		{"a name in no vault", "read_note", `{"path": "Onbording/Erste Wohce"}`,
 			[]string{"is in none of the 3 vaults (work, privat, team)", `- team: read_note {"vault": "team", "path": "Onboarding/Erste Woche.md"}`}},
+		{"a path naming no vault", "read_note", `{"path": "tem:Onboarding/Erste Woche.md"}`,
+			[]string{`error: vault "tem": there is no such vault`, `read_note {"vault": "team", "path": "Onboarding/Erste Woche.md"}`}},
 		{"a daily note needs its vault", "open_daily_note", `{}`,
 			[]string{"open_daily_note needs a vault", `open_daily_note {"vault": "team"}`}},
 		{"a move between vaults", "move_note", `{"path": "privat:Zugangsdaten.md", "to": "team:Alt/", "change_summary": "x"}`,
