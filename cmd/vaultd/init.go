@@ -72,6 +72,12 @@ listed there. Works on an existing vault too: vaultd init --force --name.`,
 				if err := tools.ValidVaultName(name); err != nil {
 					return usagef("vaultd init "+shellQuote(args[0])+" --name work", "--name: %s", err.Error())
 				}
+				// Refused before anything is laid out.
+				if dir, taken, err := configuredVault(name); err != nil {
+					return err
+				} else if taken {
+					return usagef("vaultd init "+shellQuote(args[0])+" --name "+shellQuote(name+"-2"), "%s already names vault %s (%s); choose another --name", vaultsFile(), name, dir)
+				}
 			}
 			rep, err := initVault(args[0], force)
 			if err != nil {

@@ -61,6 +61,11 @@ func (a *app) openVault() (*vault.Vault, error) {
 	if len(a.vaults) > 1 {
 		return nil, usagef("vaultd --vault "+shellQuote(a.vaults[0])+" overview", "only vaultd serve works on several vaults at once; name one --vault")
 	}
+	if len(a.vaults) == 1 {
+		if _, err := specOf(a.vaults[0]); err != nil {
+			return nil, &failure{code: exitError, msg: err.Error(), err: err}
+		}
+	}
 	dir, from := a.vaultDirFor()
 	return a.openVaultAt(dir, from)
 }
@@ -70,9 +75,19 @@ func (a *app) openVaultAt(dir, from string) (*vault.Vault, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &failure{code: exitNotFound, err: err,
+		f := &failure{code: exitNotFound, err: err,
 			msg: fmt.Sprintf("vault folder %s (from %s) does not exist: the vault must be a folder that exists — your Obsidian vault's folder, or a new vault made with vaultd init", dir, from),
 			try: "vaultd init " + shellQuote(dir)}
+		if conf, _ := configuredVaults(); from == "--vault" && !strings.ContainsAny(dir, `/\`) && len(conf) > 0 {
+			// A name, maybe: the names the vaults file has.
+			var names []string
+			for _, c := range conf {
+				names = append(names, c.name)
+			}
+			f.msg += fmt.Sprintf(", and %s names no vault %s; it names %s", vaultsFile(), dir, strings.Join(names, ", "))
+			f.try = "vaultd --vault " + shellQuote(conf[0].name) + " overview"
+		}
+		return nil, f
 	case err != nil:
 		return nil, err
 	case !fi.IsDir():

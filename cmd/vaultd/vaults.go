@@ -102,6 +102,21 @@ func configuredVaults() ([]vaultSpec, error) {
 	return out, sc.Err()
 }
 
+// configuredVault returns the folder the vaults file names name for, if
+// it names it (whatever the case).
+func configuredVault(name string) (dir string, ok bool, err error) {
+	have, err := configuredVaults()
+	if err != nil {
+		return "", false, err
+	}
+	for _, h := range have {
+		if strings.EqualFold(h.name, name) {
+			return h.dir, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // addConfiguredVault appends NAME=DIR to the configured vaults; a name
 // already there is refused.
 func addConfiguredVault(name, dir string) (string, error) {
