@@ -138,6 +138,11 @@ type Grant struct {
 	Created    time.Time `json:"created"`
 	LastUsed   time.Time `json:"last_used,omitzero"`
 
+	// Vaults are the connection's rights per vault, as Key.Vaults are a
+	// key's: where one server serves several vaults, it sees only these,
+	// each with its rights. Nil: Rights in every vault.
+	Vaults map[string]Rights `json:"vaults,omitempty"`
+
 	Access  []tokenHash `json:"access"`
 	Refresh tokenHash   `json:"refresh"`
 	Retired []string    `json:"retired,omitempty"` // hashes of rotated refresh tokens
@@ -153,6 +158,8 @@ type code struct {
 	Name        string    `json:"name"`
 	Rights      Rights    `json:"rights"`
 	Expires     time.Time `json:"expires"`
+	// Vaults are the connection's rights per vault (Grant.Vaults).
+	Vaults map[string]Rights `json:"vaults,omitempty"`
 	// RedirectSent says the authorization request carried redirect_uri
 	// (else RedirectURI is the client's only one): then the token
 	// request must carry the same (RFC 6749 §4.1.3).
@@ -275,15 +282,23 @@ type CodeRequest struct {
 	Resource     string
 	Name         string // the connection's name, as the owner chose it
 	Rights       Rights
+	// Vaults are the connection's rights per vault (Grant.Vaults); nil:
+	// Rights in every vault. A vault given zero Rights gets Rights.
+	Vaults map[string]Rights
 }
 
 // NewCode stores an authorization code for an approved request and
-// returns it; it is good for one exchange within CodeTTL.
+// returns it; it is good for one exchange within CodeTTL. Errors:
+// ErrInvalidVaults (CheckVaults), ErrBusy, I/O errors.
 func (s *Store) NewCode(r CodeRequest, now time.Time) (string, error) {
+	vaults, err := withVaults(r.Vaults, r.Rights)
+	if err != nil {
+		return "", err
+	}
 	secret := CodePrefix + NewSecret()[len(SecretPrefix):]
 	c := code{Hash: HashSecret(secret), ClientID: r.ClientID, RedirectURI: r.RedirectURI, RedirectSent: r.RedirectSent, Challenge: r.Challenge,
-		Resource: r.Resource, Name: r.Name, Rights: r.Rights, Expires: now.Add(CodeTTL).UTC()}
-	err := s.changeOAuth(now, func(f *oauthFile) error {
+		Resource: r.Resource, Name: r.Name, Rights: r.Rights, Vaults: vaults, Expires: now.Add(CodeTTL).UTC()}
+	err = s.changeOAuth(now, func(f *oauthFile) error {
 		f.Codes = append(f.Codes, c)
 		return nil
 	})
@@ -405,7 +420,7 @@ func (s *Store) ExchangeCode(secret, clientID, redirectURI, verifier, resource s
 			}
 		}
 		g := Grant{ID: NewSecret()[len(SecretPrefix):][:16], ClientID: c.ClientID, ClientName: cl.Name, Name: c.Name,
-			Rights: c.Rights, Resource: c.Resource, Created: now.UTC().Truncate(time.Second)}
+			Rights: c.Rights, Vaults: c.Vaults, Resource: c.Resource, Created: now.UTC().Truncate(time.Second)}
 		out = issue(&g, now)
 		f.Grants = append(f.Grants, g)
 		f.Codes[i].GrantID = g.ID
@@ -656,6 +671,33 @@ func (s *Store) SetGrantRights(id string, r Rights, now time.Time) (Grant, error
 		for i, g := range f.Grants {
 			if g.ID == id {
 				f.Grants[i].Rights = r
+				changed = f.Grants[i]
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: %q (revoked already?)", ErrGrantNotFound, cut(id, 40))
+	})
+	return changed, err
+}
+
+// SetGrantVaults changes a signed-in connection's rights per vault, from
+// its next request on, as SetVaults does a key's: v replaces them all; nil
+// or empty gives it its rights in every vault again; a vault given zero
+// Rights gets the connection's (Grant.Rights). Errors: ErrGrantNotFound,
+// ErrInvalidVaults (CheckVaults), ErrBusy, I/O errors.
+func (s *Store) SetGrantVaults(id string, v map[string]Rights, now time.Time) (Grant, error) {
+	if _, err := withVaults(v, Rights{Read: true}); err != nil {
+		return Grant{}, err // the names, before the lock
+	}
+	var changed Grant
+	err := s.changeOAuth(now, func(f *oauthFile) error {
+		for i, g := range f.Grants {
+			if g.ID == id {
+				vaults, err := withVaults(v, g.Rights)
+				if err != nil {
+					return err
+				}
+				f.Grants[i].Vaults = vaults
 				changed = f.Grants[i]
 				return nil
 			}

@@ -264,6 +264,52 @@ func TestOAuth_RevokeAndRights(t *testing.T) {
 	}
 }
 
+// A signed-in connection may be limited to some vaults, each with its
+// rights, as a key may: set when the owner approves it (the code carries
+// them to the grant) and changed later; every process sees them.
+func TestOAuth_GrantVaults(t *testing.T) {
+	s, c := oauthFixture(t)
+	rw := Rights{Read: true, Write: true}
+	code, err := s.NewCode(CodeRequest{ClientID: c.ID, RedirectURI: testRedirect, RedirectSent: true, Challenge: S256(testVerifier),
+		Resource: testResource, Name: "laptop", Rights: rw, Vaults: map[string]Rights{"team": {}, "privat": {Read: true}}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.ExchangeCode(code, c.ID, testRedirect, testVerifier, testResource, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := VaultsString(tok.Grant.Vaults); got != "privat=read team=read,write" {
+		t.Errorf("the grant's vaults: %q, want privat=read team=read,write (a vault without rights gets the connection's)", got)
+	}
+	other := Open(s.dir)
+	if g, _, ok, err := other.LookupAccess(tok.Access); !ok || err != nil || VaultsString(g.Vaults) != "privat=read team=read,write" {
+		t.Errorf("another process looks the token up as %+v %v %v", g, ok, err)
+	}
+	g, err := s.SetGrantVaults(tok.Grant.ID, map[string]Rights{"team": {Read: true}}, t0)
+	if err != nil || VaultsString(g.Vaults) != "team=read" {
+		t.Fatalf("SetGrantVaults(team=read): %+v %v", g, err)
+	}
+	if g, _, _, _ := other.LookupAccess(tok.Access); VaultsString(g.Vaults) != "team=read" {
+		t.Errorf("the other process sees the vaults %q", VaultsString(g.Vaults))
+	}
+	for _, bad := range []map[string]Rights{{"te am": {Read: true}}, {"team": {Read: true, Delete: true}}, {"team": {Read: true}, "TEAM": {Read: true}}} {
+		if _, err := s.SetGrantVaults(tok.Grant.ID, bad, t0); !errors.Is(err, ErrInvalidVaults) {
+			t.Errorf("SetGrantVaults(%v): %v, want ErrInvalidVaults", bad, err)
+		}
+	}
+	if _, err := s.NewCode(CodeRequest{ClientID: c.ID, RedirectURI: testRedirect, Challenge: S256(testVerifier), Resource: testResource,
+		Name: "x", Rights: rw, Vaults: map[string]Rights{"a:b": {}}}, t0); !errors.Is(err, ErrInvalidVaults) {
+		t.Errorf("NewCode with the vault a:b: %v, want ErrInvalidVaults", err)
+	}
+	if g, err := s.SetGrantVaults(tok.Grant.ID, nil, t0); err != nil || g.Vaults != nil {
+		t.Errorf("SetGrantVaults(nil): %+v %v, want every vault again", g, err)
+	}
+	if _, err := s.SetGrantVaults("nope", nil, t0); !errors.Is(err, ErrGrantNotFound) {
+		t.Errorf("SetGrantVaults of an unknown grant: %v", err)
+	}
+}
+
 func TestOAuth_GrantUsedIsFlushed(t *testing.T) {
 	s, c := oauthFixture(t)
 	tok, err := s.ExchangeCode(newTestCode(t, s, c, Rights{Read: true}, t0), c.ID, testRedirect, testVerifier, testResource, t0)

@@ -407,7 +407,8 @@ func (h *HTTPServer) authenticate(r *http.Request) (*tools.Connection, *keyState
 
 // authenticateToken finds the connection of a signed-in client's access
 // token: it must be known (its connection not revoked), unexpired, and
-// issued for this server's /mcp.
+// issued for this server's /mcp. The connection has the grant's rights,
+// per vault where the owner limited it to some (keys.Grant.Vaults).
 func (h *HTTPServer) authenticateToken(token string) (*tools.Connection, *keyState, int, string) {
 	g, expires, ok, err := h.o.Keys.LookupAccess(token)
 	if err != nil {
@@ -426,7 +427,7 @@ func (h *HTTPServer) authenticateToken(token string) (*tools.Connection, *keySta
 	}
 	h.o.Keys.GrantUsed(g.ID, now)
 	id := keys.GrantPrefix + g.ID
-	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights, nil, keys.Limits{}), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
+	return h.connectionFor(id, tools.SignedInActor+g.Name, g.Rights, g.Vaults, keys.Limits{}), h.keyState(id, tools.SignedInActor+g.Name), 0, ""
 }
 
 // connection returns the key's connection, made on its first request. It

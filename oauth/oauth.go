@@ -694,12 +694,23 @@ func validChallenge(c string) bool {
 // Approve issues the code for an approved request and returns where the
 // browser goes: the client's redirect address with code, state and iss.
 func (s *Server) Approve(req *Request, name string, rights keys.Rights) (string, error) {
+	return s.ApproveIn(req, name, rights, nil)
+}
+
+// ApproveIn is Approve for a connection limited to some vaults, each with
+// its rights (keys.Grant.Vaults; nil: rights in every vault). Errors:
+// keys.ErrInvalidVaults, and the store's.
+func (s *Server) ApproveIn(req *Request, name string, rights keys.Rights, vaults map[string]keys.Rights) (string, error) {
 	code, err := s.o.Store.NewCode(keys.CodeRequest{ClientID: req.Client.ID, RedirectURI: req.RedirectURI, RedirectSent: req.RedirectSent,
-		Challenge: req.Challenge, Resource: req.Resource, Name: name, Rights: rights}, s.o.Now())
+		Challenge: req.Challenge, Resource: req.Resource, Name: name, Rights: rights, Vaults: vaults}, s.o.Now())
 	if err != nil {
 		return "", err
 	}
-	s.o.Logger.Info("oauth: connection approved", "client", req.Client.Name, "name", name, "rights", rights.String())
+	attrs := []any{"client", req.Client.Name, "name", name, "rights", rights.String()}
+	if len(vaults) > 0 {
+		attrs = append(attrs, "vaults", keys.VaultsString(vaults))
+	}
+	s.o.Logger.Info("oauth: connection approved", attrs...)
 	return s.redirect(req, url.Values{"code": {code}}), nil
 }
 

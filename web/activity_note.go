@@ -22,9 +22,12 @@ const activityPage = 50
 // when the change was made.
 func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.RecentChangesArgs, data map[string]any) {
 	given := strings.TrimSpace(r.URL.Query().Get("note"))
-	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: given, Actor: a.Actor, Limit: 1})
+	cur := s.curOf(r)
+	res := cur.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: given, Actor: a.Actor, Limit: 1})
 	if res.IsError() {
-		data["Error"], data["ErrorLinks"] = missing(langFor(r), given, res)
+		var links []link
+		data["Error"], links = missing(langFor(r), given, res)
+		data["ErrorLinks"], data["Elsewhere"] = linksIn(links, cur.name), s.elsewhere(r, given, "/?note=")
 		s.filterOptions(r, a, nil, data)
 		s.render(w, r, http.StatusOK, "activity", data)
 		return
@@ -39,7 +42,7 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 		// check lists the vault's changes (0.17 s on 6,636 notes).
 		check := a
 		check.Limit, check.Offset = 1, 0
-		if cr := s.core.RecentChanges(r.Context(), caller(), check); cr.IsError() {
+		if cr := cur.core.RecentChanges(r.Context(), caller(), check); cr.IsError() {
 			data["Error"] = filterRefused(langFor(r), check, cr)
 			s.filterOptions(r, a, nil, data)
 			s.render(w, r, http.StatusOK, "activity", data)
@@ -55,7 +58,7 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 	if narrowed {
 		q.Limit, q.Offset = 1<<30, 0
 	}
-	h, err := s.core.Vault().NoteHistory(ref.Path, q)
+	h, err := cur.core.Vault().NoteHistory(ref.Path, q)
 	if err != nil {
 		data["Error"] = langFor(r).T("note.failed_history", ref.Path)
 		s.filterOptions(r, a, nil, data)
@@ -87,7 +90,7 @@ func (s *Server) noteActivity(w http.ResponseWriter, r *http.Request, a tools.Re
 		if e.Path != ref.Path {
 			it.PathThen = e.Path
 		}
-		rw := s.rowOf(it)
+		rw := s.rowOf(r, it)
 		rw.When = e.Time.UTC()
 		rows = append(rows, rw)
 	}

@@ -48,6 +48,13 @@ type baseRow struct {
 	Cells              []baseCell
 }
 
+// baseNote is a row's note for the "basenote" template, with the vault
+// its link goes to ("" for a lone vault).
+type baseNote struct {
+	Row   baseRow
+	Vault string
+}
+
 // baseCell is a row's value in one column.
 type baseCell struct{ Column, Value string }
 
@@ -67,7 +74,7 @@ type baseFoot struct{ Items []tools.BaseSummaryRow }
 func (s *Server) bases(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	data := map[string]any{"Flash": s.takeFlash(r)}
-	bc, ok := s.core.(basesCore)
+	bc, ok := s.coreOf(r).(basesCore)
 	if !ok {
 		data["Error"] = l.T("bases.unavailable")
 		s.render(w, r, http.StatusOK, "bases", data)
@@ -108,7 +115,7 @@ func (s *Server) baseView(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	data := map[string]any{"Flash": s.takeFlash(r), "Path": p, "View": view}
-	bc, ok := s.core.(basesCore)
+	bc, ok := s.coreOf(r).(basesCore)
 	if !ok {
 		data["Error"] = l.T("bases.unavailable")
 		s.render(w, r, http.StatusOK, "base", data)
@@ -148,7 +155,7 @@ func (s *Server) baseView(w http.ResponseWriter, r *http.Request) {
 	}
 	data["From"], data["To"] = d.Offset+1, d.Offset+len(d.Rows)
 	page := func(off int) string {
-		return "/base?path=" + url.QueryEscape(p) + "&view=" + url.QueryEscape(view) + "&offset=" + strconv.Itoa(off)
+		return s.here(r, "/base?path="+url.QueryEscape(p)+"&view="+url.QueryEscape(view)+"&offset="+strconv.Itoa(off))
 	}
 	if n := d.Offset + len(d.Rows); n < d.Total && len(d.Rows) > 0 {
 		data["Next"] = page(n)
@@ -178,7 +185,7 @@ func (s *Server) baseRefused(w http.ResponseWriter, r *http.Request, data map[st
 		for _, v := range names {
 			links = append(links, link{"/base?path=" + url.QueryEscape(base) + "&view=" + url.QueryEscape(v), v})
 		}
-		data["Instead"], data["InsteadTitle"] = links, l.T("bases.its_views")
+		data["Instead"], data["InsteadTitle"] = linksIn(links, s.curOf(r).name), l.T("bases.its_views")
 	case m["error"] == "not_found":
 		status = http.StatusNotFound
 		data["Missing"] = l.T("bases.no_base", data["Path"])
@@ -187,7 +194,7 @@ func (s *Server) baseRefused(w http.ResponseWriter, r *http.Request, data map[st
 		for _, b := range names {
 			links = append(links, link{"/base?path=" + url.QueryEscape(b), b})
 		}
-		data["Instead"], data["InsteadTitle"] = links, l.T("bases.the_bases")
+		data["Instead"], data["InsteadTitle"] = linksIn(links, s.curOf(r).name), l.T("bases.the_bases")
 	default:
 		if b, ok := m["base"].(string); ok && b != "" {
 			data["Path"] = b

@@ -36,10 +36,11 @@ type versionOpt struct {
 	Current bool
 }
 
-// versions lists a note's versions, newest first: the text after each
-// change and the text before the oldest one, each once.
-func (s *Server) versions(l *lang, p, current string) []versionOpt {
-	h, err := s.core.Vault().NoteHistory(p, vault.HistoryQuery{Limit: compareVersions, DiffLines: -1})
+// versionsIn lists the versions of a note of c's vault, newest first:
+// the text after each change and the text before the oldest one, each
+// once.
+func versionsIn(c Core, l *lang, p, current string) []versionOpt {
+	h, err := c.Vault().NoteHistory(p, vault.HistoryQuery{Limit: compareVersions, DiffLines: -1})
 	if err != nil {
 		return nil
 	}
@@ -158,14 +159,14 @@ func sideBySide(lines []diffLine) []sideRow {
 	return rows
 }
 
-// text returns the stored text of a version of the note at p: the note on
-// disk when it is at that version (it may have changed outside vaultd and
-// not be stored), else the content store.
-func (s *Server) text(p, version string) ([]byte, error) {
-	if n, err := s.core.Vault().Read(p); err == nil && version != "" && strings.HasPrefix(n.Version, strings.ToLower(version)) {
+// textIn returns the stored text of a version of the note at p in c's
+// vault: the note on disk when it is at that version (it may have changed
+// outside vaultd and not be stored), else the content store.
+func textIn(c Core, p, version string) ([]byte, error) {
+	if n, err := c.Vault().Read(p); err == nil && version != "" && strings.HasPrefix(n.Version, strings.ToLower(version)) {
 		return n.Doc.Src, nil
 	}
-	return s.core.Vault().Content(version)
+	return c.Vault().Content(version)
 }
 
 // noteDiff shows the diff between two versions of a note.
@@ -178,14 +179,17 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 		view = "side"
 	}
 	data := map[string]any{"Path": p, "View": view}
-	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 1})
+	cur := s.curOf(r)
+	res := cur.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 1})
 	if res.IsError() {
-		data["Error"], data["ErrorLinks"] = missing(l, p, res)
+		var links []link
+		data["Error"], links = missing(l, p, res)
+		data["ErrorLinks"], data["Elsewhere"] = linksIn(links, cur.name), s.elsewhere(r, p, "/note?path=")
 		s.render(w, r, http.StatusOK, "diff", data)
 		return
 	}
 	ref := res.Data.(tools.NoteHistoryData).Note
-	vs := s.versions(l, ref.Path, ref.Version)
+	vs := versionsIn(cur.core, l, ref.Path, ref.Version)
 	if to == "" && len(vs) > 0 {
 		to = vs[0].Version
 	}
@@ -200,7 +204,7 @@ func (s *Server) noteDiff(w http.ResponseWriter, r *http.Request) {
 	}
 	var texts [2][]byte
 	for i, v := range []string{from, to} {
-		b, err := s.text(ref.Path, v)
+		b, err := textIn(cur.core, ref.Path, v)
 		if err != nil {
 			data["Problem"] = l.T("diff.not_kept", note.ShortVersion(v))
 			s.render(w, r, http.StatusOK, "diff", data)

@@ -34,7 +34,7 @@ func (s *Server) filterOptions(r *http.Request, a tools.RecentChangesArgs, rows 
 			actors = append(actors, "key:"+k.Name)
 		}
 	}
-	if gs, err := s.grantRows(); err == nil {
+	if gs, err := s.grantRows(l); err == nil {
 		for _, g := range gs {
 			actors = append(actors, "oauth:"+g.Name)
 		}

@@ -59,7 +59,8 @@ type indexView struct {
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	data := map[string]any{"Flash": s.takeFlash(r)}
-	hc, ok := s.core.(healthCore)
+	c := s.coreOf(r)
+	hc, ok := c.(healthCore)
 	if !ok {
 		data["Error"] = l.T("health.unavailable")
 		s.render(w, r, http.StatusOK, "health", data)
@@ -104,8 +105,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		iv.Meaning = st.Meaning.Text()
 	}
 	data["Index"] = iv
-	data["Size"] = s.vaultSize(l)
-	if last, ok := s.core.Vault().LastSync(); ok {
+	data["Size"] = vaultSizeOf(c, l)
+	if last, ok := c.Vault().LastSync(); ok {
 		data["Sync"] = syncView{When: last.Time, OK: last.OK(), Text: last.Text(), Attributes: last.Attributes}
 	}
 	s.render(w, r, http.StatusOK, "health", data)
@@ -120,10 +121,10 @@ type syncView struct {
 	Attributes []vault.AttrNotice
 }
 
-// vaultSize walks the vault (what agents can reach: no dot-folders).
-func (s *Server) vaultSize(l *lang) vaultSize {
+// vaultSizeOf walks c's vault (what agents can reach: no dot-folders).
+func vaultSizeOf(c Core, l *lang) vaultSize {
 	var vs vaultSize
-	err := s.core.Vault().Walk(func(e vault.Entry) error {
+	err := c.Vault().Walk(func(e vault.Entry) error {
 		if e.Note {
 			vs.Notes++
 			vs.NoteBytes += e.Size
@@ -162,18 +163,29 @@ func byteSize(l *lang, n int64) string {
 }
 
 // rateRefusals counts, per actor, the calls refused by the rate limit
-// within recentRefusals.
+// within recentRefusals, in every vault.
 func (s *Server) rateRefusals() map[string]int {
-	hc, ok := s.core.(healthCore)
-	if !ok {
-		return nil
+	cores := []Core{s.core}
+	if s.multi() {
+		cores = nil
+		for _, n := range s.vaultNames() {
+			if c := s.o.Vaults.Core(n); c != nil {
+				cores = append(cores, c)
+			}
+		}
 	}
-	refs, _ := hc.Refusals()
 	since := s.o.Now().Add(-recentRefusals)
 	out := map[string]int{}
-	for _, f := range refs {
-		if f.Kind == "rate_limit" && f.Time.After(since) {
-			out[f.Actor]++
+	for _, c := range cores {
+		hc, ok := c.(healthCore)
+		if !ok {
+			continue
+		}
+		refs, _ := hc.Refusals()
+		for _, f := range refs {
+			if f.Kind == "rate_limit" && f.Time.After(since) {
+				out[f.Actor]++
+			}
 		}
 	}
 	return out

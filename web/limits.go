@@ -48,12 +48,12 @@ func (s *Server) setLimits(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.setFlash(r, keyRefused(l, r.PostFormValue("name"), err))
-		http.Redirect(w, r, "/connections", http.StatusSeeOther)
+		http.Redirect(w, r, s.here(r, "/connections"), http.StatusSeeOther)
 		return
 	}
 	s.o.Logger.Info("access key's rate limits changed on the owner's page", "name", k.Name, "limits", k.Limits.String())
 	s.setFlash(r, flash{OK: true, Title: l.T("conn.limits_set", k.Name, s.limitsText(l, k.Limits))})
-	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+	http.Redirect(w, r, s.here(r, "/connections"), http.StatusSeeOther)
 }
 
 // limitsText says a key's limits in the page's language.

@@ -16,7 +16,8 @@ import (
 // The consent step of a signed-in connection (OAuth): a client sends the
 // owner's browser to /authorize; the owner, signed in to this page, sees
 // the client's name and redirect address, names the connection, chooses
-// its rights and approves or refuses. The protocol (what the request must
+// its rights (with several vaults: the vaults it may use, with its rights
+// in each) and approves or refuses. The protocol (what the request must
 // carry, the code, the redirect) is package oauth's; this file is only
 // the owner's part of it, and the Connections view's list of signed-in
 // connections.
@@ -37,6 +38,7 @@ func (s *Server) oauthRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST "+oauth.PathAuthorize, s.owner(s.decide))
 	m.HandleFunc("POST /connections/grant/revoke", s.owner(s.revokeGrant))
 	m.HandleFunc("POST /connections/grant/rights", s.owner(s.setGrantRights))
+	m.HandleFunc("POST /connections/grant/vaults", s.owner(s.setGrantVaults))
 }
 
 // authorize shows the consent for a checked authorization request. Without
@@ -63,7 +65,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.authError(w, r, aerr)
 		return
 	}
-	s.renderConsent(w, r, http.StatusOK, req, defaultConnName(req.Client.Name), keys.Rights{Read: true}, "")
+	s.renderConsent(w, r, http.StatusOK, req, defaultConnName(req.Client.Name), keys.Rights{Read: true}, nil, "")
 }
 
 // authError answers a refused authorization request: back to the client
@@ -88,7 +90,10 @@ func (s *Server) authError(w http.ResponseWriter, r *http.Request, aerr *oauth.A
 // form carries back (the request is checked again on POST).
 var consentFields = []string{"response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "resource", "scope"}
 
-func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, status int, req *oauth.Request, name string, rights keys.Rights, errText string) {
+// renderConsent shows the consent for req with the name and rights given;
+// with several vaults, also the vaults (as the form had them, when
+// choices is not nil; else every vault).
+func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, status int, req *oauth.Request, name string, rights keys.Rights, choices []vaultChoice, errText string) {
 	src := r.URL.Query()
 	if r.Method == http.MethodPost {
 		src = r.PostForm
@@ -110,10 +115,17 @@ func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, status in
 	if o := cspOrigin(req.RedirectURI); o != "" {
 		w.Header().Set("Content-Security-Policy", strings.Replace(csp, "form-action 'self'", "form-action 'self' "+o, 1))
 	}
-	s.render(w, r, status, "consent", map[string]any{
+	data := map[string]any{
 		"Client": req.Client.Name, "Redirect": req.RedirectURI, "RedirectHost": host, "Fields": fields,
 		"Name": name, "Rights": rights, "Error": errText, "Resource": req.Resource,
-	})
+	}
+	if s.multi() {
+		if choices == nil {
+			choices = s.vaultChoices(nil)
+		}
+		data["Vaults"] = choices
+	}
+	s.render(w, r, status, "consent", data)
 }
 
 // cspOrigin is the scheme://host[:port] of a redirect address for a CSP
@@ -187,14 +199,23 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	rights := formRights(r)
+	var choices []vaultChoice
+	if s.multi() && len(r.PostForm["vaults_listed"]) > 0 {
+		choices = formChoices(r, s.vaultChoices(nil))
+	}
 	if err := keys.ValidName(name); err != nil {
-		s.renderConsent(w, r, http.StatusUnprocessableEntity, req, name, rights, l.T("consent.bad_name", name))
+		s.renderConsent(w, r, http.StatusUnprocessableEntity, req, name, rights, choices, l.T("consent.bad_name", name))
 		return
 	}
-	to, err := s.o.OAuth.Approve(req, name, rights)
+	vaults, err := formVaults(r)
+	if err != nil {
+		s.renderConsent(w, r, http.StatusUnprocessableEntity, req, name, rights, choices, l.T("conn.bad_vaults"))
+		return
+	}
+	to, err := s.o.OAuth.ApproveIn(req, name, rights, vaults)
 	if err != nil {
 		s.o.Logger.Error("owner's page: approve a connection", "error", err)
-		s.renderConsent(w, r, http.StatusInternalServerError, req, name, rights, l.T("consent.failed"))
+		s.renderConsent(w, r, http.StatusInternalServerError, req, name, rights, choices, l.T("consent.failed"))
 		return
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
@@ -204,17 +225,25 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 type grantRow struct {
 	keys.Grant
 	RightsText string
+	// With several vaults: its vaults with its rights in each (none:
+	// every vault), and the form that changes them.
+	InVaults []vaultRight
+	Choices  []vaultChoice
 }
 
 // grantRows lists the signed-in connections for the Connections view.
-func (s *Server) grantRows() ([]grantRow, error) {
+func (s *Server) grantRows(l *lang) ([]grantRow, error) {
 	if s.o.OAuth == nil {
 		return nil, nil
 	}
 	gs, err := s.o.Keys.Grants()
 	rows := make([]grantRow, 0, len(gs))
 	for _, g := range gs {
-		rows = append(rows, grantRow{Grant: g, RightsText: g.Rights.String()})
+		gr := grantRow{Grant: g, RightsText: g.Rights.String()}
+		if s.multi() {
+			gr.InVaults, gr.Choices = vaultRights(l, g.Vaults), s.vaultChoices(g.Vaults)
+		}
+		rows = append(rows, gr)
 	}
 	return rows, err
 }
@@ -231,7 +260,7 @@ func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
 		}
 		s.setFlash(r, flash{OK: true, Title: l.T("conn.revoked", g.Name)})
 	}
-	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+	http.Redirect(w, r, s.here(r, "/connections"), http.StatusSeeOther)
 }
 
 func (s *Server) setGrantRights(w http.ResponseWriter, r *http.Request) {
@@ -243,9 +272,13 @@ func (s *Server) setGrantRights(w http.ResponseWriter, r *http.Request) {
 		if s.o.Revoked != nil {
 			s.o.Revoked()
 		}
-		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", g.Name, l.Rights(g.Rights.Read, g.Rights.Write, g.Rights.Delete))})
+		f := flash{OK: true, Title: l.T("conn.rights_set", g.Name, l.Rights(g.Rights.Read, g.Rights.Write, g.Rights.Delete))}
+		if s.multi() && len(g.Vaults) > 0 {
+			f.Text = l.T("conn.rights_per_vault", vaultsText(l, g.Vaults))
+		}
+		s.setFlash(r, f)
 	}
-	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+	http.Redirect(w, r, s.here(r, "/connections"), http.StatusSeeOther)
 }
 
 func grantErrText(l *lang, err error) string {

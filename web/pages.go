@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -87,6 +88,9 @@ type row struct {
 	When     time.Time
 	Path     string // the note (or folder, file) it changed, as it is now
 	Undoable bool
+	// Vault is the vault of the change, where the page serves several:
+	// its links and Undo go there.
+	Vault string
 	// The diff of the change, cut at diffLines; Cut when there is more.
 	Lines          []diffLine
 	TooDifferent   bool
@@ -110,9 +114,16 @@ func itemTime(s string) time.Time {
 	return t.UTC()
 }
 
-// rowOf is a change as the page shows it.
-func (s *Server) rowOf(it tools.ChangeItem) row {
-	rw := row{ChangeItem: it, When: itemTime(it.Time), Undoable: it.ID != "" && it.Op != "external"}
+// rowOf is a change of the request's vault as the page shows it.
+func (s *Server) rowOf(r *http.Request, it tools.ChangeItem) row {
+	cur := s.curOf(r)
+	return s.rowIn(cur.core, cur.name, it)
+}
+
+// rowIn is a change of the vault named vault ("": the lone one), whose
+// core is c, as the page shows it.
+func (s *Server) rowIn(c Core, vault string, it tools.ChangeItem) row {
+	rw := row{ChangeItem: it, When: itemTime(it.Time), Undoable: it.ID != "" && it.Op != "external", Vault: vault}
 	switch {
 	case it.Note != nil:
 		rw.Path = it.Note.Path
@@ -121,7 +132,7 @@ func (s *Server) rowOf(it tools.ChangeItem) row {
 	default:
 		rw.Path = it.File
 	}
-	d := s.diff(it.Before, it.After)
+	d := diffIn(c, it.Before, it.After)
 	var txt string
 	rw.Lines, txt = parseUnified(d.Text)
 	rw.TooDifferent = txt != ""
@@ -143,18 +154,25 @@ func byDay(l *lang, rows []row, now time.Time) []day {
 	return out
 }
 
-// activity lists the changes, newest first, filtered.
+// activity lists the changes, newest first, filtered: of the request's
+// vault, or of every vault (allActivity).
 func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	a := tools.RecentChangesArgs{Space: q.Get("space"), Folder: q.Get("folder"), Actor: q.Get("actor"),
 		Since: q.Get("since"), Until: q.Get("until"), Limit: activityPage, Offset: max(offset, 0)}
-	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Spaces": s.core.Vault().Spaces(), "Back": r.URL.RequestURI(), "NoteFilter": q.Get("note")}
+	cur := s.curOf(r)
+	data := map[string]any{"Filter": a, "Flash": s.takeFlash(r), "Back": r.URL.RequestURI(), "NoteFilter": q.Get("note")}
+	if cur.all {
+		s.allActivity(w, r, a, data)
+		return
+	}
+	data["Spaces"] = cur.core.Vault().Spaces()
 	if strings.TrimSpace(q.Get("note")) != "" {
 		s.noteActivity(w, r, a, data)
 		return
 	}
-	res := s.core.RecentChanges(r.Context(), caller(), a)
+	res := cur.core.RecentChanges(r.Context(), caller(), a)
 	if res.IsError() {
 		data["Error"] = filterRefused(langFor(r), a, res)
 		s.filterOptions(r, a, nil, data)
@@ -164,7 +182,7 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 	rc := res.Data.(tools.RecentChangesData)
 	rows := make([]row, 0, len(rc.Changes))
 	for _, it := range rc.Changes {
-		rows = append(rows, s.rowOf(it))
+		rows = append(rows, s.rowOf(r, it))
 	}
 	data["Rows"], data["Days"], data["Total"], data["Offset"] = rows, byDay(langFor(r), rows, s.o.Now()), rc.Total, a.Offset
 	s.filterOptions(r, a, rows, data)
@@ -180,21 +198,22 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 // diffLines bounds a change's diff on the page.
 const diffLines = 60
 
-// diff is the line diff between two stored versions, as note_history
-// shows it; empty when either text is not stored (a create has no before).
-func (s *Server) diff(before, after string) note.Diff {
+// diffIn is the line diff between two stored versions in c's vault, as
+// note_history shows it; empty when either text is not stored (a create
+// has no before).
+func diffIn(c Core, before, after string) note.Diff {
 	if after == "" && before == "" {
 		return note.Diff{}
 	}
 	var b, a []byte
 	var err error
 	if before != "" {
-		if b, err = s.core.Vault().Content(before); err != nil {
+		if b, err = c.Vault().Content(before); err != nil {
 			return note.Diff{}
 		}
 	}
 	if after != "" {
-		if a, err = s.core.Vault().Content(after); err != nil {
+		if a, err = c.Vault().Content(after); err != nil {
 			return note.Diff{}
 		}
 	}
@@ -203,7 +222,11 @@ func (s *Server) diff(before, after string) note.Diff {
 
 // latest answers the newest change's id and time, for the live refresh.
 func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
-	res := s.core.RecentChanges(r.Context(), caller(), tools.RecentChangesArgs{Limit: 1})
+	if s.curOf(r).all {
+		s.latestAll(w, r)
+		return
+	}
+	res := s.coreOf(r).RecentChanges(r.Context(), caller(), tools.RecentChangesArgs{Limit: 1})
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if res.IsError() {
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -222,9 +245,11 @@ func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
 func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	id := r.PostFormValue("change")
-	res := s.core.Undo(r.Context(), caller(), tools.UndoArgs{Change: id, ChangeSummary: r.PostFormValue("summary")})
+	cur := s.curOf(r)
+	home := s.here(r, "/")
+	res := cur.core.Undo(r.Context(), caller(), tools.UndoArgs{Change: id, ChangeSummary: r.PostFormValue("summary")})
 	if res.IsError() {
-		s.setFlash(r, undoRefused(l, backTo(r, "/"), res))
+		s.setFlash(r, flashIn(undoRefused(l, backTo(r, home), res), cur.name))
 	} else {
 		d := res.Data.(tools.UndoData)
 		f := flash{OK: true, Title: l.T("undo.done_" + undoneHow(d.Operation))}
@@ -234,17 +259,17 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
 			f.Text = d.Folder
 		}
 		if d.ChangeID != "" {
-			f.Also = append(f.Also, action{Path: "/undo", Label: l.T("undo.again"), Fields: map[string]string{"change": d.ChangeID, "back": backTo(r, "/")}})
+			f.Also = append(f.Also, action{Path: "/undo", Label: l.T("undo.again"), Fields: map[string]string{"change": d.ChangeID, "back": backTo(r, home)}})
 		}
-		s.setFlash(r, f)
+		s.setFlash(r, flashIn(f, cur.name))
 	}
-	back(w, r, "/")
+	back(w, r, home)
 }
 
 // trash lists the deleted notes.
 func (s *Server) trash(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	res := s.core.ListTrash(r.Context(), caller(), tools.ListTrashArgs{Limit: 100, Offset: max(offset, 0)})
+	res := s.coreOf(r).ListTrash(r.Context(), caller(), tools.ListTrashArgs{Limit: 100, Offset: max(offset, 0)})
 	data := map[string]any{"Flash": s.takeFlash(r), "Back": r.URL.RequestURI()}
 	if res.IsError() {
 		data["Error"] = langFor(r).T("trash.failed")
@@ -252,7 +277,7 @@ func (s *Server) trash(w http.ResponseWriter, r *http.Request) {
 		d := res.Data.(tools.ListTrashData)
 		data["Items"], data["Total"] = d.Items, d.Total
 		if next := d.Offset + len(d.Items); next < d.Total {
-			data["Next"] = "/trash?offset=" + strconv.Itoa(next)
+			data["Next"] = s.here(r, "/trash?offset="+strconv.Itoa(next))
 		}
 	}
 	s.render(w, r, http.StatusOK, "trash", data)
@@ -264,14 +289,15 @@ func (s *Server) trash(w http.ResponseWriter, r *http.Request) {
 func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	tp, to := r.PostFormValue("trash_path"), r.PostFormValue("to")
-	res := s.core.RestoreNote(r.Context(), caller(), tools.RestoreArgs{TrashPath: tp, To: to, ChangeSummary: "restored from the trash on the owner's page"})
+	cur := s.curOf(r)
+	res := cur.core.RestoreNote(r.Context(), caller(), tools.RestoreArgs{TrashPath: tp, To: to, ChangeSummary: "restored from the trash on the owner's page"})
 	if res.IsError() {
-		s.setFlash(r, restoreRefused(l, tp, res))
+		s.setFlash(r, flashIn(restoreRefused(l, tp, res), cur.name))
 	} else {
 		d := res.Data.(tools.WriteData)
 		s.setFlash(r, flash{OK: true, Title: l.T("restore.done", d.Note.Path)})
 	}
-	back(w, r, "/trash")
+	back(w, r, s.here(r, "/trash"))
 }
 
 // emptyDays reads the "older than N days" field.
@@ -286,10 +312,10 @@ func (s *Server) emptyConfirm(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	days, ok := emptyDays(r.URL.Query().Get("days"))
 	if !ok {
-		http.Redirect(w, r, "/trash", http.StatusSeeOther)
+		http.Redirect(w, r, s.here(r, "/trash"), http.StatusSeeOther)
 		return
 	}
-	plan, err := s.core.EmptyTrashPlan(tools.EmptyTrashArgs{OlderThan: strconv.Itoa(days) + "d"})
+	plan, err := s.coreOf(r).EmptyTrashPlan(tools.EmptyTrashArgs{OlderThan: strconv.Itoa(days) + "d"})
 	data := map[string]any{"Days": days, "Count": len(plan), "Plan": plan[:min(len(plan), 50)], "Flash": s.takeFlash(r)}
 	if err != nil {
 		data["Error"] = l.T("empty.failed")
@@ -304,24 +330,25 @@ func (s *Server) empty(w http.ResponseWriter, r *http.Request) {
 	days, ok := emptyDays(r.PostFormValue("days"))
 	confirmed, err := strconv.Atoi(r.PostFormValue("count"))
 	if !ok || err != nil {
-		http.Redirect(w, r, "/trash", http.StatusSeeOther)
+		http.Redirect(w, r, s.here(r, "/trash"), http.StatusSeeOther)
 		return
 	}
+	c := s.coreOf(r)
 	a := tools.EmptyTrashArgs{OlderThan: strconv.Itoa(days) + "d"}
-	plan, err := s.core.EmptyTrashPlan(a)
+	plan, err := c.EmptyTrashPlan(a)
 	if err == nil && len(plan) != confirmed {
 		s.setFlash(r, flash{Title: l.T("empty.changed", len(plan))})
-		http.Redirect(w, r, "/trash/empty?days="+strconv.Itoa(days), http.StatusSeeOther)
+		http.Redirect(w, r, s.here(r, "/trash/empty?days="+strconv.Itoa(days)), http.StatusSeeOther)
 		return
 	}
-	res := s.core.EmptyTrash(r.Context(), caller(), a)
+	res := c.EmptyTrash(r.Context(), caller(), a)
 	if res.IsError() {
 		s.setFlash(r, flash{Title: l.T("empty.refused"), Text: l.T("empty.failed"), Detail: detailFor(l, res.Text)})
 	} else {
 		d := res.Data.(tools.EmptyTrashData)
 		s.setFlash(r, flash{OK: true, Title: l.T("empty.done", d.RemovedTotal, d.Kept)})
 	}
-	http.Redirect(w, r, "/trash", http.StatusSeeOther)
+	http.Redirect(w, r, s.here(r, "/trash"), http.StatusSeeOther)
 }
 
 // note shows a note's history across moves, with diffs and a restore
@@ -330,29 +357,32 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	p := q.Get("path")
-	res := s.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 50, Offset: max(offset, 0)})
+	cur := s.curOf(r)
+	res := cur.core.NoteHistory(r.Context(), caller(), tools.NoteHistoryArgs{Path: p, Limit: 50, Offset: max(offset, 0)})
 	data := map[string]any{"Path": p, "Flash": s.takeFlash(r), "Back": r.URL.RequestURI()}
 	if res.IsError() {
-		data["Error"], data["ErrorLinks"] = missing(langFor(r), p, res)
+		var links []link
+		data["Error"], links = missing(langFor(r), p, res)
+		data["ErrorLinks"], data["Elsewhere"] = linksIn(links, cur.name), s.elsewhere(r, p, "/note?path=")
 		s.render(w, r, http.StatusOK, "note", data)
 		return
 	}
 	d := res.Data.(tools.NoteHistoryData)
 	rows := make([]row, 0, len(d.Changes))
 	for _, it := range d.Changes {
-		rw := s.rowOf(it)
+		rw := s.rowOf(r, it)
 		if rw.Path == "" {
 			rw.Path = d.Note.Path // the answer names the note once, not per change
 		}
 		rows = append(rows, rw)
 	}
 	data["Note"], data["Days"], data["Total"] = d.Note, byDay(langFor(r), rows, s.o.Now()), d.Total
-	data["Exists"] = s.core.Vault().Exists(d.Note.Path)
-	if vs := s.versions(langFor(r), d.Note.Path, d.Note.Version); len(vs) > 1 {
+	data["Exists"] = cur.core.Vault().Exists(d.Note.Path)
+	if vs := versionsIn(cur.core, langFor(r), d.Note.Path, d.Note.Version); len(vs) > 1 {
 		data["Versions"], data["To"], data["From"] = vs, vs[0].Version, vs[1].Version
 	}
 	if next := d.Offset + len(d.Changes); next < d.Total {
-		data["Next"] = "/note?path=" + url.QueryEscape(d.Note.Path) + "&offset=" + strconv.Itoa(next)
+		data["Next"] = s.here(r, "/note?path="+url.QueryEscape(d.Note.Path)+"&offset="+strconv.Itoa(next))
 	}
 	s.render(w, r, http.StatusOK, "note", data)
 }
@@ -368,25 +398,27 @@ func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("side") == "before" {
 		side = "before"
 	}
-	b, err := s.core.Vault().Content(ver)
+	in := s.curOf(r)
+	history := s.here(r, "/note?path="+url.QueryEscape(p))
+	b, err := in.core.Vault().Content(ver)
 	if err != nil {
 		s.setFlash(r, flash{Title: l.T("note.refused"), Text: l.T("note.not_kept")})
-		back(w, r, "/note?path="+url.QueryEscape(p))
+		back(w, r, history)
 		return
 	}
 	summary := "restored the text as it was " + side + " a change on the owner's page"
-	res := s.core.ReplaceNote(r.Context(), caller(), tools.ReplaceArgs{Path: p, Content: string(b), ChangeSummary: summary, ExpectedVersion: cur})
+	res := in.core.ReplaceNote(r.Context(), caller(), tools.ReplaceArgs{Path: p, Content: string(b), ChangeSummary: summary, ExpectedVersion: cur})
 	if res.IsError() {
-		s.setFlash(r, versionRefused(l, p, res))
+		s.setFlash(r, flashIn(versionRefused(l, p, res), in.name))
 	} else {
 		d := res.Data.(tools.WriteData)
 		f := flash{OK: true, Title: l.T("note.restored_" + side), Text: d.Note.Path}
 		if d.ChangeID != "" {
-			f.Also = append(f.Also, action{Path: "/undo", Label: l.T("undo.again"), Fields: map[string]string{"change": d.ChangeID, "back": backTo(r, "/")}})
+			f.Also = append(f.Also, action{Path: "/undo", Label: l.T("undo.again"), Fields: map[string]string{"change": d.ChangeID, "back": backTo(r, s.here(r, "/"))}})
 		}
-		s.setFlash(r, f)
+		s.setFlash(r, flashIn(f, in.name))
 	}
-	back(w, r, "/note?path="+url.QueryEscape(p))
+	back(w, r, history)
 }
 
 // keyRow is one access key in the Connections view.
@@ -398,6 +430,10 @@ type keyRow struct {
 	Writes, Deletes int
 	LimitsText      string // the same, in words, saying whose they are
 	Refused         int    // its calls refused by the rate limit within recentRefusals
+	// With several vaults: the key's vaults with its rights in each (none:
+	// every vault), and the form that changes them.
+	InVaults []vaultRight
+	Choices  []vaultChoice
 }
 
 // clientLine is one copy-ready line for a client.
@@ -420,11 +456,20 @@ func (s *Server) renderConnections(w http.ResponseWriter, r *http.Request, statu
 	rows := make([]keyRow, 0, len(ks))
 	for _, k := range ks {
 		l := mcpserver.KeyLimits(s.o.Limits, k.Limits)
-		rows = append(rows, keyRow{Key: k, RightsText: k.Rights.String(), Writes: l.WritesPerMinute, Deletes: l.DeletesPerMinute,
-			LimitsText: s.limitsText(lg, k.Limits), Refused: refused["key:"+k.Name]})
+		kr := keyRow{Key: k, RightsText: k.Rights.String(), Writes: l.WritesPerMinute, Deletes: l.DeletesPerMinute,
+			LimitsText: s.limitsText(lg, k.Limits), Refused: refused["key:"+k.Name]}
+		if s.multi() {
+			kr.InVaults, kr.Choices = vaultRights(lg, k.Vaults), s.vaultChoices(k.Vaults)
+		}
+		rows = append(rows, kr)
 	}
 	data["Keys"] = rows
-	grants, err := s.grantRows()
+	if s.multi() {
+		if _, ok := data["NewVaults"]; !ok {
+			data["NewVaults"] = s.vaultChoices(nil)
+		}
+	}
+	grants, err := s.grantRows(lg)
 	if err != nil {
 		s.o.Logger.Error("owner's page: the sign-in store is unreadable", "error", err)
 		data["Error"] = langFor(r).T("conn.store_failed")
@@ -471,16 +516,28 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	l := langFor(r)
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	lim, err := formLimits(r)
+	var vaults map[string]keys.Rights
+	if err == nil {
+		vaults, err = formVaults(r)
+	}
 	var secret string
 	var k keys.Key
 	if err == nil {
-		secret, k, err = s.o.Keys.CreateWith(name, formRights(r), lim, s.o.Now())
+		secret, k, err = s.o.Keys.CreateWithOptions(name, formRights(r), keys.CreateOptions{Limits: lim, Vaults: vaults}, s.o.Now())
 	}
 	if err != nil {
-		s.renderConnections(w, r, http.StatusUnprocessableEntity, map[string]any{"Flash": []flash{keyRefused(l, name, err)}, "NewName": name})
+		data := map[string]any{"Flash": []flash{keyRefused(l, name, err)}, "NewName": name}
+		if s.multi() && len(r.PostForm["vaults_listed"]) > 0 {
+			data["NewVaults"] = formChoices(r, s.vaultChoices(nil))
+		}
+		s.renderConnections(w, r, http.StatusUnprocessableEntity, data)
 		return
 	}
-	s.o.Logger.Info("access key created on the owner's page", "name", k.Name, "rights", k.Rights.String(), "limits", k.Limits.String())
+	attrs := []any{"name", k.Name, "rights", k.Rights.String(), "limits", k.Limits.String()}
+	if s.multi() {
+		attrs = append(attrs, "vaults", cmp.Or(keys.VaultsString(k.Vaults), "every vault"))
+	}
+	s.o.Logger.Info("access key created on the owner's page", attrs...)
 	s.renderConnections(w, r, http.StatusOK, map[string]any{"Created": k.Name, "Secret": secret, "Lines": ClientLines(s.mcpURL(r), secret)})
 }
 
@@ -496,7 +553,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 		}
 		s.setFlash(r, flash{OK: true, Title: l.T("conn.revoked", k.Name)})
 	}
-	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+	http.Redirect(w, r, s.here(r, "/connections"), http.StatusSeeOther)
 }
 
 func (s *Server) setRights(w http.ResponseWriter, r *http.Request) {
@@ -508,9 +565,13 @@ func (s *Server) setRights(w http.ResponseWriter, r *http.Request) {
 		if s.o.Revoked != nil {
 			s.o.Revoked()
 		}
-		s.setFlash(r, flash{OK: true, Title: l.T("conn.rights_set", k.Name, l.Rights(k.Rights.Read, k.Rights.Write, k.Rights.Delete))})
+		f := flash{OK: true, Title: l.T("conn.rights_set", k.Name, l.Rights(k.Rights.Read, k.Rights.Write, k.Rights.Delete))}
+		if s.multi() && len(k.Vaults) > 0 {
+			f.Text = l.T("conn.rights_per_vault", vaultsText(l, k.Vaults))
+		}
+		s.setFlash(r, f)
 	}
-	http.Redirect(w, r, "/connections", http.StatusSeeOther)
+	http.Redirect(w, r, s.here(r, "/connections"), http.StatusSeeOther)
 }
 
 // entryData is one change for the "change" template: the page and the row.
@@ -554,4 +615,7 @@ var funcs = map[string]any{
 	"inTrash":   func(p string) bool { return strings.HasPrefix(p, vault.TrashDir+"/") },
 	"difftable": func(l *lang, lines []diffLine) diffData { return diffData{l, lines} },
 	"hunk":      hunkText,
+	"basenote":  func(r baseRow, vault string) baseNote { return baseNote{r, vault} },
+	"choices":   choicesFor,
+	"vaultsof":  vaultsOf,
 }

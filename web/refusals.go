@@ -168,6 +168,8 @@ func keyRefused(l *lang, name string, err error) flash {
 		f.Text = l.T("conn.not_found", name)
 	case errors.Is(err, keys.ErrInvalidLimits):
 		f.Text = l.T("conn.bad_limits", keys.MaxPerMinute)
+	case errors.Is(err, keys.ErrInvalidVaults):
+		f.Text = l.T("conn.bad_vaults")
 	case errors.Is(err, keys.ErrInvalid):
 		f.Text = l.T("conn.bad_rights")
 	case errors.Is(err, keys.ErrBusy):

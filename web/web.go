@@ -9,6 +9,9 @@
 // as Obsidian shows them (Bases, bases.go). It is the third door onto the same core as the
 // MCP tools and the CLI: every action is one call of the core (Core), with
 // the owner as the caller, so the page has exactly the safety of the CLI.
+// A server of several vaults (Options.Vaults) has a switcher in the header,
+// every view works on the vault it names, and Activity shows every vault's
+// changes at once on request (vaults.go).
 //
 // Pages are server-rendered from Go templates with the assets embedded in
 // the binary; every action is a plain form POST, so the page works without
@@ -114,6 +117,13 @@ type Options struct {
 	// --writes-per-minute, --deletes-per-minute): what a key without its
 	// own has. Zero fields are the defaults.
 	Limits tools.Limits
+
+	// Vaults are the vaults the server serves, when it serves them by
+	// name (tools.Vaults.Multi): the page then switches between them, and
+	// keys and signed-in connections get rights per vault. Nil, or a lone
+	// vault: the page is the core's given to New. The set may change while
+	// the server runs; the page asks it on every request.
+	Vaults *tools.Vaults
 }
 
 // Server serves the owner's page.
@@ -133,7 +143,8 @@ type session struct {
 	flash   []flash // guarded by Server.mu
 }
 
-// New builds the page over a core.
+// New builds the page over a core: the lone vault's, or with
+// Options.Vaults the first vault's (every request names its vault).
 func New(c Core, o Options) (*Server, error) {
 	if o.Keys == nil {
 		return nil, errors.New("web: the page needs the vault's key store (sign-in links)")
@@ -181,6 +192,7 @@ func New(c Core, o Options) (*Server, error) {
 	m.HandleFunc("POST /connections/create", s.owner(s.createKey))
 	m.HandleFunc("POST /connections/revoke", s.owner(s.revokeKey))
 	m.HandleFunc("POST /connections/rights", s.owner(s.setRights))
+	m.HandleFunc("POST /connections/vaults", s.owner(s.setKeyVaults))
 	if o.OAuth != nil {
 		s.oauthRoutes(m)
 	}
@@ -225,6 +237,8 @@ type ownerKey struct{}
 // owner wraps a handler that only the signed-in owner reaches: without a
 // session a GET is sent to the sign-in page and anything else refused;
 // a POST must carry the session's CSRF token and come from this page.
+// With several vaults the request's vault (its "vault" parameter, else the
+// first) goes with it (coreOf); one that is not served is refused.
 func (s *Server) owner(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess := s.session(r)
@@ -252,7 +266,13 @@ func (s *Server) owner(next http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, sess)))
+		r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, sess))
+		r, ok := s.withVault(r)
+		if !ok {
+			s.unknownVault(w, r)
+			return
+		}
+		next(w, r)
 	}
 }
 
@@ -387,6 +407,22 @@ type page struct {
 	Signed bool
 	Nav    string
 	Data   map[string]any
+
+	// With several vaults: the vault the page shows ("" for a lone vault,
+	// and on the Activity of every vault, All), and the header's switcher.
+	Vault  string
+	All    bool
+	Vaults []vaultLink
+}
+
+// VaultParam is what the page's links and forms carry as their "vault":
+// the vault's name, allVaults on the Activity of every vault, "" for a
+// lone vault.
+func (p page) VaultParam() string {
+	if p.All {
+		return allVaults
+	}
+	return p.Vault
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data map[string]any) {
@@ -394,6 +430,17 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	p := page{L: langFor(r), Nav: name, Data: data}
 	if sess, ok := r.Context().Value(ownerKey{}).(*session); ok && sess != nil {
 		p.CSRF, p.Signed = sess.csrf, true
+	}
+	if s.multi() {
+		if cur, ok := r.Context().Value(vaultKey{}).(current); ok {
+			p.Vault, p.All = cur.name, cur.all
+			if cur.all {
+				p.Vault = ""
+			}
+		}
+		if p.Signed {
+			p.Vaults = s.switcher(r, p)
+		}
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, p); err != nil {

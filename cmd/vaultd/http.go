@@ -122,7 +122,7 @@ func (a *app) serveHTTP(ctx context.Context, f serveFlags, at httpAddr, c *tools
 	}
 	var srv *mcpserver.HTTPServer
 	page, err := web.New(c, web.Options{Keys: store, MCPURL: mcpURL, Logger: logger, OAuth: as,
-		Revoked: func() { srv.CloseRevoked() }, Limits: limits})
+		Revoked: func() { srv.CloseRevoked() }, Limits: limits, Vaults: vs})
 	if err != nil {
 		return err
 	}

@@ -95,6 +95,10 @@
   var live = document.getElementById("live");
   if (!live || location.pathname !== "/" || new URLSearchParams(location.search).get("offset")) return;
   var last = null;
+  // With several vaults: the newest change of the vault shown (or of
+  // every vault, vault=*).
+  var shown = new URLSearchParams(location.search).get("vault");
+  var latestURL = "/activity/latest" + (shown ? "?vault=" + encodeURIComponent(shown) : "");
   live.hidden = false;
   function openDetails() {
     var open = {};
@@ -105,7 +109,7 @@
   }
   function poll() {
     if (document.hidden) { setTimeout(poll, 2000); return; }
-    fetch("/activity/latest", { credentials: "same-origin", cache: "no-store" })
+    fetch(latestURL, { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (t) {
         if (t === null) return;
