@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vaultd/vaultd/note"
+	"github.com/vaultd/vaultd/rules"
 )
 
 // Vaults is what one server serves: one vault, or several by name, each
@@ -691,9 +692,14 @@ func (vs *Vaults) overview(ctx context.Context, caller Caller, visible []string)
 	for i, n := range visible {
 		e := entry{Name: n}
 		if d, ok := results[i].Data.(OverviewData); ok {
-			e.Notes, e.Rules = d.Notes, d.Rules
+			e.Notes = d.Notes
 			for _, s := range d.Spaces {
 				e.Spaces = append(e.Spaces, s.Name)
+			}
+		}
+		if c := vs.Core(n); c != nil {
+			if r, err := c.Rules(); err == nil {
+				e.Rules = rulesLine(r)
 			}
 		}
 		list = append(list, e)
@@ -702,12 +708,44 @@ func (vs *Vaults) overview(ctx context.Context, caller Caller, visible []string)
 			b.WriteString("  spaces: " + strings.Join(e.Spaces, ", ") + "\n")
 		}
 		if e.Rules != "" {
-			b.WriteString("  rules: " + cut(oneLine(e.Rules), 160) + "\n")
+			b.WriteString("  rules: " + e.Rules + "\n")
 		}
 		b.WriteString("  overview: " + call{"vault_overview", nil}.render(caller.Door.In(n)) + "\n")
 	}
 	b.WriteString("\nsearch every vault: " + call{"search_notes", []arg{{"query", "…"}}}.render(caller.Door))
 	return &Result{Text: b.String(), Data: map[string]any{"vaults": list}}
+}
+
+// rulesLine sums up a vault's rules for the list of vaults: the notes to
+// read, what agents may not change, the inbox, what new notes need (the
+// vault's own overview has them in full).
+func rulesLine(r *rules.Rules) string {
+	var parts []string
+	if len(r.Notes) > 0 {
+		var ps []string
+		for _, n := range r.Notes {
+			ps = append(ps, n.Path)
+		}
+		parts = append(parts, "read "+strings.Join(limit(ps, 3), ", "))
+	} else {
+		parts = append(parts, "no rules notes in 9_System/")
+	}
+	var ro []string
+	for _, p := range r.Protected {
+		ro = append(ro, p.Value)
+	}
+	parts = append(parts, "read-only "+strings.Join(limit(ro, 4), ", "))
+	if r.Inbox != "" {
+		parts = append(parts, "inbox "+r.Inbox)
+	}
+	if len(r.Required) > 0 {
+		var req []string
+		for _, p := range r.Required {
+			req = append(req, p.Value)
+		}
+		parts = append(parts, "new notes need "+strings.Join(req, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // searchAll searches every visible vault and merges the hits into one
