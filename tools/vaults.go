@@ -311,7 +311,7 @@ func (vs *Vaults) inVault(ctx context.Context, cn *Connection, caller Caller, va
 	p, _ := caller.PermsIn(vault)
 	caller.Perms, caller.Door = p, caller.Door.In(vault)
 	r := vs.run(ctx, cn, caller, vault, t.name, args)
-	r.Text = "vault: " + vault + "\n" + r.Text
+	defer nameVault(r, vault)
 	ve, isErr := note.AsError(r.Err)
 	missing := isErr && errors.Is(r.Err, note.ErrNotFound) && isPlaceKind(ve.AltKind)
 	// A folder where a note was asked for: the note may be in another
@@ -334,6 +334,23 @@ func (vs *Vaults) inVault(ctx context.Context, cn *Connection, caller Caller, va
 		}
 	}
 	return r
+}
+
+// nameVault names the vault of an answer from one vault: its first line,
+// or, for an error (whose first line is "error: …", as clients and agents
+// tell errors by), the line after its error code.
+func nameVault(r *Result, vault string) {
+	if r.Err == nil || !strings.HasPrefix(r.Text, "error: ") {
+		r.Text = "vault: " + vault + "\n" + r.Text
+		return
+	}
+	head, rest, ok := strings.Cut(r.Text, "\nerror code: ")
+	if !ok {
+		r.Text = head + "\nvault: " + vault
+		return
+	}
+	code, rest, _ := strings.Cut(rest, "\n")
+	r.Text = strings.TrimRight(head+"\nerror code: "+code+"\nvault: "+vault+"\n"+rest, "\n")
 }
 
 // isPlaceKind says whether a not-found error's alternatives are notes,
@@ -835,13 +852,13 @@ func (vs *Vaults) searchAll(ctx context.Context, caller Caller, raw map[string]a
 		// a vault gave one; else the first error; else "no hits".
 		for i, r := range early {
 			if r != nil && r.Err == nil {
-				r.Text = "vault: " + visible[i] + "\n" + r.Text
+				nameVault(r, visible[i])
 				return r
 			}
 		}
 		for i, r := range early {
 			if r != nil {
-				r.Text = "vault: " + visible[i] + "\n" + r.Text
+				nameVault(r, visible[i])
 				return r
 			}
 		}
