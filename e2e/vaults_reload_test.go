@@ -37,33 +37,8 @@ func TestVaults_ReloadOnHangup(t *testing.T) {
 	}
 	write("# my vaults", "work="+work)
 	nowhere := t.TempDir() // the server's folder: not a vault
-	var cmd *exec.Cmd
-	stderr := &lockedBuffer{}
-	c, err := client.NewStdioMCPClientWithOptions(vaultdBin, []string{"VAULTD_VAULTS_FILE=" + file}, []string{"serve", "--no-sync", "--log-level", "info"},
-		transport.WithCommandStderrWriter(stderr),
-		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-			cmd = exec.CommandContext(ctx, command, args...)
-			cmd.Env, cmd.Dir = append(os.Environ(), env...), nowhere
-			return cmd, nil
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = c.Close()
-		if t.Failed() {
-			t.Logf("vaultd serve stderr:\n%s", stderr)
-		}
-	})
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "vaultd-e2e", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, stderr)
-	}
-	s := &server{t: t, c: c, vault: work, stderr: stderr}
-
+	s, cmd := serveIn(t, nowhere, []string{"VAULTD_VAULTS_FILE=" + file}, "serve", "--no-sync", "--log-level", "info")
+	stderr := s.stderr
 	overview := s.mustOK("vault_overview", map[string]any{})
 	wantContains(t, "the overview of the vaults file's one vault", overview, "vault: work")
 	wantContains(t, "work's note", s.mustOK("read_note", map[string]any{"path": "work:1_Projekte/Website-Relaunch.md"}), "vault: work\n")
@@ -122,16 +97,39 @@ func TestVaults_OneIndexFailsOthersServe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(team, "Zugangsdaten.md"), []byte("# Zugangsdaten\n\nWiki-Zugang.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	s, _ := serveIn(t, "", nil, "serve", "--no-sync", "--vault", "work="+work, "--vault", "team="+team)
+	stderr := s.stderr
+	wantContains(t, "search in work", s.mustOK("search_notes", map[string]any{"vault": "work", "query": "Zeitleiste"}), "vault: work\n", "Website-Relaunch")
+	r := s.call("search_notes", map[string]any{"vault": "team", "query": "Wiki"})
+	if !r.IsError || !strings.Contains(r.Text, "the search index could not be opened") || strings.Contains(r.Text, team) {
+		t.Errorf("search in the vault without an index:\n%s", r.Text)
+	}
+	wantContains(t, "team's note, read without its index", s.mustOK("read_note", map[string]any{"path": "team:Zugangsdaten.md"}), "Wiki-Zugang")
+	wantContains(t, "search across both", s.mustOK("search_notes", map[string]any{"query": "Zeitleiste"}), "searched 2 vaults", "vault: work")
+	wantLog(t, "the failed index", stderr, "search disabled", "vault=team")
+}
+
+// serveIn starts vaultd with args in folder dir ("" for the test's own)
+// with env added, and initializes an MCP session over its stdio; the
+// process is returned for signals.
+func serveIn(t *testing.T, dir string, env []string, args ...string) (*server, *exec.Cmd) {
+	t.Helper()
+	var cmd *exec.Cmd
 	stderr := &lockedBuffer{}
-	c, err := client.NewStdioMCPClientWithOptions(vaultdBin, nil, []string{"serve", "--no-sync", "--vault", "work=" + work, "--vault", "team=" + team},
-		transport.WithCommandStderrWriter(stderr))
+	c, err := client.NewStdioMCPClientWithOptions(vaultdBin, env, args,
+		transport.WithCommandStderrWriter(stderr),
+		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env, cmd.Dir = append(os.Environ(), env...), dir
+			return cmd, nil
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = c.Close()
 		if t.Failed() {
-			t.Logf("vaultd serve stderr:\n%s", stderr)
+			t.Logf("vaultd %s\nstderr:\n%s", strings.Join(args, " "), stderr)
 		}
 	})
 	ctx, cancel := waitCtx(t)
@@ -141,13 +139,5 @@ func TestVaults_OneIndexFailsOthersServe(t *testing.T) {
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatalf("initialize: %v\n%s", err, stderr)
 	}
-	s := &server{t: t, c: c, vault: work, stderr: stderr}
-	wantContains(t, "search in work", s.mustOK("search_notes", map[string]any{"vault": "work", "query": "Zeitleiste"}), "vault: work\n", "Website-Relaunch")
-	r := s.call("search_notes", map[string]any{"vault": "team", "query": "Wiki"})
-	if !r.IsError || !strings.Contains(r.Text, "the search index could not be opened") || strings.Contains(r.Text, team) {
-		t.Errorf("search in the vault without an index:\n%s", r.Text)
-	}
-	wantContains(t, "team's note, read without its index", s.mustOK("read_note", map[string]any{"path": "team:Zugangsdaten.md"}), "Wiki-Zugang")
-	wantContains(t, "search across both", s.mustOK("search_notes", map[string]any{"query": "Zeitleiste"}), "searched 2 vaults", "vault: work")
-	wantLog(t, "the failed index", stderr, "search disabled", "vault=team")
+	return &server{t: t, c: c, stderr: stderr}, cmd
 }

@@ -230,6 +230,12 @@ func ValidVaultName(name string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("%w: vault name %q %s; use 1–40 letters, digits, '-', '_' or '.', starting with a letter or digit, e.g. team", ErrInvalidVaults, name, why)
 	}
+	return plainName(name, bad)
+}
+
+// plainName checks a name of 1–40 letters, digits, '.', '_' or '-',
+// starting with a letter or digit (a key's, a vault's); bad says why not.
+func plainName(name string, bad func(why string) error) error {
 	if name == "" {
 		return bad("is empty")
 	}
@@ -422,19 +428,7 @@ func ValidName(name string) error {
 	bad := func(why string) error {
 		return &NameError{Name: name, Kind: ErrInvalidName, Msg: fmt.Sprintf("access key name %q %s; use 1–40 letters, digits, '.', '_' or '-', e.g. laptop or ci-bot", name, why)}
 	}
-	if name == "" {
-		return bad("is empty")
-	}
-	if len(name) > 40 {
-		return bad("is too long")
-	}
-	for i, r := range name {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (i > 0 && strings.ContainsRune("._-", r))
-		if !ok {
-			return bad(fmt.Sprintf("has %q at position %d", r, i+1))
-		}
-	}
-	return nil
+	return plainName(name, bad)
 }
 
 // Create adds a key and returns its secret, which is not stored and cannot
