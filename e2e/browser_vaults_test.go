@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 )
 
 // TestBrowser_Vaults is the owner's page of a server of two vaults
@@ -48,34 +45,5 @@ func TestBrowser_Vaults(t *testing.T) {
 // SIGTERM.
 func serveVaultsProc(t *testing.T, args ...string) *httpProc {
 	t.Helper()
-	args = append([]string{"serve"}, append(args, "--http", "127.0.0.1:0")...)
-	p := &httpProc{t: t, cmd: exec.Command(vaultdBin, args...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			t.Logf("vaultd %s\nstderr:\n%s", strings.Join(args, " "), p.stderr)
-		}
-	})
-	deadline := time.After(waitCap(t))
-	for {
-		if m := urlLine.FindStringSubmatch(p.stderr.String()); m != nil {
-			p.url = m[1]
-			return p
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("vaultd %s exited before listening: %v\nstderr:\n%s", strings.Join(args, " "), p.err, p.stderr)
-		case <-deadline:
-			t.Fatalf("vaultd %s: no \"serving over http\" line before the test's deadline\nstderr:\n%s", strings.Join(args, " "), p.stderr)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	return serveHTTPArgs(t, nil, append([]string{"serve"}, append(args, "--http", "127.0.0.1:0")...)...)
 }

@@ -48,7 +48,13 @@ func serveHTTPProc(t testing.TB, vault, state string, extra ...string) *httpProc
 // so that the process id is vaultd's.
 func serveHTTPWrapped(t testing.TB, wrap []string, vault, state string, extra ...string) *httpProc {
 	t.Helper()
-	args := append([]string{"serve", "--vault", vault, "--state-dir", state, "--http", "127.0.0.1:0"}, extra...)
+	return serveHTTPArgs(t, wrap, append([]string{"serve", "--vault", vault, "--state-dir", state, "--http", "127.0.0.1:0"}, extra...)...)
+}
+
+// serveHTTPArgs starts vaultd with args (a serve --http command line),
+// through wrap if given, and waits until it listens.
+func serveHTTPArgs(t testing.TB, wrap []string, args ...string) *httpProc {
+	t.Helper()
 	argv := append(append(append([]string{}, wrap...), vaultdBin), args...)
 	p := &httpProc{t: t, cmd: exec.Command(argv[0], argv[1:]...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
