@@ -88,9 +88,13 @@ func (ix *Index) namesBehind() bool {
 // namesPoll is how often CatchUpNames looks whether the table caught up.
 const namesPoll = 5 * time.Millisecond
 
-// CatchUpNames waits until the name table is current (see namesBehind) or
-// ctx ends, and reports whether it is.
+// CatchUpNames waits until the name table holds every change made before
+// the call — the watcher has read the events queued so far, and the table
+// is current (see namesBehind) — or ctx ends, and reports whether it is.
 func (ix *Index) CatchUpNames(ctx context.Context) bool {
+	if w := ix.watcher.Load(); w != nil {
+		w.sync(ctx) // changes made a moment ago count as behind
+	}
 	for {
 		if ix.closed.Load() {
 			return false

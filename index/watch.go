@@ -1,11 +1,13 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +44,23 @@ type watcher struct {
 	marked, indexed atomic.Int64
 	overflowed      atomic.Bool           // an overflow was logged (later ones are not repeated)
 	addErr          atomic.Pointer[error] // the first failed addFolder
+
+	// The barrier (see sync): a watched folder in the state dir ("" when
+	// it could not be set up), the last marker written to it and the
+	// last seen, and a channel closed whenever seen moves.
+	barrier      string
+	bmu          sync.Mutex
+	bsent, bseen int64
+	bmoved       chan struct{}
 }
+
+// barrierFolder is the state dir's folder the watcher's barrier writes
+// its markers to.
+const barrierFolder = "watch-barrier"
+
+// testHookEvent, if set, runs before the event loop takes in an event of
+// the vault (tests make a slow event loop with it).
+var testHookEvent func()
 
 // testHookAddWatch, if set, replaces adding a watch (tests simulate the
 // watch limit with it).
@@ -73,7 +91,9 @@ func (ix *Index) newWatcher() *watcher {
 		ix.watchFailed(err)
 		return nil
 	}
-	w := &watcher{ix: ix, w: fw, root: ix.v.Dir(), dirty: map[string]bool{}, kick: make(chan struct{}, 1), closing: make(chan struct{})}
+	w := &watcher{ix: ix, w: fw, root: ix.v.Dir(), dirty: map[string]bool{}, kick: make(chan struct{}, 1),
+		closing: make(chan struct{}), bmoved: make(chan struct{})}
+	w.setBarrier()
 	w.done.Add(2)
 	go w.events()
 	go w.flusher()
@@ -131,6 +151,79 @@ func (ix *Index) watchFailed(err error) {
 	if !ix.watchWarned.Swap(true) {
 		ix.log.Warn("search index: " + msg)
 	}
+}
+
+// setBarrier watches a folder of the state dir for sync's markers;
+// without it sync returns at once.
+func (w *watcher) setBarrier() {
+	if w.ix.o.Dir == "" {
+		return
+	}
+	dir := filepath.Join(w.ix.o.Dir, barrierFolder)
+	_ = os.RemoveAll(dir) // markers a killed process left
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return
+	}
+	if err := w.w.Add(dir); err != nil {
+		return
+	}
+	w.barrier = dir
+}
+
+// sync returns once every file event the kernel queued before it was
+// called has been read and marked (so pending tells of it), or when ctx
+// ends. The kernel queues a process's events in the order the changes
+// were made, on one queue for all its watches: sync writes a marker into
+// the watched barrier folder and waits for the marker's own event.
+// Without a barrier folder it returns at once.
+func (w *watcher) sync(ctx context.Context) {
+	if w.barrier == "" {
+		return
+	}
+	w.bmu.Lock()
+	w.bsent++
+	seq := w.bsent
+	w.bmu.Unlock()
+	name := filepath.Join(w.barrier, strconv.FormatInt(seq, 10))
+	f, err := os.Create(name)
+	if err != nil {
+		return
+	}
+	f.Close()
+	_ = os.Remove(name)
+	for {
+		w.bmu.Lock()
+		seen, moved := w.bseen, w.bmoved
+		w.bmu.Unlock()
+		if seen >= seq {
+			return
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return
+		case <-w.closing:
+			return
+		}
+	}
+}
+
+// barrierEvent takes in an event of the barrier folder: a marker's
+// creation moves bseen. It reports whether ev was one.
+func (w *watcher) barrierEvent(ev fsnotify.Event) bool {
+	if w.barrier == "" || filepath.Dir(ev.Name) != w.barrier {
+		return false
+	}
+	if seq, err := strconv.ParseInt(filepath.Base(ev.Name), 10, 64); err == nil && ev.Has(fsnotify.Create) {
+		w.bmu.Lock()
+		if seq > w.bseen {
+			w.bseen = seq
+			close(w.bmoved)
+			w.bmoved = make(chan struct{})
+		}
+		w.bmu.Unlock()
+	}
+	return true
 }
 
 func (w *watcher) close() {
@@ -222,6 +315,12 @@ func (w *watcher) events() {
 		case ev, ok := <-w.w.Events:
 			if !ok {
 				return
+			}
+			if w.barrierEvent(ev) {
+				continue
+			}
+			if testHookEvent != nil {
+				testHookEvent()
 			}
 			if !w.handle(ev) {
 				continue

@@ -253,3 +253,23 @@ func TestWatch_CheckoutIsOneBatch(t *testing.T) {
 		t.Errorf("checkout of 500 file changes took %d batches, want 1", n)
 	}
 }
+
+// TestWatch_FindSeesAChangeMadeAMomentAgo: a note another program wrote
+// just before the lookup is found, even when the event loop has not read
+// the change yet (a loaded machine): a miss waits for the watcher to read
+// every event queued before it.
+func TestWatch_FindSeesAChangeMadeAMomentAgo(t *testing.T) {
+	testHookEvent = func() { time.Sleep(100 * time.Millisecond) }
+	defer func() { testHookEvent = nil }()
+	v, dir := newVault(t, engineVault)
+	ix := openIndex(t, v, watchOpts)
+	v.SetNames(ix)
+	for i := range 3 {
+		title := fmt.Sprintf("Eben geschrieben %d", i)
+		path := fmt.Sprintf("Neu/eben%d.md", i)
+		writeFiles(t, dir, map[string]string{path: "# " + title + "\n"})
+		if got := lookupPath(t, v, title); got != path {
+			t.Fatalf("Find(%q) right after the write = %q, want %s", title, got, path)
+		}
+	}
+}

@@ -270,6 +270,7 @@ var NameCatchUpWait = 3 * time.Second
 // no table (Find then walks).
 func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *Note, h string, err error, ok bool) {
 	deadline := time.Now().Add(NameCatchUpWait)
+	synced := false
 	for {
 		m, t, h, ok := lookupSplit(target, heading, link, src.LookupName)
 		if !ok {
@@ -285,6 +286,16 @@ func (v *Vault) findIn(src NameSource, target, heading string, link bool) (n *No
 				return n, h, nil, true
 			}
 			stale = true
+		}
+		// A table the source calls current may still miss a change made
+		// a moment ago, before the source heard of it: a miss, or several
+		// notes, asks it once to take in everything changed until now.
+		if !m.Behind && !stale && !synced && time.Now().Before(deadline) {
+			synced = true
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
+			src.CatchUpNames(ctx)
+			cancel()
+			continue
 		}
 		if (!m.Behind && !stale) || !time.Now().Before(deadline) {
 			if m.What != "" && len(m.Paths) > 1 {
