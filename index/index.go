@@ -355,6 +355,17 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	}
 	ix.wg.Add(1)
 	go ix.run()
+	if ix.openedWithNames {
+		// The first search looks its words up among the notes' names
+		// (namedFirst): the table is made from the manifest while the
+		// catch-up walks, not after it (on 4× the laws: 290 ms of the
+		// first search).
+		ix.wg.Add(1)
+		go func() {
+			defer ix.wg.Done()
+			ix.nameTable().PrepareNamed()
+		}()
+	}
 	return ix, nil
 }
 

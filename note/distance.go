@@ -1,8 +1,8 @@
 package note
 
 import (
-	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -142,18 +142,41 @@ func isWordRune(r rune) bool {
 // "Array_Prototype-Filter" are one key, and so are a law's folder name
 // "stvo_2013" and "StVO 2013".
 func LooseKey(s string) string {
-	var b strings.Builder
+	// Most names are ASCII: they need no normalisation, and one that is
+	// a key already (lower case, single spaces) is its own key.
+	ascii, key := true, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			ascii, key = false, false
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		case c == ' ' && i > 0 && i < len(s)-1 && s[i-1] != ' ':
+		default:
+			key = false
+		}
+		if !ascii {
+			break
+		}
+	}
+	if key {
+		return s
+	}
+	if !ascii {
+		s = norm.NFC.String(s)
+	}
+	b := make([]byte, 0, len(s))
 	space := false
-	for _, r := range norm.NFC.String(s) {
+	for _, r := range s {
 		if !isWordRune(r) {
-			space = b.Len() > 0
+			space = len(b) > 0
 			continue
 		}
 		if space {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 			space = false
 		}
-		b.WriteRune(unicode.ToLower(r))
+		b = utf8.AppendRune(b, unicode.ToLower(r))
 	}
-	return b.String()
+	return string(b)
 }

@@ -3,6 +3,9 @@ package note
 import (
 	"strings"
 	"testing"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestDistance_Typos(t *testing.T) {
@@ -83,6 +86,32 @@ func TestLooseKey(t *testing.T) {
 			t.Errorf("LooseKey(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzLooseKey checks LooseKey, with its shortcuts for ASCII names and
+// for names that are keys already, against its definition.
+func FuzzLooseKey(f *testing.F) {
+	for _, s := range []string{"", " ", "a b", "a  b", " a", "a ", "stvo 2013", "StVO 2013", "stvo_2013", "Café", "Cafe\u0301", "§ 626 BGB", "x\xffy", "a\u00a0b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		space := false
+		for _, r := range norm.NFC.String(s) {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(unicode.ToLower(r))
+		}
+		if got := LooseKey(s); got != b.String() {
+			t.Fatalf("LooseKey(%q) = %q, want %q", s, got, b.String())
+		}
+	})
 }
 
 // FuzzNameKey checks the one-pass NameKey against its definition.

@@ -252,7 +252,6 @@ func (nm closeName) why() string { return nm.what + " " + strconv.Quote(nm.name)
 func looseNames(notes []NameEntry) []closeName {
 	var out []closeName
 	for i, e := range notes {
-		p := e.Path
 		seen := map[string]bool{}
 		add := func(what, name string) {
 			k := note.LooseKey(name)
@@ -262,17 +261,24 @@ func looseNames(notes []NameEntry) []closeName {
 			seen[k] = true
 			out = append(out, closeName{entry: i, what: what, name: name, loose: k, runes: []rune(k)})
 		}
-		for _, s := range e.Titles {
-			add("title", s)
-		}
-		for _, s := range e.Aliases {
-			add("alias", s)
-		}
-		if f := note.FolderNoteFolder(p); f != "" {
-			add("folder name", path.Base(f))
-		} else {
-			add("file name", strings.TrimSuffix(path.Base(p), path.Ext(p)))
-		}
+		eachName(e, add)
 	}
 	return out
+}
+
+// eachName calls fn with each name of the note e and what it is: its
+// titles, its aliases, and its file name or, for a folder note, its
+// folder's name.
+func eachName(e NameEntry, fn func(what, name string)) {
+	for _, s := range e.Titles {
+		fn("title", s)
+	}
+	for _, s := range e.Aliases {
+		fn("alias", s)
+	}
+	if f := note.FolderNoteFolder(e.Path); f != "" {
+		fn("folder name", path.Base(f))
+	} else {
+		fn("file name", strings.TrimSuffix(path.Base(e.Path), path.Ext(e.Path)))
+	}
 }

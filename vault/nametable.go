@@ -116,8 +116,9 @@ type NameSource interface {
 // with NewNameTable; it is safe for concurrent use.
 type NameTable struct {
 	looseOnce sync.Once
-	loose     []closeName         // every name, for closestNames (built at the first miss)
-	byLoose   map[string][]string // note.LooseKey of every name → paths (Named)
+	loose     []closeName // every name, for closestNames (built at the first miss)
+	namedOnce sync.Once
+	byLoose   keyPaths // note.LooseKey of every name → paths (Named; built at the first call)
 
 	notes  []NameEntry // every note, sorted by path
 	paths  []string    // every note, sorted
@@ -441,16 +442,7 @@ func (t *NameTable) Closest(target string, n int) []Closest {
 }
 
 func (t *NameTable) buildLoose() {
-	t.looseOnce.Do(func() {
-		t.loose = looseNames(t.notes)
-		t.byLoose = make(map[string][]string, len(t.loose))
-		for _, nm := range t.loose {
-			l := t.byLoose[nm.loose]
-			if p := t.paths[nm.entry]; len(l) == 0 || l[len(l)-1] != p {
-				t.byLoose[nm.loose] = append(l, p)
-			}
-		}
-	})
+	t.looseOnce.Do(func() { t.loose = looseNames(t.notes) })
 }
 
 // Named returns the notes one of whose names — a title, an alias, the
@@ -463,8 +455,21 @@ func (t *NameTable) Named(text string) []string {
 	if k == "" {
 		return nil
 	}
-	t.buildLoose()
-	return append([]string(nil), t.byLoose[k]...)
+	t.PrepareNamed()
+	return append([]string(nil), t.byLoose.get(k)...)
+}
+
+// PrepareNamed makes what Named looks names up in, if it is not made yet
+// (a search asks Named for its words; an index makes it ahead).
+func (t *NameTable) PrepareNamed() {
+	// Only the keys: the closest names' table (buildLoose) costs five
+	// times as much.
+	t.namedOnce.Do(func() {
+		t.byLoose = newKeyPaths(len(t.notes) * 2)
+		for _, e := range t.notes {
+			eachName(e, func(_, name string) { t.byLoose.add(note.LooseKey(name), e.Path) })
+		}
+	})
 }
 
 // Has reports whether the note at path p is in the table, as stored.
