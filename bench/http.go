@@ -37,6 +37,7 @@ var (
 	httpMixFlag  = flag.String("http-mix", "read_note=70,search_notes=20,append_to_note=10", "http: share of each tool in percent")
 	httpCPUProf  = flag.String("http-cpuprofile", "", "http: write a CPU profile of the server during the load to this file")
 	httpMemProf  = flag.String("http-memprofile", "", "http: write the server's allocation profile after the load to this file")
+	httpStacks   = flag.String("http-goroutines", "", "http: write the server's goroutines halfway through the load to this file (what calls wait for)")
 )
 
 // httpMix is the share of each tool in the load, in percent.
@@ -81,8 +82,7 @@ var httpQueries = []string{
 	"Bebauungsplan", "Gebühren*", "Zoll -Tabak", "Verordnung",
 }
 
-func httpBench(corpora, name, tmp string, t *table) {
-	add := t.add
+func httpBench(corpora, name, tmp string, t *table, variants []*variant) {
 	if *httpDuration <= 0 || *httpClients <= 0 {
 		return
 	}
@@ -93,18 +93,81 @@ func httpBench(corpora, name, tmp string, t *table) {
 	check(os.MkdirAll(root, 0o755))
 	dir, err := prepare(corpora, name, root)
 	check(err)
-	state := filepath.Join(root, name+".state")
-	bin := httpBuild(tmp, *httpCPUProf != "" || *httpMemProf != "")
-
 	notes := httpNotes(dir)
 	if len(notes) < httpSharedNotes+1 {
 		fmt.Fprintf(os.Stderr, "  http: %s has too few notes\n", name)
 		return
 	}
+	// Each variant serves the same copy with a state dir of its own, the
+	// baseline first; each load starts from the shared notes' own text.
+	var figs []httpFigures
+	for i, v := range variants {
+		this := i == len(variants)-1
+		bin := httpBuild(tmp, this && (*httpCPUProf != "" || *httpMemProf != "" || *httpStacks != ""))
+		if !this {
+			bin = stdioBuild(tmp, v)
+		}
+		fmt.Fprintf(os.Stderr, "  http (%s):\n", v.name)
+		figs = append(figs, httpRun(bin, dir, filepath.Join(root, name+v.state), notes, this))
+	}
+
+	ratios := func(metric string, get func(httpFigures) float64, format func(float64) string, target string, atLeast float64) {
+		vals := make([]float64, len(figs))
+		for i, f := range figs {
+			vals[i] = get(f)
+		}
+		t.cmpAtLeast(metric, vals, format, target, atLeast)
+	}
+	count := func(v float64) string { return fmt.Sprintf("%.0f", v) }
+	millis := func(v float64) string { return fmt.Sprintf("%.1f ms", v) }
+	cur := figs[len(figs)-1]
+	ratios(fmt.Sprintf("http: calls/s (%d clients, %s, mix %s)", *httpClients, *httpDuration, *httpMixFlag),
+		func(f httpFigures) float64 { return f.calls }, count, "≥ 1.0× baseline", 1.0)
+	ratios("http: server CPU per call", func(f httpFigures) float64 { return f.cpuPerCall }, millis, "", 0)
+	for _, m := range httpMix {
+		rate := func(f httpFigures) float64 { return float64(len(f.lat[m.tool])) / httpDuration.Seconds() }
+		lats := func(f httpFigures) string {
+			l := f.lat[m.tool]
+			return fmt.Sprintf("%s / %s / %s", ms(percentile(l, 50)), ms(percentile(l, 95)), ms(percentile(l, 99)))
+		}
+		switch m.tool {
+		case "read_note":
+			ratios("http: read_note per second", rate, count, "≥ 1.0× baseline", 1.0)
+			t.goal("http: read_note p50 / p95 / p99", lats(cur), "p99 ≤ 50 ms", percentile(cur.lat[m.tool], 99) <= 50*time.Millisecond)
+		default:
+			ratios(fmt.Sprintf("http: %s per second", m.tool), rate, count, "", 0)
+			t.add(fmt.Sprintf("http: %s p50 / p95 / p99", m.tool), lats(cur), "")
+		}
+		if len(figs) > 1 {
+			t.add(fmt.Sprintf("http: %s p50 / p95 / p99 (baseline)", m.tool), lats(figs[0]), "")
+		}
+		if cur.errs[m.tool] > 0 {
+			t.add(fmt.Sprintf("http: %s failed calls", m.tool), fmt.Sprint(cur.errs[m.tool]), "0")
+		}
+	}
+	t.add("http: appends acknowledged", fmt.Sprint(cur.acked), "")
+	t.add("http: acknowledged appends lost / duplicated", fmt.Sprintf("%d / %d", cur.lost, cur.dup), "0 / 0")
+	t.add("http: notes torn", fmt.Sprint(cur.torn), "0")
+}
+
+// httpFigures are what one load measured.
+type httpFigures struct {
+	calls      float64                    // per second
+	cpuPerCall float64                    // the server's CPU (user + system) per call, ms
+	lat        map[string][]time.Duration // by tool
+	errs       map[string]int
+	acked      int
+	lost, dup  int
+	torn       int
+}
+
+// httpRun serves dir with bin and state under the load; profile: with the
+// -http-cpuprofile and -http-memprofile flags.
+func httpRun(bin, dir, state string, notes []string, profile bool) httpFigures {
 	shared := notes[:httpSharedNotes]
-	// A copy kept from an earlier run (-tmp) holds that run's appends:
-	// each run starts from the notes' own text, or every run would
-	// reindex longer notes than the last.
+	// A copy kept from an earlier run (-tmp), or loaded by the variant
+	// before, holds appends: each load starts from the notes' own text,
+	// or every load would reindex longer notes than the last.
 	for _, p := range shared {
 		name := filepath.Join(dir, filepath.FromSlash(p))
 		b, err := os.ReadFile(name)
@@ -174,7 +237,13 @@ func httpBench(corpora, name, tmp string, t *table) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	fmt.Fprintf(os.Stderr, "  http: index ready after %.1f s; %d clients for %s\n", time.Since(start).Seconds(), *httpClients, *httpDuration)
-	profiled := httpProfile(logBuf.String(), "profile?seconds="+fmt.Sprint(int(httpDuration.Seconds())), *httpCPUProf)
+	cpuProf, memProf, stacks := "", "", ""
+	if profile {
+		cpuProf, memProf, stacks = *httpCPUProf, *httpMemProf, *httpStacks
+	}
+	profiled := httpProfile(logBuf.String(), "profile?seconds="+fmt.Sprint(int(httpDuration.Seconds())), cpuProf)
+	stacked := make(chan error, 1)
+	time.AfterFunc(*httpDuration/2, func() { stacked <- <-httpProfile(logBuf.String(), "goroutine?debug=1", stacks) })
 
 	type sample struct {
 		tool string
@@ -185,6 +254,7 @@ func httpBench(corpora, name, tmp string, t *table) {
 	var samples []sample
 	acked := map[string]string{} // line → note
 	var wg sync.WaitGroup
+	cpu0 := processCPU(srv.Process.Pid)
 	stop := time.Now().Add(*httpDuration)
 	for c := range clients {
 		wg.Add(1)
@@ -219,11 +289,14 @@ func httpBench(corpora, name, tmp string, t *table) {
 		}()
 	}
 	wg.Wait()
-	elapsed := *httpDuration
+	cpu := processCPU(srv.Process.Pid) - cpu0
 	if err := <-profiled; err != nil {
 		fmt.Fprintf(os.Stderr, "  http: CPU profile: %v\n", err)
 	}
-	if err := <-httpProfile(logBuf.String(), "allocs", *httpMemProf); err != nil {
+	if err := <-stacked; err != nil {
+		fmt.Fprintf(os.Stderr, "  http: goroutines: %v\n", err)
+	}
+	if err := <-httpProfile(logBuf.String(), "allocs", memProf); err != nil {
 		fmt.Fprintf(os.Stderr, "  http: allocation profile: %v\n", err)
 	}
 
@@ -239,41 +312,47 @@ func httpBench(corpora, name, tmp string, t *table) {
 		fmt.Fprintln(os.Stderr, "  http: vaultd did not stop within 60 s of SIGTERM")
 	}
 
-	byTool := map[string][]time.Duration{}
-	errs := map[string]int{}
+	f := httpFigures{lat: map[string][]time.Duration{}, errs: map[string]int{}}
 	for _, s := range samples {
-		byTool[s.tool] = append(byTool[s.tool], s.d)
+		f.lat[s.tool] = append(f.lat[s.tool], s.d)
 		if s.err {
-			errs[s.tool]++
+			f.errs[s.tool]++
 		}
 	}
-	total := len(samples)
-	add(fmt.Sprintf("http: calls/s (%d clients, %s, mix %s)", *httpClients, elapsed, *httpMixFlag), fmt.Sprintf("%.0f", float64(total)/elapsed.Seconds()), "")
-	for _, m := range httpMix {
-		lat := byTool[m.tool]
-		rate := float64(len(lat)) / elapsed.Seconds()
-		lats := fmt.Sprintf("%s / %s / %s", ms(percentile(lat, 50)), ms(percentile(lat, 95)), ms(percentile(lat, 99)))
-		switch m.tool {
-		case "read_note":
-			t.goal("http: read_note per second", fmt.Sprintf("%.0f", rate), "≥ 1,000/s", rate >= 1000)
-			t.goal("http: read_note p50 / p95 / p99", lats, "p99 ≤ 50 ms", percentile(lat, 99) <= 50*time.Millisecond)
-		default:
-			add(fmt.Sprintf("http: %s per second", m.tool), fmt.Sprintf("%.0f", rate), "")
-			add(fmt.Sprintf("http: %s p50 / p95 / p99", m.tool), lats, "")
-		}
-		if errs[m.tool] > 0 {
-			add(fmt.Sprintf("http: %s failed calls", m.tool), fmt.Sprint(errs[m.tool]), "0")
-		}
+	f.calls = float64(len(samples)) / httpDuration.Seconds()
+	if len(samples) > 0 && cpu > 0 {
+		f.cpuPerCall = 1000 * cpu / float64(len(samples))
 	}
-
-	lost, dup, torn := httpVerify(dir, shared, before, acked)
-	add("http: appends acknowledged", fmt.Sprint(len(acked)), "")
-	add("http: acknowledged appends lost / duplicated", fmt.Sprintf("%d / %d", lost, dup), "0 / 0")
-	add("http: notes torn", fmt.Sprint(torn), "0")
+	f.lost, f.dup, f.torn = httpVerify(dir, shared, before, acked)
+	f.acked = len(acked)
 	if strings.Contains(logBuf.String(), "level=ERROR") {
 		fmt.Fprintf(os.Stderr, "  http: the server logged errors:\n%s\n", grepLines(logBuf.String(), "level=ERROR", 10))
 	}
-	fmt.Fprintf(os.Stderr, "  http: server: vaultd %s\n", strings.Join(args, " "))
+	fmt.Fprintf(os.Stderr, "  http: server: vaultd %s; %.0f calls/s\n", strings.Join(args, " "), f.calls)
+	return f
+}
+
+// processCPU is the user and system time of process pid so far, in
+// seconds (0 where /proc cannot tell).
+func processCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which is in parentheses and
+	// may hold spaces: utime and stime are the 14th and 15th of the line.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st float64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return (ut + st) / 100 // clock ticks: USER_HZ is 100 on Linux
 }
 
 // httpPick chooses the next call of client c.

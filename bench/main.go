@@ -256,7 +256,7 @@ func main() {
 			meaningBench(name, dir, stateOf(variants[len(variants)-1]), tmp, *rounds, t.add)
 		}
 		if parts["http"] && name == "gesetze" { // HTTP load: 8 clients, 30 s (bench/http.go)
-			httpBench(*corpora, name, tmp, t)
+			httpBench(*corpora, name, tmp, t, variants)
 		}
 	}
 	if parts["bases"] { // bench/bases.go: its own vault, not a corpus
@@ -377,6 +377,26 @@ func (t *table) cmp(metric string, vals []float64, format func(float64) string, 
 			measured += " (" + row[4] + " baseline)"
 		}
 		t.goals = append(t.goals, []string{t.corpus, metric, target, measured, row[6]})
+	}
+	t.rows = append(t.rows, row)
+}
+
+// cmpAtLeast is cmp for a figure where more is better: the target is a
+// ratio to the baseline of at least minRatio (none when 0).
+func (t *table) cmpAtLeast(metric string, vals []float64, format func(float64) string, target string, minRatio float64) {
+	cur := vals[len(vals)-1]
+	row := []string{t.corpus, metric, "", format(cur), "", target, ""}
+	if len(vals) > 1 {
+		base := vals[0]
+		row[2] = format(base)
+		if base > 0 {
+			r := cur / base
+			row[4] = fmt.Sprintf("%.2f×", r)
+			if minRatio > 0 {
+				row[6] = verdict(r >= minRatio)
+				t.goals = append(t.goals, []string{t.corpus, metric, target, row[3] + " (" + row[4] + " baseline)", row[6]})
+			}
+		}
 	}
 	t.rows = append(t.rows, row)
 }
