@@ -27,6 +27,9 @@ type manifest struct {
 	// gob is set when it was read from a gob manifest (saved before the
 	// binary form), which the next save replaces.
 	gob bool
+	// file is the file it was read from, as it was then (nil for a
+	// manifest not read from a file).
+	file os.FileInfo
 }
 
 type fileEntry struct {
@@ -88,7 +91,7 @@ func (m *manifest) notes() int {
 const manifestMagic = "vaultd-manifest-3\n"
 
 func loadManifest(name string) (*manifest, error) {
-	b, release, err := readOnly(name)
+	b, release, fi, err := readOnly(name)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +112,7 @@ func loadManifest(name string) (*manifest, error) {
 	if m.Files == nil {
 		m.Files = make(map[string]fileEntry)
 	}
+	m.file = fi
 	return m, nil
 }
 

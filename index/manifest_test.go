@@ -32,6 +32,10 @@ func TestManifest_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fi, _ := os.Stat(name); got.file == nil || !os.SameFile(got.file, fi) {
+		t.Errorf("the manifest does not know the file it was read from: %v", got.file)
+	}
+	got.file = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("binary round trip:\n got %+v\nwant %+v", got, want)
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +39,7 @@ type Names struct {
 	entries []vault.NameEntry // by path, from the manifest, then caught up; nil: no table
 	table   *vault.NameTable  // of entries, built when needed
 	current bool              // entries were compared with the files
+	file    os.FileInfo       // the manifest the entries were read from
 }
 
 // OpenNames returns the name table of v (see Names). o.Dir is where the
@@ -90,7 +92,7 @@ func (n *Names) open() {
 // loadLocked reads the saved manifest into entries (nil when there is
 // none fit to use).
 func (n *Names) loadLocked() {
-	b, release, err := readOnly(filepath.Join(n.dir, manifestName))
+	b, release, fi, err := readOnly(filepath.Join(n.dir, manifestName))
 	if err != nil {
 		return
 	}
@@ -111,6 +113,23 @@ func (n *Names) loadLocked() {
 		return
 	}
 	n.entries = list // its strings are the mapped file's, for good
+	n.file = fi
+}
+
+// tableOf returns the table when its entries are those of the manifest
+// file fi, as read then and not caught up since; nil otherwise. An index
+// that opens with that manifest takes the table over (Options.Names).
+func (n *Names) tableOf(fi os.FileInfo) *vault.NameTable {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.entries == nil || n.current || n.file == nil || fi == nil || !os.SameFile(n.file, fi) ||
+		n.file.Size() != fi.Size() || !n.file.ModTime().Equal(fi.ModTime()) {
+		return nil
+	}
+	if n.table == nil {
+		n.table = vault.NewNameTable(n.entries)
+	}
+	return n.table
 }
 
 // owner returns the owner's connection while it answers; when it went

@@ -314,3 +314,49 @@ func TestOpenNames_AsksTheOwner(t *testing.T) {
 		t.Errorf("Names from the owner = %v", tab)
 	}
 }
+
+// TestOpen_TakesOverTheSavedTable: an index opening with the manifest a
+// Names read takes that table over; when the files changed meanwhile, the
+// catch-up's changes are in the table it answers from.
+func TestOpen_TakesOverTheSavedTable(t *testing.T) {
+	v, dir := newVault(t, map[string]string{
+		"a/Alpha.md":       "---\ntitle: Projekt Alpha\n---\n",
+		"k/kschg/index.md": "---\ntitle: Kündigungsschutzgesetz\n---\n",
+	})
+	state := t.TempDir()
+	openIndex(t, v, Options{Dir: state}).Close()
+
+	names := OpenNames(v, Options{Dir: state})
+	defer names.Close()
+	names.Prepare()
+	saved, _ := names.Names()
+	ix := openIndex(t, v, Options{Dir: state, Names: names})
+	if got := ix.nameTable(); got != saved {
+		t.Errorf("the index made a table of its own from the manifest Names read")
+	}
+	if m, ok := ix.LookupName("Projekt Alpha", false); !ok || len(m.Paths) != 1 || m.Paths[0] != "a/Alpha.md" {
+		t.Errorf("LookupName(Projekt Alpha) = %+v, %v", m, ok)
+	}
+	ix.Close()
+
+	// A change while no index is open: the next index finds it and
+	// answers from a table that holds it.
+	names2 := OpenNames(v, Options{Dir: state})
+	defer names2.Close()
+	names2.Prepare()
+	writeFiles(t, dir, map[string]string{"a/Alpha.md": "---\ntitle: Projekt Beta\n---\n"})
+	ix = openIndex(t, v, Options{Dir: state, Names: names2})
+	if m, ok := ix.LookupName("Projekt Beta", false); !ok || len(m.Paths) != 1 || m.Paths[0] != "a/Alpha.md" {
+		t.Errorf("after a change: LookupName(Projekt Beta) = %+v, %v", m, ok)
+	}
+	if m, _ := ix.LookupName("Projekt Alpha", false); len(m.Paths) != 0 {
+		t.Errorf("after a change: the old title still names %v", m.Paths)
+	}
+
+	// A Names that read another manifest file is not taken over.
+	ix.Close()
+	ix = openIndex(t, v, Options{Dir: state, Names: names})
+	if ix.nameTable() == saved {
+		t.Errorf("the index took over a table read from an older manifest")
+	}
+}

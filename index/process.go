@@ -422,7 +422,14 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		applied = append(applied, r)
 		texts[part] += r.bytes + 1 // a gone note counts too
 	}
-	if err := ix.batch(bs, texts); err != nil {
+	err = ix.batch(bs, texts)
+	// Also after a failed batch: it may have been applied in part.
+	forget := make([]string, len(applied))
+	for i, r := range applied {
+		forget[i] = r.path
+	}
+	ix.forgetFields(forget)
+	if err != nil {
 		return nil, nil, err
 	}
 	n := 0

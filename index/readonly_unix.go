@@ -17,21 +17,21 @@ import (
 // writing into it, so a mapping keeps the bytes it was made with. A file
 // that cannot be mapped is read. Call release when nothing points into
 // the bytes (they were refused, or copied).
-func readOnly(name string) (b []byte, release func(), err error) {
+func readOnly(name string) (b []byte, release func(), fi os.FileInfo, err error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if n := fi.Size(); fi.Mode().IsRegular() && n > 0 && n < 1<<40 {
 		if b, err := syscall.Mmap(int(f.Fd()), 0, int(n), syscall.PROT_READ, syscall.MAP_PRIVATE); err == nil {
-			return b, func() { _ = syscall.Munmap(b) }, nil
+			return b, func() { _ = syscall.Munmap(b) }, fi, nil
 		}
 	}
 	b, err = io.ReadAll(f)
-	return b, func() {}, err
+	return b, func() {}, fi, err
 }

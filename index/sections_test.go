@@ -476,3 +476,44 @@ func wantFirstSection(t *testing.T, r *Results, p, heading string) {
 		t.Errorf("first section: want %s, %s\n%s", p, heading, describe(r))
 	}
 }
+
+// TestNoteFields_ForgetsOnlyWhatACommitIndexed: a commit forgets the
+// remembered fields of the notes it indexed, not those of the others (a
+// write every few hundred ms made every search read its hits' fields
+// again), and a search then shows the new title.
+func TestNoteFields_ForgetsOnlyWhatACommitIndexed(t *testing.T) {
+	v, dir := newVault(t, map[string]string{
+		"a.md": "---\ntitle: Alpha Vertrag\n---\nKündigungsfrist drei Monate.\n",
+		"b.md": "---\ntitle: Beta Vertrag\n---\nKündigungsfrist sechs Wochen.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	titles := func() map[string]string {
+		out := map[string]string{}
+		for _, h := range mustSearch(t, ix, Query{Text: "Kündigungsfrist"}).Hits {
+			out[h.Path] = h.Title
+		}
+		return out
+	}
+	if got := titles(); got["a.md"] != "Alpha Vertrag" || got["b.md"] != "Beta Vertrag" {
+		t.Fatalf("titles = %v", got)
+	}
+	remembered := func(p string) bool {
+		ix.fields.Lock()
+		defer ix.fields.Unlock()
+		_, ok := ix.fields.m[p]
+		return ok
+	}
+	if !remembered("a.md") || !remembered("b.md") {
+		t.Fatalf("a search did not remember its hits' fields")
+	}
+	writeFiles(t, dir, map[string]string{"a.md": "---\ntitle: Alpha Vertrag neu\n---\nKündigungsfrist drei Monate.\n"})
+	if err := ix.Update("a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if remembered("a.md") || !remembered("b.md") {
+		t.Errorf("after a commit of a.md: a.md remembered %v (want false), b.md %v (want true)", remembered("a.md"), remembered("b.md"))
+	}
+	if got := titles(); got["a.md"] != "Alpha Vertrag neu" || got["b.md"] != "Beta Vertrag" {
+		t.Errorf("titles after the commit = %v", got)
+	}
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -271,5 +272,46 @@ func TestWatch_FindSeesAChangeMadeAMomentAgo(t *testing.T) {
 		if got := lookupPath(t, v, title); got != path {
 			t.Fatalf("Find(%q) right after the write = %q, want %s", title, got, path)
 		}
+	}
+}
+
+// TestWatch_OwnWriteLeavesNothingPending: a change that Update indexed is
+// not waited for again when its file events come (the index is not
+// "behind" after a vaultd write), while another program's change made at
+// the same time still is, until it is indexed.
+func TestWatch_OwnWriteLeavesNothingPending(t *testing.T) {
+	v, dir := newVault(t, engineVault)
+	o := watchOpts
+	o.Quiet, o.MaxDelay = time.Hour, time.Hour // no flush: only absorb can take a mark back
+	ix := openIndex(t, v, o)
+	w := ix.watcher.Load()
+	if w == nil {
+		t.Fatal("not watching")
+	}
+	for i := range 5 {
+		p := fmt.Sprintf("Archiv/eigen%d.md", i)
+		writeFiles(t, dir, map[string]string{p: fmt.Sprintf("# Eigen %d\n\nVon vaultd geschrieben.\n", i)})
+		if err := ix.Update(p); err != nil {
+			t.Fatal(err)
+		}
+		if ix.namesBehind() {
+			t.Fatalf("write %d: the index is behind after Update indexed the change", i)
+		}
+	}
+	// Another program's change, then a vaultd write: the first stays
+	// pending.
+	writeFiles(t, dir, map[string]string{"Archiv/Haus.md": "# Haus\n\nVon Obsidian geändert.\n"})
+	writeFiles(t, dir, map[string]string{"Archiv/eigen0.md": "# Eigen 0\n\nNoch einmal.\n"})
+	if err := ix.Update("Archiv/eigen0.md"); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.namesBehind() {
+		t.Errorf("another program's change is not waited for")
+	}
+	w.mu.Lock()
+	dirty := maps.Clone(w.dirty)
+	w.mu.Unlock()
+	if !dirty["Archiv/Haus.md"] || dirty["Archiv/eigen0.md"] {
+		t.Errorf("dirty = %v, want Archiv/Haus.md only", dirty)
 	}
 }

@@ -352,6 +352,7 @@ func (a *app) startVault(ctx context.Context, cmd *cobra.Command, f serveFlags, 
 	// Until the index is open, names come from the table it saved.
 	names := index.OpenNames(v, ixo)
 	stops = append(stops, func() { names.Close() })
+	ixo.Names = names // the index takes its table over
 	o := tools.CoreOptions{Logger: logger, Names: names, OpenIndex: func() (tools.Index, error) {
 		// The saved table first, while the client initializes: the first
 		// calls need names, and opening the index beside it would slow
