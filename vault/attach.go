@@ -633,7 +633,9 @@ func (v *Vault) EmbeddedFiles(n *Note) []Entry {
 			continue
 		}
 		if names == nil {
-			if t, _, err := v.Names(); err == nil {
+			// As the table is: a search that shows a hit's embeds does
+			// not wait for another program's changes to be taken in.
+			if t, _, err := v.NamesWithin(0); err == nil {
 				names = t
 			} else {
 				continue

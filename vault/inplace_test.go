@@ -318,12 +318,17 @@ func inplaceRace(t *testing.T, e inplaceEditor, n int, o Options) inplaceFigures
 	for j := 1; j <= n; j++ {
 		setCounters(j, j-1)
 		var res *Result
-		for busy := 0; ; busy++ {
+		// Busy while the editor is between two pieces of a save: the
+		// same append again, a moment later, for as long as a loaded
+		// machine keeps the editor's save going (a bound of 50 immediate
+		// tries failed there).
+		for deadline := time.Now().Add(time.Minute); ; {
 			res, err = v.Append("Notiz.md", "", []byte(strings.TrimSuffix(line(j), "\n")), wOpts("log"))
-			if !errors.Is(err, ErrBusy) || busy == 50 {
+			if !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
 				break
 			}
-			f.busy++ // nothing was changed; the same append again
+			f.busy++ // nothing was changed
+			time.Sleep(time.Millisecond)
 		}
 		if err != nil {
 			t.Fatalf("append %d: %v", j, err)
