@@ -292,11 +292,9 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 		if nc := c.v.ConflictAt(h.Path); nc != nil {
 			hit.Conflict = conflictData(nc, caller, false, nil)
 		}
-		if !hit.short && c.mayEmbed(h.Path, h.Version) {
-			if n, err := c.v.Read(h.Path); err == nil {
-				hit.Attachments, hit.MoreAttachments = c.embedsOf(n)
-				byQuery(hit.Attachments, a.Query)
-			}
+		if !hit.short {
+			hit.Attachments, hit.MoreAttachments = c.hitEmbeds(h.Path, h.Version)
+			byQuery(hit.Attachments, a.Query)
 		}
 		data.Hits = append(data.Hits, hit)
 	}
