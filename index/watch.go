@@ -53,6 +53,9 @@ type watcher struct {
 	bmu          sync.Mutex
 	bsent, bseen int64
 	bmoved       chan struct{}
+	// bbroken is set when a marker's event did not come within a second
+	// (a file system whose folder sends none): sync returns at once then.
+	bbroken atomic.Bool
 }
 
 // barrierFolder is the state dir's folder the watcher's barrier writes
@@ -178,9 +181,10 @@ func (w *watcher) setBarrier() {
 // the watched barrier folder and waits for the marker's own event.
 // Without a barrier folder it returns at once.
 func (w *watcher) sync(ctx context.Context) {
-	if w.barrier == "" {
+	if w.barrier == "" || w.bbroken.Load() {
 		return
 	}
+	start := time.Now()
 	w.bmu.Lock()
 	w.bsent++
 	seq := w.bsent
@@ -202,6 +206,9 @@ func (w *watcher) sync(ctx context.Context) {
 		select {
 		case <-moved:
 		case <-ctx.Done():
+			if time.Since(start) >= time.Second && !w.bbroken.Swap(true) {
+				w.ix.log.Warn("search index: the watcher's markers in the state dir are not reported; a lookup made right after another program's change may miss it for a moment")
+			}
 			return
 		case <-w.closing:
 			return

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -313,5 +314,33 @@ func TestWatch_OwnWriteLeavesNothingPending(t *testing.T) {
 	w.mu.Unlock()
 	if !dirty["Archiv/Haus.md"] || dirty["Archiv/eigen0.md"] {
 		t.Errorf("dirty = %v, want Archiv/Haus.md only", dirty)
+	}
+}
+
+// TestWatch_BarrierWithoutEvents: a state dir whose folder reports no
+// events makes the barrier give up once, not make every lookup wait.
+func TestWatch_BarrierWithoutEvents(t *testing.T) {
+	v, _ := newVault(t, engineVault)
+	ix := openIndex(t, v, Options{Dir: t.TempDir(), Watch: true, Quiet: 20 * time.Millisecond})
+	w := ix.watcher.Load()
+	if w == nil || w.barrier == "" {
+		t.Fatal("no barrier")
+	}
+	w.barrier = t.TempDir() // markers written where no watch reports them
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	w.sync(ctx)
+	if !w.bbroken.Load() {
+		t.Fatal("a barrier with no events was not given up")
+	}
+	done := make(chan struct{})
+	go func() {
+		w.sync(context.Background()) // no deadline: returns only if it gave up
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(hangCap):
+		t.Fatal("sync waits for markers after giving up")
 	}
 }
