@@ -585,6 +585,24 @@ func AttachmentKind(p string) (kind, mime string, ok bool) {
 	return "", "", false
 }
 
+// embedNames is the name table EmbeddedFiles resolves a bare file name
+// in: the NameSource's as it is, not waiting for another program's
+// changes to be taken in (a search shows its hits' embeds); nil while the
+// source has no table yet (a first build: a walk that parses every note,
+// seconds on the laws, made each search during the build take 8 s).
+// Without a source, the vault's snapshot.
+func (v *Vault) embedNames() *NameTable {
+	if src := v.nameSource(); src != nil {
+		t, _ := src.Names()
+		return t
+	}
+	s, err := v.snapshot()
+	if err != nil {
+		return nil
+	}
+	return s.names
+}
+
 // EmbeddedFiles lists the attachments note n embeds (![[…]], ![](…)) that
 // lead to a file, each once, in the order the note embeds them, with its
 // size: the embed resolved as Obsidian resolves it — a "./", "../" or "/"
@@ -633,11 +651,7 @@ func (v *Vault) EmbeddedFiles(n *Note) []Entry {
 			continue
 		}
 		if names == nil {
-			// As the table is: a search that shows a hit's embeds does
-			// not wait for another program's changes to be taken in.
-			if t, _, err := v.NamesWithin(0); err == nil {
-				names = t
-			} else {
+			if names = v.embedNames(); names == nil {
 				continue
 			}
 		}

@@ -338,17 +338,10 @@ func (v *Vault) nameSource() NameSource {
 // date first (at most NameCatchUpWait), or, without a source, one built
 // from a walk of the vault. behind says it may still lag the files.
 func (v *Vault) Names() (t *NameTable, behind bool, err error) {
-	return v.NamesWithin(NameCatchUpWait)
-}
-
-// NamesWithin is Names waiting at most wait for the source to catch up:
-// what lists a note's embeds answers from the table as it is rather than
-// wait for another program's changes to be taken in (0).
-func (v *Vault) NamesWithin(wait time.Duration) (t *NameTable, behind bool, err error) {
 	if src := v.nameSource(); src != nil {
 		if t, behind := src.Names(); t != nil {
-			if behind && wait > 0 {
-				ctx, cancel := context.WithTimeout(context.Background(), wait)
+			if behind {
+				ctx, cancel := context.WithTimeout(context.Background(), NameCatchUpWait)
 				src.CatchUpNames(ctx)
 				cancel()
 				if t2, b2 := src.Names(); t2 != nil {
