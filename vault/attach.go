@@ -587,14 +587,26 @@ func AttachmentKind(p string) (kind, mime string, ok bool) {
 
 // embedNames is the name table EmbeddedFiles resolves a bare file name
 // in: the NameSource's as it is, not waiting for another program's
-// changes to be taken in (a search shows its hits' embeds); nil while the
-// source has no table yet (a first build: a walk that parses every note,
-// seconds on the laws, made each search during the build take 8 s).
-// Without a source, the vault's snapshot.
+// changes to be taken in (a search shows its hits' embeds). While the
+// source has no table yet (a first build; a vault never indexed), a table
+// of the attachments alone from a walk that reads no file: the vault's
+// snapshot parses every note, seconds on the laws, which made each search
+// during their first build take 8 s. Without a source, the snapshot.
 func (v *Vault) embedNames() *NameTable {
 	if src := v.nameSource(); src != nil {
-		t, _ := src.Names()
-		return t
+		if t, _ := src.Names(); t != nil {
+			return t
+		}
+		var files []NameEntry
+		if err := v.Walk(func(e Entry) error {
+			if !e.Note {
+				files = append(files, NameEntry{Path: e.Path, Attachment: true, Size: e.Size, ModTime: e.ModTime})
+			}
+			return nil
+		}); err != nil {
+			return nil
+		}
+		return NewNameTable(files)
 	}
 	s, err := v.snapshot()
 	if err != nil {
