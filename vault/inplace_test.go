@@ -321,11 +321,12 @@ func inplaceRace(t *testing.T, e inplaceEditor, n int, o Options) inplaceFigures
 		setCounters(j, j-1)
 		var res *Result
 		// Busy while the editor saves: the same append again, a moment
-		// later. An editor that keeps the note busy for 50 tries (a
-		// loaded machine slows vaultd's writes, not the editor's
-		// saves: a minute of tries failed there) is paused, and the
-		// append goes through then; its checks use that pause's
-		// report.
+		// later. An editor that keeps the note busy for 3 tries (each
+		// recomputes up to maxRecompute times, waiting for the text to
+		// settle: on a loaded machine, which slows vaultd's writes and
+		// not the editor's saves, 50 tries took minutes and a minute of
+		// them failed) is paused, and the append goes through then;
+		// its checks use that pause's report.
 		reply := ""
 		for tries := 1; ; tries++ {
 			res, err = v.Append("Notiz.md", "", []byte(strings.TrimSuffix(line(j), "\n")), wOpts("log"))
@@ -333,7 +334,7 @@ func inplaceRace(t *testing.T, e inplaceEditor, n int, o Options) inplaceFigures
 				break
 			}
 			f.busy++ // nothing was changed
-			if tries == 50 && reply == "" {
+			if tries == 3 && reply == "" {
 				say("pause")
 				if reply, err = out.ReadString('\n'); err != nil {
 					t.Fatalf("editor: %v", err)
