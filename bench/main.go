@@ -60,6 +60,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -166,6 +167,7 @@ func main() {
 			}
 			walls := make([][]float64, len(variants))
 			rsss := make([][]float64, len(variants))
+			anons := make([][]float64, len(variants))
 			cpus := make([][]float64, len(variants))
 			sizes := make([][]float64, len(variants))
 			for i := range n {
@@ -178,9 +180,10 @@ func main() {
 					r := runChild(v.bench, "build", dir, state)
 					walls[vi] = append(walls[vi], r.Seconds)
 					rsss[vi] = append(rsss[vi], float64(r.MaxRSSKB)/1024)
+					anons[vi] = append(anons[vi], float64(r.PeakAnonKB)/1024)
 					cpus[vi] = append(cpus[vi], r.CPU)
 					sizes[vi] = append(sizes[vi], float64(dirSize(filepath.Join(state, "index")))/1e6)
-					fmt.Fprintf(os.Stderr, "  build %d (%s): %.1fs, CPU %.1fs, peak RSS %.0f MB, %.0f MB on disk\n", i+1, v.name, r.Seconds, r.CPU, float64(r.MaxRSSKB)/1024, sizes[vi][len(sizes[vi])-1])
+					fmt.Fprintf(os.Stderr, "  build %d (%s): %.1fs, CPU %.1fs, peak RSS %.0f MB (anonymous %.0f MB), %.0f MB on disk\n", i+1, v.name, r.Seconds, r.CPU, float64(r.MaxRSSKB)/1024, float64(r.PeakAnonKB)/1024, sizes[vi][len(sizes[vi])-1])
 				}
 			}
 			if parts["build"] {
@@ -213,6 +216,7 @@ func main() {
 					target, maxRatio = "≤ 400 MB; ≤ 1.0× baseline", 1.0
 				}
 				t.cmp("full build: peak RSS", med(rsss), mb, target, func(v float64) bool { return name != "gesetze" || v <= 400 }, maxRatio)
+				t.cmp("  of it anonymous (peak)", med(anons), mb, "", nil, 0)
 				target = ""
 				if name == "gesetze" {
 					target, maxRatio = "≤ 1.5× baseline", 1.5
@@ -528,9 +532,12 @@ func dirSize(dir string) int64 {
 type childResult struct {
 	Seconds  float64
 	Indexed  int
-	MaxRSSKB int64        // the child's VmHWM
-	CPU      float64      `json:"-"`          // the child's user + system seconds (runChild)
-	Queries  []childQuery `json:",omitempty"` // search mode
+	MaxRSSKB int64 // the child's VmHWM
+	// PeakAnonKB is the child's peak RssAnon, sampled every 50 ms
+	// (runChild): its peak RSS less the mapped files.
+	PeakAnonKB int64        `json:"-"`
+	CPU        float64      `json:"-"`          // the child's user + system seconds (runChild)
+	Queries    []childQuery `json:",omitempty"` // search mode
 }
 
 // runChild runs the bench program exe (this one or the baseline's) as a
@@ -539,13 +546,35 @@ type childResult struct {
 func runChild(exe, mode, dir, state string, extra ...string) childResult {
 	cmd := exec.Command(exe, append([]string{"-child", mode, dir, state}, extra...)...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	check(cmd.Start())
+	// The child's anonymous memory, sampled from here (the baseline's
+	// bench cannot report it): its peak RSS also counts the pages of the
+	// index files it has mapped, which are the kernel's page cache.
+	stop, sampled := make(chan struct{}), make(chan int64)
+	go func() {
+		var peak int64
+		for {
+			peak = max(peak, statusKB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "RssAnon:"))
+			select {
+			case <-stop:
+				sampled <- peak
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(stop)
+	out := stdout.Bytes()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "child %s %s failed: %v\n%s\n", exe, mode, err, out)
 		os.Exit(1)
 	}
 	var r childResult
 	check(json.Unmarshal(out, &r))
+	r.PeakAnonKB = <-sampled
 	r.CPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	if r.MaxRSSKB == 0 {
 		// No /proc: the rusage of the child. (On Linux it can include the
@@ -663,13 +692,17 @@ func searchChild(ix *index.Index, file string, rounds int) []childQuery {
 }
 
 // vmHWM is this process's peak resident set size in KB (0 if unknown).
-func vmHWM() int64 {
-	b, err := os.ReadFile("/proc/self/status")
+func vmHWM() int64 { return statusKB("/proc/self/status", "VmHWM:") }
+
+// statusKB reads the line key (such as "VmHWM:") of a process's status
+// file, in KB (0 if unknown).
+func statusKB(file, key string) int64 {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			var kb int64
 			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
 			return kb

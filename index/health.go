@@ -263,6 +263,7 @@ func (s *store) closeRO() {
 	for deadline := time.Now().Add(time.Minute); s.users.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
+	releaseMerges(*p)
 	closeQuietly(*p)
 }
 
@@ -337,6 +338,7 @@ func (s *store) Close() error {
 	if p == nil {
 		return nil
 	}
+	releaseMerges(*p)
 	return (*p).Close()
 }
 

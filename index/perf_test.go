@@ -1,12 +1,17 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // zapFiles counts the segment files of the index in dir.
@@ -81,5 +86,172 @@ func TestHeadingWords_SameAsAnalysis(t *testing.T) {
 				t.Errorf("headingWords(%q) = %d, want %d", h, got, want)
 			}
 		}
+	}
+}
+
+// mergedSegments is how many segments bleve's merger of ix has taken in
+// so far (forced merges included).
+func mergedSegments(t *testing.T, ix *Index) uint64 {
+	t.Helper()
+	var n uint64
+	err := ix.bi.advanced(false, func(adv bindex.Index) error {
+		if s, ok := adv.(*scorch.Scorch); ok {
+			n, _ = s.StatsMap()["TotFileMergeSegments"].(uint64)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestBuild_MergesOnceAtTheEnd: while a build indexes its batches the
+// merger takes none of their segments in (each would be written again
+// and again as the merged segments grow); the build ends merged into one
+// segment, and the merger works again for the writes after it.
+func TestBuild_MergesOnceAtTheEnd(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("n/%02d.md", i)] = fmt.Sprintf("# Notiz %d\n\nBaustelle Nummer%d\n", i, i)
+	}
+	v, dir := newVault(t, files)
+	idx := t.TempDir()
+	var ix *Index
+	opened := make(chan struct{})
+	var commits int
+	var during []uint64
+	testHookCommit = func() {
+		if commits++; commits == 1 {
+			<-opened
+			return
+		}
+		// Time for a merger that is not held to start on the segments
+		// so far (it merges them as soon as it can).
+		time.Sleep(20 * time.Millisecond)
+		during = append(during, mergedSegments(t, ix))
+	}
+	defer func() { testHookCommit = nil }()
+	ix, err := Open(v, Options{Dir: idx, BatchDocs: 5}) // 12 batches
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	close(opened)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
+	defer cancel()
+	if err := ix.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testHookCommit = nil
+	for i, n := range during {
+		if n != 0 {
+			t.Fatalf("before batch %d of the build the merger had taken in %d segments, want none (%v)", i+2, n, during)
+		}
+	}
+	if len(during) == 0 {
+		t.Fatal("the hook saw no batch of the build")
+	}
+	if n := mergedSegments(t, ix); n == 0 {
+		t.Error("after the build: the merger took in no segment, want the build's in one merge")
+	}
+	if r := mustSearch(t, ix, Query{Text: "Baustelle"}); r.Total != 60 {
+		t.Errorf("search Baustelle after the build: got %d notes, want 60", r.Total)
+	}
+	// Writes after the build: their segments are merged again (below
+	// the floor, a few small segments are allowed; 30 writes are not).
+	before := mergedSegments(t, ix)
+	for i := range 30 {
+		p := fmt.Sprintf("n/%02d.md", i)
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(fmt.Sprintf("# Notiz %d\n\nKranich %d\n", i, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Update(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(hangCap)
+	for mergedSegments(t, ix) == before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if mergedSegments(t, ix) == before {
+		t.Error("30 writes after the build: the merger took none of their segments in")
+	}
+}
+
+// TestBuild_CloseWhileMergesAreHeld: closing an index in the middle of a
+// build (merger held) returns.
+func TestBuild_CloseWhileMergesAreHeld(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("n/%02d.md", i)] = fmt.Sprintf("# Notiz %d\n\nBaustelle Nummer%d\n", i, i)
+	}
+	v, _ := newVault(t, files)
+	third := make(chan struct{})
+	var commits atomic.Int32
+	testHookCommit = func() {
+		if commits.Add(1) == 3 {
+			close(third)
+		}
+	}
+	defer func() { testHookCommit = nil }()
+	ix, err := Open(v, Options{Dir: t.TempDir(), BatchDocs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-third
+	closed := make(chan error, 1)
+	go func() { closed <- ix.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(hangCap):
+		t.Fatal("Close in the middle of a build did not return")
+	}
+}
+
+// TestBuild_MergesOnceTooManySegments: a build whose index reaches
+// maxHeldSegments segment files lets the merger go on (bleve's persister
+// would wait for it, with the batches piling up in memory).
+func TestBuild_MergesOnceTooManySegments(t *testing.T) {
+	defer func(n uint64) { maxHeldSegments = n }(maxHeldSegments)
+	maxHeldSegments = 6
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("n/%02d.md", i)] = fmt.Sprintf("# Notiz %d\n\nBaustelle Nummer%d\n", i, i)
+	}
+	v, _ := newVault(t, files)
+	var ix *Index
+	opened := make(chan struct{})
+	var commits int
+	var during []uint64
+	testHookCommit = func() {
+		if commits++; commits == 1 {
+			<-opened
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+		during = append(during, mergedSegments(t, ix))
+	}
+	defer func() { testHookCommit = nil }()
+	ix, err := Open(v, Options{Dir: t.TempDir(), BatchDocs: 5}) // 12 batches
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	close(opened)
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
+	defer cancel()
+	if err := ix.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testHookCommit = nil
+	if len(during) == 0 || during[len(during)-1] == 0 {
+		t.Errorf("with at most 6 segment files held, the merger took in no segment during a build of 12 batches (%v)", during)
+	}
+	if r := mustSearch(t, ix, Query{Text: "Baustelle"}); r.Total != 60 {
+		t.Errorf("search Baustelle after the build: got %d notes, want 60", r.Total)
 	}
 }

@@ -423,6 +423,9 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		texts[part] += r.bytes + 1 // a gone note counts too
 	}
 	err = ix.batch(bs, texts)
+	if progress {
+		ix.mergesHeldTooLong()
+	}
 	// Also after a failed batch: it may have been applied in part.
 	forget := make([]string, len(applied))
 	for i, r := range applied {
