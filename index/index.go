@@ -186,6 +186,7 @@ type Index struct {
 	wmu       sync.Mutex
 	man       *manifest       // guarded by wmu
 	paths     map[string]bool // guarded by wmu: every note and attachment, the resolver's input
+	secMemo   sectionMemo     // the section documents of notes written lately (sectionmemo.go)
 	manDirty  bool            // guarded by wmu
 	manSaved  time.Time       // guarded by wmu
 	resolver  atomic.Pointer[note.Resolver]

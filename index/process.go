@@ -379,6 +379,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 		bs[i] = ix.bi.NewBatch()
 	}
 	var applied []result
+	hashes := map[string][]uint64{} // a write's notes: sectionHashes
 	for _, r := range rs {
 		part := 0 // the part with the least text so far
 		for i := range texts {
@@ -406,7 +407,23 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 				continue
 			}
 		default:
-			for _, doc := range r.docs {
+			var same []bool // section slots the index holds as they are
+			if !progress {
+				h := r.doc.sectionHashes()
+				hashes[r.path] = h
+				if cur, ok := ix.man.Files[r.path]; ok && cur.Note {
+					same = ix.secMemo.unchanged(r.path, cur.Version, h)
+				}
+			}
+			for i, doc := range r.docs {
+				if i > 0 && same != nil {
+					if _, k, ok := splitSectionID(doc.ID()); ok && k < len(same) && same[k] {
+						if testHookKept != nil {
+							testHookKept(r.path, k)
+						}
+						continue
+					}
+				}
 				if err := b.IndexAdvanced(doc); err != nil {
 					return nil, nil, err
 				}
@@ -433,6 +450,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 	}
 	ix.forgetFields(forget)
 	if err != nil {
+		ix.secMemo.forget(forget...) // applied in part, perhaps
 		return nil, nil, err
 	}
 	n := 0
@@ -449,6 +467,7 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			}
 			delete(ix.man.Files, r.path)
 			delete(ix.paths, r.path)
+			ix.secMemo.forget(r.path)
 		case r.unchanged:
 			e := ix.man.Files[r.path]
 			e.Size, e.MTime = r.size, r.mtime
@@ -472,6 +491,9 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 			}
 			ix.man.Files[r.path] = e
 			ix.paths[r.path] = true
+			if h, ok := hashes[r.path]; ok {
+				ix.secMemo.remember(r.path, r.version, h)
+			}
 			ix.indexed.Add(1)
 			n++
 		}
@@ -486,6 +508,10 @@ func (ix *Index) commit(rs []result, progress bool) (retry, aliasKeys []string, 
 	}
 	return retry, aliasKeys, ix.saveManifest(false)
 }
+
+// testHookKept, if set, is told of each section document a write leaves
+// as it is in the index (sectionMemo).
+var testHookKept func(p string, k int)
 
 // maxParts bounds the parts of a build's batch (see commit): each part is
 // a segment that the merger takes in again later.
