@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/vaultd/vaultd/note"
+	"github.com/vaultd/vaultd/vault"
 )
 
 // Document is what the index stores about one note. FromNote builds it from
@@ -342,8 +343,9 @@ func clean(s string) string {
 	return s
 }
 
-// meta is "size␟bodyStart␟bodyLine␞start␟bodyStart␟line␟level␟ref␟text␞…"
-// (one record per heading; ref is empty when it is the path). Only each
+// meta is "size␟bodyStart␟bodyLine␟embeds␞start␟bodyStart␟line␟level␟ref␟text␞…"
+// (one record per heading; ref is empty when it is the path; embeds are
+// embedTargets, ␝ between them). Only each
 // heading's own text is kept; the paths follow from the levels. (A stored
 // field is read with every other of its document: the heading table of a
 // law, 2,787 full paths, was 400 KB to decompress for each hit.)
@@ -354,6 +356,13 @@ func encodeMeta(d *Document) string {
 	b.WriteString(strconv.Itoa(d.BodyStart))
 	b.WriteString(unitSep)
 	b.WriteString(strconv.Itoa(d.BodyLine))
+	b.WriteString(unitSep)
+	for i, t := range embedTargets(d) {
+		if i > 0 {
+			b.WriteString(recordSep2)
+		}
+		b.WriteString(clean(t))
+	}
 	for _, h := range d.Headings {
 		b.WriteString(recordSep)
 		for _, n := range []int{h.Start, h.BodyStart, h.Line, h.Level} {
@@ -372,6 +381,23 @@ type meta struct {
 	bodyStart int
 	bodyLine  int
 	headings  []Heading
+	// embeds are the targets of the note's embeds that may lead to an
+	// attachment (embedTargets); embedsKnown is false for a meta written
+	// before the index kept them.
+	embeds      []string
+	embedsKnown bool
+}
+
+// embedTargets returns the targets of the note's embeds that may lead to
+// an attachment (vault.Embeddable), as written, in the note's order.
+func embedTargets(d *Document) []string {
+	var out []string
+	for _, l := range d.Links {
+		if t := strings.TrimSpace(l.Raw); l.Embed && vault.Embeddable(t) && !strings.ContainsAny(t, unitSep+recordSep+recordSep2) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // sectionAt returns the number of the section holding file offset off:
@@ -387,10 +413,16 @@ func decodeMeta(s string) meta {
 		return m
 	}
 	first := strings.Split(recs[0], unitSep)
-	if len(first) == 3 {
+	if len(first) == 3 || len(first) == 4 {
 		m.size, _ = strconv.ParseInt(first[0], 10, 64)
 		m.bodyStart, _ = strconv.Atoi(first[1])
 		m.bodyLine, _ = strconv.Atoi(first[2])
+	}
+	if len(first) == 4 {
+		m.embedsKnown = true
+		if first[3] != "" {
+			m.embeds = strings.Split(first[3], recordSep2)
+		}
 	}
 	for _, r := range recs[1:] {
 		f := strings.SplitN(r, unitSep, 6)

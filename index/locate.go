@@ -203,6 +203,7 @@ const maxSectionRead = 256 << 10
 // holding the most distinct terms.
 func (ix *Index) locate(hit *Hit, d *search.DocumentMatch, qm []qmatcher, phrase []qword, from, n int) {
 	m := metaOf(hit.Version, fieldString(d, fMeta))
+	hit.Embeds, hit.EmbedsKnown = m.embeds, m.embedsKnown
 	hs := m.headings
 	nw := len(qm)
 

@@ -691,7 +691,8 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 			}
 			version := fieldString(dm, fVersion)
 			meta := metaOf(version, fieldString(dm, fMeta))
-			h := Hit{Path: p, Title: fieldString(dm, fTitle), Version: version, Space: fieldString(dm, fSpace), By: ByMeaning, SectionsTotal: 1}
+			h := Hit{Path: p, Title: fieldString(dm, fTitle), Version: version, Space: fieldString(dm, fSpace), By: ByMeaning, SectionsTotal: 1,
+				Embeds: meta.embeds, EmbedsKnown: meta.embedsKnown}
 			f := ix.openNote(p, meta)
 			sec := f.section(meta, nearOf[p].Section, nil, true, false)
 			if sec.Snippet == "" {

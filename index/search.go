@@ -174,6 +174,11 @@ type Hit struct {
 	// Some is set for a note with some of the words but not all, shown
 	// after the notes with every word (Results.Some).
 	Some bool
+	// Embeds are the targets of the note's embeds that may lead to an
+	// attachment, as written (vault.EmbeddedTargets resolves them), when
+	// EmbedsKnown: the index keeps them since this version of vaultd.
+	Embeds      []string
+	EmbedsKnown bool
 
 	phrase float64 // see locate
 }

@@ -67,6 +67,7 @@ func (ix *Index) details(ctx context.Context, ids []string, pq *parsedQuery, pos
 		}
 		out[i].Title, out[i].Version, out[i].Space = fieldString(d, fTitle), fieldString(d, fVersion), fieldString(d, fSpace)
 		metas[i] = metaOf(out[i].Version, fieldString(d, fMeta)) // remembered: see noteFields
+		out[i].Embeds, out[i].EmbedsKnown = metas[i].embeds, metas[i].embedsKnown
 		if positive == nil {
 			continue // filters only: the start of each note
 		}

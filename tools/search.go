@@ -293,7 +293,7 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 			hit.Conflict = conflictData(nc, caller, false, nil)
 		}
 		if !hit.short {
-			hit.Attachments, hit.MoreAttachments = c.hitEmbeds(h.Path, h.Version)
+			hit.Attachments, hit.MoreAttachments = c.hitEmbeds(h.Path, h.Version, h.Embeds, h.EmbedsKnown)
 			byQuery(hit.Attachments, a.Query)
 		}
 		data.Hits = append(data.Hits, hit)

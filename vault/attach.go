@@ -625,15 +625,31 @@ func (v *Vault) embedNames() *NameTable {
 // out of the vault are left out. It reads no file, only their metadata
 // (one stat each): read_note and search hits call it for every note shown.
 func (v *Vault) EmbeddedFiles(n *Note) []Entry {
+	var targets []string
+	for _, l := range n.Doc.Links {
+		if t := strings.TrimSpace(l.Target); l.Embed && Embeddable(t) {
+			targets = append(targets, t)
+		}
+	}
+	return v.EmbeddedTargets(n.Path, targets)
+}
+
+// Embeddable reports whether an embed's target as written (trimmed) may
+// lead to an attachment: EmbeddedFiles looks only such targets up.
+func Embeddable(target string) bool {
+	return target != "" && !IsNote(target) && IsAttachment(target)
+}
+
+// EmbeddedTargets is EmbeddedFiles for the note at p whose embeds have the
+// targets given (as written, trimmed, each Embeddable, in the note's
+// order): the search index keeps them, so that a search hit needs not
+// read its note.
+func (v *Vault) EmbeddedTargets(p string, targets []string) []Entry {
 	var out []Entry
 	seen := map[string]bool{}
 	var names *NameTable
-	dir := note.FolderOf(n.Path)
-	for _, l := range n.Doc.Links {
-		target := strings.TrimSpace(l.Target)
-		if !l.Embed || target == "" || IsNote(target) || !IsAttachment(target) {
-			continue
-		}
+	dir := note.FolderOf(p)
+	for _, target := range targets {
 		var cands []string
 		switch {
 		case strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../"):
