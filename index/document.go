@@ -343,9 +343,9 @@ func clean(s string) string {
 	return s
 }
 
-// meta is "size␟bodyStart␟bodyLine␟embeds␞start␟bodyStart␟line␟level␟ref␟text␞…"
-// (one record per heading; ref is empty when it is the path; embeds are
-// embedTargets, ␝ between them). Only each
+// meta is "size␟bodyStart␟bodyLine␞start␟bodyStart␟line␟level␟ref␟text␞…␞embeds␟targets"
+// (one record per heading; ref is empty when it is the path; the targets
+// are embedTargets, ␝ between them). Only each
 // heading's own text is kept; the paths follow from the levels. (A stored
 // field is read with every other of its document: the heading table of a
 // law, 2,787 full paths, was 400 KB to decompress for each hit.)
@@ -356,13 +356,6 @@ func encodeMeta(d *Document) string {
 	b.WriteString(strconv.Itoa(d.BodyStart))
 	b.WriteString(unitSep)
 	b.WriteString(strconv.Itoa(d.BodyLine))
-	b.WriteString(unitSep)
-	for i, t := range embedTargets(d) {
-		if i > 0 {
-			b.WriteString(recordSep2)
-		}
-		b.WriteString(clean(t))
-	}
 	for _, h := range d.Headings {
 		b.WriteString(recordSep)
 		for _, n := range []int{h.Start, h.BodyStart, h.Line, h.Level} {
@@ -373,8 +366,22 @@ func encodeMeta(d *Document) string {
 		b.WriteString(unitSep)
 		b.WriteString(clean(h.Text))
 	}
+	// The embeds last, in a record of two units, which a decoder from
+	// before them skips as it skips any record that is not a heading's.
+	b.WriteString(recordSep)
+	b.WriteString(embedsRecord)
+	b.WriteString(unitSep)
+	for i, t := range embedTargets(d) {
+		if i > 0 {
+			b.WriteString(recordSep2)
+		}
+		b.WriteString(t)
+	}
 	return b.String()
 }
+
+// embedsRecord names the meta's record of embeds.
+const embedsRecord = "embeds"
 
 type meta struct {
 	size      int64
@@ -413,19 +420,20 @@ func decodeMeta(s string) meta {
 		return m
 	}
 	first := strings.Split(recs[0], unitSep)
-	if len(first) == 3 || len(first) == 4 {
+	if len(first) == 3 {
 		m.size, _ = strconv.ParseInt(first[0], 10, 64)
 		m.bodyStart, _ = strconv.Atoi(first[1])
 		m.bodyLine, _ = strconv.Atoi(first[2])
 	}
-	if len(first) == 4 {
-		m.embedsKnown = true
-		if first[3] != "" {
-			m.embeds = strings.Split(first[3], recordSep2)
-		}
-	}
 	for _, r := range recs[1:] {
 		f := strings.SplitN(r, unitSep, 6)
+		if len(f) == 2 && f[0] == embedsRecord {
+			m.embedsKnown = true
+			if f[1] != "" {
+				m.embeds = strings.Split(f[1], recordSep2)
+			}
+			continue
+		}
 		if len(f) != 6 {
 			continue
 		}

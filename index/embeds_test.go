@@ -63,6 +63,17 @@ func TestMetaEmbeds_SameAsTheNote(t *testing.T) {
 		t.Fatalf("%d of %d notes embed a file: the Obsidian help vaults alone have more", withEmbeds, notes)
 	}
 	t.Logf("%d notes, %d with embedded files", notes, withEmbeds)
+	// A decoder from before the embeds reads the rest as before (it skips
+	// records that are not a heading's).
+	d := &Document{Size: 120, BodyStart: 10, BodyLine: 2, Headings: []Heading{{Text: "Ziele", Level: 1, Start: 10, BodyStart: 18, Line: 2}},
+		Links: []LinkRef{{Raw: "kran.png", Embed: true}}}
+	enc := encodeMeta(d)
+	if old := strings.Split(strings.Split(enc, recordSep)[0], unitSep); len(old) != 3 {
+		t.Errorf("the first record has %d units, want 3 as before: %q", len(old), enc)
+	}
+	if m := decodeMeta(enc); len(m.headings) != 1 || m.headings[0].Text != "Ziele" || fmt.Sprint(m.embeds) != "[kran.png]" {
+		t.Errorf("decode(encode): got %+v", m)
+	}
 	// A meta from before the index kept embeds says it does not know.
 	if m := decodeMeta("120\x1f10\x1f2\x1e10\x1f12\x1f2\x1f1\x1f\x1fZiele"); m.embedsKnown || len(m.headings) != 1 || m.size != 120 {
 		t.Errorf("an old meta: got %+v, want its heading and size, embeds unknown", m)
