@@ -357,6 +357,27 @@ func verdict(ok bool) string { return map[bool]string{true: "met", false: "MISSE
 // comparing). abs, if set, checks this tree's value against an absolute
 // target; maxRatio > 0 bounds this tree / baseline.
 func (t *table) cmp(metric string, vals []float64, format func(float64) string, target string, abs func(float64) bool, maxRatio float64) {
+	var ratioOK func(float64) bool
+	if maxRatio > 0 {
+		ratioOK = func(r float64) bool { return r <= maxRatio }
+	}
+	t.row(metric, vals, format, target, abs, ratioOK)
+}
+
+// cmpAtLeast is cmp for a figure where more is better: the target is a
+// ratio to the baseline of at least minRatio (none when 0).
+func (t *table) cmpAtLeast(metric string, vals []float64, format func(float64) string, target string, minRatio float64) {
+	var ratioOK func(float64) bool
+	if minRatio > 0 {
+		ratioOK = func(r float64) bool { return r >= minRatio }
+	}
+	t.row(metric, vals, format, target, nil, ratioOK)
+}
+
+// row adds the row of a figure: vals are the variants' values, the
+// baseline's first; abs judges this tree's value, ratioOK its ratio to the
+// baseline (either nil: not judged by it).
+func (t *table) row(metric string, vals []float64, format func(float64) string, target string, abs func(float64) bool, ratioOK func(float64) bool) {
 	cur := vals[len(vals)-1]
 	row := []string{t.corpus, metric, "", format(cur), "", target, ""}
 	ok, judged := true, false
@@ -369,8 +390,8 @@ func (t *table) cmp(metric string, vals []float64, format func(float64) string, 
 		if base > 0 {
 			r := cur / base
 			row[4] = fmt.Sprintf("%.2f×", r)
-			if maxRatio > 0 {
-				ok, judged = ok && r <= maxRatio, true
+			if ratioOK != nil {
+				ok, judged = ok && ratioOK(r), true
 			}
 		}
 	}
@@ -381,26 +402,6 @@ func (t *table) cmp(metric string, vals []float64, format func(float64) string, 
 			measured += " (" + row[4] + " baseline)"
 		}
 		t.goals = append(t.goals, []string{t.corpus, metric, target, measured, row[6]})
-	}
-	t.rows = append(t.rows, row)
-}
-
-// cmpAtLeast is cmp for a figure where more is better: the target is a
-// ratio to the baseline of at least minRatio (none when 0).
-func (t *table) cmpAtLeast(metric string, vals []float64, format func(float64) string, target string, minRatio float64) {
-	cur := vals[len(vals)-1]
-	row := []string{t.corpus, metric, "", format(cur), "", target, ""}
-	if len(vals) > 1 {
-		base := vals[0]
-		row[2] = format(base)
-		if base > 0 {
-			r := cur / base
-			row[4] = fmt.Sprintf("%.2f×", r)
-			if minRatio > 0 {
-				row[6] = verdict(r >= minRatio)
-				t.goals = append(t.goals, []string{t.corpus, metric, target, row[3] + " (" + row[4] + " baseline)", row[6]})
-			}
-		}
 	}
 	t.rows = append(t.rows, row)
 }
