@@ -106,21 +106,18 @@ func mergedSegments(t *testing.T, ix *Index) uint64 {
 	return n
 }
 
-// TestBuild_MergesOnceAtTheEnd: while a build indexes its batches the
-// merger takes none of their segments in (each would be written again
-// and again as the merged segments grow); the build ends merged into one
-// segment, and the merger works again for the writes after it.
-func TestBuild_MergesOnceAtTheEnd(t *testing.T) {
+// buildWatched builds the index of 60 notes in 12 batches and returns it,
+// the vault's folder, and how many segments the merger had taken in
+// before each batch but the first.
+func buildWatched(t *testing.T) (ix *Index, dir string, during []uint64) {
+	t.Helper()
 	files := map[string]string{}
 	for i := range 60 {
 		files[fmt.Sprintf("n/%02d.md", i)] = fmt.Sprintf("# Notiz %d\n\nBaustelle Nummer%d\n", i, i)
 	}
 	v, dir := newVault(t, files)
-	idx := t.TempDir()
-	var ix *Index
 	opened := make(chan struct{})
 	var commits int
-	var during []uint64
 	testHookCommit = func() {
 		if commits++; commits == 1 {
 			<-opened
@@ -132,7 +129,7 @@ func TestBuild_MergesOnceAtTheEnd(t *testing.T) {
 		during = append(during, mergedSegments(t, ix))
 	}
 	defer func() { testHookCommit = nil }()
-	ix, err := Open(v, Options{Dir: idx, BatchDocs: 5}) // 12 batches
+	ix, err := Open(v, Options{Dir: t.TempDir(), BatchDocs: 5}) // 12 batches
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +140,15 @@ func TestBuild_MergesOnceAtTheEnd(t *testing.T) {
 	if err := ix.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	testHookCommit = nil
+	return ix, dir, during
+}
+
+// TestBuild_MergesOnceAtTheEnd: while a build indexes its batches the
+// merger takes none of their segments in (each would be written again
+// and again as the merged segments grow); the build ends merged into one
+// segment, and the merger works again for the writes after it.
+func TestBuild_MergesOnceAtTheEnd(t *testing.T) {
+	ix, dir, during := buildWatched(t)
 	for i, n := range during {
 		if n != 0 {
 			t.Fatalf("before batch %d of the build the merger had taken in %d segments, want none (%v)", i+2, n, during)
@@ -218,36 +223,7 @@ func TestBuild_CloseWhileMergesAreHeld(t *testing.T) {
 func TestBuild_MergesOnceTooManySegments(t *testing.T) {
 	defer func(n uint64) { maxHeldSegments = n }(maxHeldSegments)
 	maxHeldSegments = 6
-	files := map[string]string{}
-	for i := range 60 {
-		files[fmt.Sprintf("n/%02d.md", i)] = fmt.Sprintf("# Notiz %d\n\nBaustelle Nummer%d\n", i, i)
-	}
-	v, _ := newVault(t, files)
-	var ix *Index
-	opened := make(chan struct{})
-	var commits int
-	var during []uint64
-	testHookCommit = func() {
-		if commits++; commits == 1 {
-			<-opened
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-		during = append(during, mergedSegments(t, ix))
-	}
-	defer func() { testHookCommit = nil }()
-	ix, err := Open(v, Options{Dir: t.TempDir(), BatchDocs: 5}) // 12 batches
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	close(opened)
-	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
-	defer cancel()
-	if err := ix.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	testHookCommit = nil
+	ix, _, during := buildWatched(t)
 	if len(during) == 0 || during[len(during)-1] == 0 {
 		t.Errorf("with at most 6 segment files held, the merger took in no segment during a build of 12 batches (%v)", during)
 	}
