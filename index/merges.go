@@ -69,16 +69,24 @@ func (ix *Index) mergesHeldTooLong() {
 		if !ok {
 			return nil
 		}
-		if _, held := mergeHolds.Load(s); !held {
-			return nil
+		_, held := mergeHolds.Load(s)
+		if held {
+			if n, _ := s.StatsMap()["CurOnDiskFiles"].(uint64); n >= maxHeldSegments {
+				ix.log.Info("search index: merging while building", "files", n)
+				releaseScorch(s)
+				held = false
+			}
 		}
-		if n, _ := s.StatsMap()["CurOnDiskFiles"].(uint64); n >= maxHeldSegments {
-			ix.log.Info("search index: merging while building", "files", n)
-			releaseScorch(s)
+		if testHookHeld != nil {
+			testHookHeld(held)
 		}
 		return nil
 	})
 }
+
+// testHookHeld, if set, is told after each batch of a build whether the
+// merger is still held.
+var testHookHeld func(held bool)
 
 // releaseMerges lets the merger of bi go on; closing an index waits for a
 // merger that is held.

@@ -223,9 +223,15 @@ func TestBuild_CloseWhileMergesAreHeld(t *testing.T) {
 func TestBuild_MergesOnceTooManySegments(t *testing.T) {
 	defer func(n uint64) { maxHeldSegments = n }(maxHeldSegments)
 	maxHeldSegments = 6
-	ix, _, during := buildWatched(t)
-	if len(during) == 0 || during[len(during)-1] == 0 {
-		t.Errorf("with at most 6 segment files held, the merger took in no segment during a build of 12 batches (%v)", during)
+	var held []bool
+	testHookHeld = func(h bool) { held = append(held, h) }
+	defer func() { testHookHeld = nil }()
+	ix, _, _ := buildWatched(t)
+	testHookHeld = nil
+	// Held at first, let go once 6 segment files are on disk (2 or more
+	// per batch: by the end of 12 batches).
+	if len(held) < 2 || !held[0] || held[len(held)-1] {
+		t.Errorf("with at most 6 segment files held, the merger was held after each batch: %v, want held first and let go by the last", held)
 	}
 	if r := mustSearch(t, ix, Query{Text: "Baustelle"}); r.Total != 60 {
 		t.Errorf("search Baustelle after the build: got %d notes, want 60", r.Total)
