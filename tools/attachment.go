@@ -549,8 +549,9 @@ type embedHint struct {
 //
 // known says the index gave the note's embed targets (index.Hit.Embeds):
 // then the note is not read, and a note without embeds costs nothing
-// (the first search after a start read and parsed each law it showed:
-// 0.2 s of it on 4× the laws).
+// (the searches after a start read each law they showed and parsed those
+// holding "![": on 4× the laws the first ten searches of a restart took
+// 0.23 s of CPU, 0.08 s without).
 func (c *Core) hitEmbeds(p, version string, targets []string, known bool) ([]EmbedData, int) {
 	if known && len(targets) == 0 {
 		return nil, 0
