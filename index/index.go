@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -219,6 +220,15 @@ type Index struct {
 	watcher atomic.Pointer[watcher] // nil unless watching (tests look at it)
 
 	journal *journal // the paths handed to process (journal.go)
+
+	// walked is what the last complete catch-up walk found besides
+	// notes (WalkedFiles).
+	walked struct {
+		sync.Mutex
+		files []string // sorted
+		mark  ChangeMark
+		ok    bool
+	}
 
 	meaning    *Meaning // nil unless Options.Embedder
 	meaningErr string   // why search by meaning is off although configured
@@ -679,6 +689,10 @@ func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error 
 	// vault never makes results say "building".
 	defer ix.building.Store(false)
 
+	// Every change after this mark is in the journal: the watcher's
+	// events on a folder come after its watch was added, before it was
+	// read, and the catch-up's own work below is added to it.
+	mark := ix.journal.since(ChangeMark{}).Next
 	var entries []vault.Entry
 	collect := func(e vault.Entry) error {
 		if err := ctx.Err(); err != nil {
@@ -699,6 +713,7 @@ func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error 
 	if err != nil {
 		return err
 	}
+	ix.keepWalked(entries, mark)
 	seen := make(map[string]bool, len(entries))
 	var todo []string
 	notes := 0
@@ -763,6 +778,35 @@ func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error 
 		ix.log.Info("search index: up to date", "notes", notes, "indexed", len(todo), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return err
+}
+
+// keepWalked keeps the files other than notes of a complete walk that
+// began at mark (WalkedFiles).
+func (ix *Index) keepWalked(entries []vault.Entry, mark ChangeMark) {
+	var files []string
+	for _, e := range entries {
+		if !e.Note {
+			files = append(files, e.Path)
+		}
+	}
+	slices.Sort(files)
+	ix.walked.Lock()
+	ix.walked.files, ix.walked.mark, ix.walked.ok = files, mark, true
+	ix.walked.Unlock()
+}
+
+// WalkedFiles returns the vault's files other than notes (attachments,
+// .base and .canvas files; vault.Walk's entries), sorted, as the index's
+// last complete walk of the vault found them, and the change-journal mark
+// from before that walk: every file added, removed or changed since is in
+// Changes(mark). ok is false until the index has walked the vault. A
+// caller that lists such files (the bases catalog) so skips a walk of its
+// own: on 4× the laws (26,544 folders), the first search after a start
+// walked the vault again for it.
+func (ix *Index) WalkedFiles() (files []string, mark ChangeMark, ok bool) {
+	ix.walked.Lock()
+	defer ix.walked.Unlock()
+	return slices.Clone(ix.walked.files), ix.walked.mark, ix.walked.ok
 }
 
 // compact merges the index's segments into one (see mergeOptions): a

@@ -370,6 +370,16 @@ func (s *Shared) Changes(m ChangeMark) (Changes, error) {
 	return out, err
 }
 
+// WalkedFiles is (*Index).WalkedFiles in the process that keeps the
+// index; elsewhere ok is false (the caller walks the vault itself).
+func (s *Shared) WalkedFiles() (files []string, mark ChangeMark, ok bool) {
+	_ = s.do(func(ix *Index) error {
+		files, mark, ok = ix.WalkedFiles()
+		return nil
+	}, func(*wireClient) error { return nil })
+	return files, mark, ok
+}
+
 // WaitReady blocks until the index has compared itself with the files, or
 // ctx ends; see (*Index).WaitReady.
 func (s *Shared) WaitReady(ctx context.Context) error {

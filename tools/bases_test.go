@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,59 @@ func TestBases_List(t *testing.T) {
 	}
 	if got, want := list(), "1_Projekte/Projekte.base, 3_Ressourcen/Leseliste.base | "; got != want {
 		t.Errorf("after the block was undone: %q, want %q", got, want)
+	}
+}
+
+// TestBases_SearchFindsBasesAddedLater: a search shows the views of the
+// bases the query names — those the index's walk found at the start
+// (index.WalkedFiles, no walk of its own), one another program writes
+// later, and not one it removed.
+func TestBases_SearchFindsBasesAddedLater(t *testing.T) {
+	dir := copyExampleVault(t)
+	c := newTestCore(t, dir)
+	ctx := context.Background()
+	if w, ok := c.walkedFiles(); !ok || !slices.Contains(w.files, "3_Ressourcen/Leseliste.base") {
+		t.Fatalf("the index's walk: %v, %v", w.files, ok)
+	}
+	views := func(q string) string {
+		t.Helper()
+		r := c.Call(ctx, everyone, "search_notes", map[string]any{"query": q})
+		if r.IsError() {
+			t.Fatal(r.Text)
+		}
+		var out []string
+		for _, l := range strings.Split(r.Text, "\n") {
+			if strings.HasPrefix(l, "saved view: ") {
+				out = append(out, l[len("saved view: "):strings.Index(l, " (")])
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	if got, want := views("Leseliste Bücher"), `"Noch nicht gelesen" of 3_Ressourcen/Leseliste.base | "Gelesen" of 3_Ressourcen/Leseliste.base`; got != want {
+		t.Errorf("at first: %q, want %q", got, want)
+	}
+	if got := views("Filmliste Bücher"); got != "" {
+		t.Errorf("before the base exists: %q", got)
+	}
+	p := filepath.Join(dir, "3_Ressourcen", "Filmliste.base")
+	base := "filters:\n  and:\n    - file.hasTag(\"buch\")\nviews:\n  - type: table\n    name: Alle Filme\n"
+	if err := os.WriteFile(p, []byte(base), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher would tell the index the same way.
+	if err := c.index().Update("3_Ressourcen/Filmliste.base"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := views("Filmliste Bücher"), `"Alle Filme" of 3_Ressourcen/Filmliste.base`; got != want {
+		t.Errorf("after another program wrote it: %q, want %q", got, want)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.index().Update("3_Ressourcen/Filmliste.base"); err != nil {
+		t.Fatal(err)
+	}
+	if got := views("Filmliste Bücher"); got != "" {
+		t.Errorf("after it was removed: %q", got)
 	}
 }

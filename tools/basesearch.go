@@ -265,6 +265,21 @@ func (c *Core) baseFileList() []string {
 			return cat.list
 		}
 	}
+	if !cat.listed {
+		// The first list: what the index's walk of the vault found, when
+		// this process keeps the index (the changes since come from its
+		// journal, as above).
+		if w, ok := c.walkedFiles(); ok {
+			var bases []string
+			for _, p := range w.files {
+				if strings.EqualFold(path.Ext(p), ".base") {
+					bases = append(bases, p)
+				}
+			}
+			cat.list, cat.listMark, cat.listed = bases, w.mark, true
+			return bases
+		}
+	}
 	// The files as they are, by a walk that reads none of them: the
 	// catalog waits for an index that is behind, and while a vault is
 	// indexed the first time it parsed every note (each search during

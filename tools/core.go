@@ -246,6 +246,42 @@ var (
 	_ ChangeJournal = (*index.Shared)(nil)
 )
 
+// FileWalker is an index that keeps the files other than notes its last
+// walk of the vault found (index.Index; index.Shared in the process that
+// keeps the index).
+type FileWalker interface {
+	WalkedFiles() (files []string, mark index.ChangeMark, ok bool)
+}
+
+var (
+	_ FileWalker = (*index.Index)(nil)
+	_ FileWalker = (*index.Shared)(nil)
+)
+
+// walked is what FileWalker.WalkedFiles returned.
+type walked struct {
+	files []string
+	mark  index.ChangeMark
+}
+
+// walkedFiles returns the files other than notes the index's last walk
+// found and the journal mark from before it, without waiting for the
+// index; false when the index is not open, has not walked the vault yet,
+// or is kept by another process.
+func (c *Core) walkedFiles() (walked, bool) {
+	select {
+	case <-c.idxOpen:
+	default:
+		return walked{}, false
+	}
+	w, ok := c.idx.(FileWalker)
+	if !ok {
+		return walked{}, false
+	}
+	files, mark, ok := w.WalkedFiles()
+	return walked{files, mark}, ok
+}
+
 // Errors of Changes.
 var (
 	// ErrIndexOpening: the index is still opening; ask again later.
