@@ -328,3 +328,40 @@ func TestLimitMemory_GCPercent(t *testing.T) {
 	}
 	restore()
 }
+
+// Catch-ups that overlap (several vaults served by one process) run the
+// collector at the highest percent any of them wants, and give the
+// process's own back when the last ends, in whatever order they end.
+func TestWantGC_Overlapping(t *testing.T) {
+	t.Setenv("GOGC", "")
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	percent := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	for _, walkEndsFirst := range []bool{true, false} {
+		walk := wantGC(walkGCPercent)
+		build := limitMemory(300 << 20)
+		if got := percent(); got != walkGCPercent {
+			t.Errorf("a walk and a build: %d, want %d", got, walkGCPercent)
+		}
+		if walkEndsFirst {
+			walk()
+			if got := percent(); got != buildGCPercent {
+				t.Errorf("the build alone: %d, want %d", got, buildGCPercent)
+			}
+			build()
+		} else {
+			build()
+			if got := percent(); got != walkGCPercent {
+				t.Errorf("the walk alone: %d, want %d", got, walkGCPercent)
+			}
+			walk()
+		}
+		if got := percent(); got != 100 {
+			t.Errorf("after both (walk ends first %v): %d, want 100", walkEndsFirst, got)
+		}
+	}
+}
