@@ -124,6 +124,8 @@ func httpBench(corpora, name, tmp string, t *table, variants []*variant) {
 	ratios(fmt.Sprintf("http: calls/s (%d clients, %s, mix %s)", *httpClients, *httpDuration, *httpMixFlag),
 		func(f httpFigures) float64 { return f.calls }, count, "≥ 1.0× baseline", 1.0)
 	ratios("http: server CPU per call", func(f httpFigures) float64 { return f.cpuPerCall }, millis, "", 0)
+	ratios("http: server peak RSS during the load", func(f httpFigures) float64 { return float64(f.peakRSS) / 1024 },
+		func(v float64) string { return fmt.Sprintf("%.0f MB", v) }, "", 0)
 	for _, m := range httpMix {
 		rate := func(f httpFigures) float64 { return float64(len(f.lat[m.tool])) / httpDuration.Seconds() }
 		lats := func(f httpFigures) string {
@@ -154,6 +156,7 @@ func httpBench(corpora, name, tmp string, t *table, variants []*variant) {
 type httpFigures struct {
 	calls      float64                    // per second
 	cpuPerCall float64                    // the server's CPU (user + system) per call, ms
+	peakRSS    int64                      // the server's largest resident set during the load, kB
 	lat        map[string][]time.Duration // by tool
 	errs       map[string]int
 	acked      int
@@ -256,6 +259,17 @@ func httpRun(bin, dir, state string, notes []string, profile bool) httpFigures {
 	var wg sync.WaitGroup
 	cpu0 := processCPU(srv.Process.Pid)
 	stop := time.Now().Add(*httpDuration)
+	// The server's resident set during the load, sampled: VmHWM would
+	// hold the first build's peak when the server built the index.
+	rssDone := make(chan int64)
+	go func() {
+		peak := int64(0)
+		for time.Now().Before(stop) {
+			peak = max(peak, statusKB(fmt.Sprintf("/proc/%d/status", srv.Process.Pid), "VmRSS:"))
+			time.Sleep(50 * time.Millisecond)
+		}
+		rssDone <- peak
+	}()
 	for c := range clients {
 		wg.Add(1)
 		go func() {
@@ -290,6 +304,7 @@ func httpRun(bin, dir, state string, notes []string, profile bool) httpFigures {
 	}
 	wg.Wait()
 	cpu := processCPU(srv.Process.Pid) - cpu0
+	peakRSS := <-rssDone
 	if err := <-profiled; err != nil {
 		fmt.Fprintf(os.Stderr, "  http: CPU profile: %v\n", err)
 	}
@@ -320,6 +335,7 @@ func httpRun(bin, dir, state string, notes []string, profile bool) httpFigures {
 		}
 	}
 	f.calls = float64(len(samples)) / httpDuration.Seconds()
+	f.peakRSS = peakRSS
 	if len(samples) > 0 && cpu > 0 {
 		f.cpuPerCall = 1000 * cpu / float64(len(samples))
 	}

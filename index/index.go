@@ -1113,6 +1113,17 @@ const buildGCPercent = 200
 // (medians of 5, twice: 0.458 → 0.414 s at 400, peak RSS 192 → 227 MB).
 const walkGCPercent = 400
 
+// servingGCPercent is the collector's percent while a process serves
+// (ServingGC). A search allocates its postings, matches and hits anew
+// (bleve pools few of them), and at GOGC's 100 the collector took a tenth
+// of a server's CPU under a load of searches of the laws.
+const servingGCPercent = 200
+
+// ServingGC runs the collector at servingGCPercent (or the higher percent
+// a catch-up wants meanwhile) until restore is called; a server calls it
+// for as long as it serves. Not at all when GOGC sets the percent.
+func ServingGC() (restore func()) { return wantGC(servingGCPercent) }
+
 // gcWants are the collector percents that the catch-ups running in this
 // process asked for (wantGC), by how many ask for each: the collector runs
 // at the highest of them, and at the percent it had before once none is
@@ -1151,9 +1162,10 @@ func wantGC(percent int) (restore func()) {
 	}
 }
 
-// maxWanted is the highest percent in gcWants (gcWants held).
+// maxWanted is the highest percent in gcWants, or the process's own when
+// that is higher (gcWants held).
 func maxWanted() int {
-	m := 0
+	m := gcWants.base
 	for p := range gcWants.n {
 		m = max(m, p)
 	}

@@ -364,4 +364,33 @@ func TestWantGC_Overlapping(t *testing.T) {
 			t.Errorf("after both (walk ends first %v): %d, want 100", walkEndsFirst, got)
 		}
 	}
+
+	// A server's percent under a catch-up's walk, and back.
+	serving := ServingGC()
+	if got := percent(); got != servingGCPercent {
+		t.Errorf("serving: %d, want %d", got, servingGCPercent)
+	}
+	walk := wantGC(walkGCPercent)
+	if got := percent(); got != walkGCPercent {
+		t.Errorf("serving and a walk: %d, want %d", got, walkGCPercent)
+	}
+	walk()
+	if got := percent(); got != servingGCPercent {
+		t.Errorf("serving after the walk: %d, want %d", got, servingGCPercent)
+	}
+	serving()
+	if got := percent(); got != 100 {
+		t.Errorf("after serving: %d, want 100", got)
+	}
+
+	// A process's own percent above every want stays.
+	debug.SetGCPercent(500)
+	build := limitMemory(300 << 20)
+	if got := percent(); got != 500 {
+		t.Errorf("a build in a process at 500: %d, want 500", got)
+	}
+	build()
+	if got := percent(); got != 500 {
+		t.Errorf("after the build: %d, want 500", got)
+	}
 }

@@ -198,6 +198,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		a.gitCommit = true // sync pushes vaultd's commits
 	}
 	a.serving = true
+	defer index.ServingGC()()
 	specs, err := a.vaultSpecs()
 	if err != nil {
 		return err
