@@ -270,8 +270,9 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 			hidden++
 			continue
 		}
-		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space, Encoding: encodingText(c.v.NotTextAt(h.Path)), Twin: vault.TwinNote(h.Path)}
-		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(c.hitProperties(h.Path), ref), matching: h.SectionsTotal, By: h.By, Some: h.Some, score: h.Score}
+		props, g := c.hitGlance(h.Path)
+		ref := NoteRef{Path: h.Path, Title: h.Title, Version: note.ShortVersion(h.Version), Space: h.Space, Encoding: encodingText(g.NotText), Twin: vault.TwinNote(h.Path)}
+		hit := SearchHit{NoteRef: ref, Properties: hitPropsShown(props, ref), matching: h.SectionsTotal, By: h.By, Some: h.Some, score: h.Score}
 		for i, s := range h.Sections {
 			sec := searchSection(s, h.Title)
 			if i > 0 && one == nil {
@@ -289,8 +290,8 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 			hit.Properties, hit.MoreSections, hit.short = nil, 0, true
 			hit.Sections = []SearchSection{{Heading: hit.Sections[0].Heading}}
 		}
-		if nc := c.v.ConflictAt(h.Path); nc != nil {
-			hit.Conflict = conflictData(nc, caller, false, nil)
+		if g.Conflict != nil {
+			hit.Conflict = conflictData(g.Conflict, caller, false, nil)
 		}
 		if !hit.short {
 			hit.Attachments, hit.MoreAttachments = c.hitEmbeds(h.Path, h.Version, h.Embeds, h.EmbedsKnown)
@@ -782,19 +783,32 @@ const (
 	hitPropertyHead = 4 << 10
 )
 
+// hitGlance is what a search hit shows of its note besides the index's
+// answer, from one open of it (vault.Glance): its first properties,
+// whether it is text, and its conflict.
+func (c *Core) hitGlance(p string) ([]PropertyData, vault.Glance) {
+	var head [hitPropertyHead]byte
+	g := c.v.Glance(p, head[:])
+	if !g.Found {
+		return nil, g
+	}
+	return c.headProperties(p, head[:g.Head], g.Whole), g
+}
+
 // hitProperties returns the first properties of a note for a search hit.
 func (c *Core) hitProperties(p string) []PropertyData {
-	f, err := c.v.FS().Open(p)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var head [hitPropertyHead]byte
-	n, err := io.ReadFull(f, head[:])
-	src := head[:n]
-	if err == nil { // more follows: is the frontmatter within the head?
+	props, _ := c.hitGlance(p)
+	return props
+}
+
+// headProperties are the first properties of the note at p whose first
+// bytes are head (whole: all of it), read further when its frontmatter
+// goes on past them.
+func (c *Core) headProperties(p string, head []byte, whole bool) []PropertyData {
+	src := head
+	if !whole { // more follows: is the frontmatter within the head?
 		src = nil
-		if nl := bytes.LastIndexByte(head[:n], '\n'); nl >= 0 {
+		if nl := bytes.LastIndexByte(head, '\n'); nl >= 0 {
 			// Whole lines only, so that a fence is never a cut-off line.
 			lines := head[:nl+1]
 			first, _, _ := bytes.Cut(bytes.TrimPrefix(lines, []byte("\xef\xbb\xbf")), []byte("\n"))
@@ -805,11 +819,15 @@ func (c *Core) hitProperties(p string) []PropertyData {
 				src = lines // the same properties as from 64 KB: they end at the fence
 			}
 		}
-		if src == nil {
+		if src == nil { // a long frontmatter: up to hitPropertyBytes of it
+			f, err := c.v.FS().Open(p)
+			if err != nil {
+				return nil
+			}
 			buf := make([]byte, hitPropertyBytes)
-			copy(buf, head[:n])
-			m, _ := io.ReadFull(f, buf[n:])
-			src = buf[:n+m]
+			n, _ := io.ReadFull(f, buf)
+			f.Close()
+			src = buf[:n]
 		}
 	}
 	// The properties depend on the bytes up to the closing fence only;

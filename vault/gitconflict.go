@@ -252,6 +252,12 @@ func (v *Vault) ConflictAt(p string) *NoteConflict {
 	if err != nil {
 		return nil
 	}
+	return v.conflictOf(p, key, unmerged, b)
+}
+
+// conflictOf is ConflictAt's answer for the note at p read as b, its stat
+// key: a text without markers is remembered as clean when b is all of it.
+func (v *Vault) conflictOf(p string, key markerKey, unmerged bool, b []byte) *NoteConflict {
 	if !note.HasConflicts(b) {
 		if int64(len(b)) == key.size {
 			v.g.markClean(p, key)
