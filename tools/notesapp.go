@@ -350,9 +350,18 @@ func (c *Core) ListTags(ctx context.Context, caller Caller, a ListTagsArgs) *Res
 		return r
 	}
 	f := failure{tool: tool}
-	notes, err := c.v.Notes()
+	// From the catalog (the index's name table), which knows every note's
+	// tags without reading it: reading every note took 3.3 s at the first
+	// call over the 6,636 laws and 0.1 s at each after (a stat of each).
+	entries, _, err := c.v.Catalog()
 	if err != nil {
 		return c.fail(caller, f, err)
+	}
+	var notes []vault.NameEntry
+	for _, e := range entries {
+		if !e.Attachment {
+			notes = append(notes, e)
+		}
 	}
 	root := &tagNode{children: map[string]*tagNode{}}
 	for _, n := range notes {
