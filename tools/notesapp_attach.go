@@ -201,13 +201,19 @@ func (c *Core) ListAttachments(ctx context.Context, caller Caller, a ListAttachm
 		}
 		list = unused
 	}
-	notes, err := c.v.Notes()
-	if err != nil {
-		return c.fail(caller, f, err)
-	}
-	byPath := make(map[string]*vault.Note, len(notes))
-	for _, n := range notes {
-		byPath[n.Path] = n
+	// The notes that embed or link to the attachments, by path: only
+	// where there are attachments (Attachments read every note for them
+	// then; without any, reading them cost the first call 3.6 s over the
+	// 6,636 laws).
+	byPath := map[string]*vault.Note{}
+	if len(list) > 0 {
+		notes, err := c.v.Notes()
+		if err != nil {
+			return c.fail(caller, f, err)
+		}
+		for _, n := range notes {
+			byPath[n.Path] = n
+		}
 	}
 	lim := a.Limit
 	if lim <= 0 {
