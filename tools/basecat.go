@@ -5,9 +5,11 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vaultd/vaultd/base"
@@ -147,6 +149,16 @@ func (c *Core) baseSet() (*baseSet, error) {
 			delete(cat.recs, p)
 		}
 	}
+	var need []vault.NameEntry // notes new to the records, or of another version
+	for _, e := range entries {
+		if e.Attachment || !vault.IsNote(e.Path) {
+			continue
+		}
+		if r := cat.recs[e.Path]; r == nil || r.version != e.Version || e.Version == "" {
+			need = append(need, e)
+		}
+	}
+	read := c.readBaseRecords(need)
 	set := &baseSet{byPath: make(map[string]*base.File, len(entries)), res: note.NewResolver(paths).WithAliases(aliases), loc: time.Local}
 	for _, e := range entries {
 		f := &base.File{Path: e.Path, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
@@ -157,15 +169,15 @@ func (c *Core) baseSet() (*baseSet, error) {
 			continue
 		}
 		set.notes++
-		r := cat.recs[e.Path]
-		if r == nil || r.version != e.Version || e.Version == "" {
-			r = c.readBaseRecord(e)
-			if r == nil {
-				f.Prepare()
-				continue
-			}
-			cat.recs[e.Path] = r
+		r, fresh := read[e.Path]
+		if !fresh {
+			r = cat.recs[e.Path]
 		}
+		if r == nil {
+			f.Prepare()
+			continue
+		}
+		cat.recs[e.Path] = r
 		set.fill(f, r)
 	}
 	sortFiles(set.files)
@@ -261,6 +273,29 @@ func sortFiles(fs []*base.File) {
 }
 
 // readBaseRecord reads what a base needs of the note e.
+// readBaseRecords reads the records of the notes es, on as many
+// goroutines as the process runs on: parsing each note is nearly all of a
+// first view's cost (4.5 s over the 6,636 laws, one note after another).
+// A note that cannot be read maps to nil.
+func (c *Core) readBaseRecords(es []vault.NameEntry) map[string]*baseRecord {
+	recs := make([]*baseRecord, len(es))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(es)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(es); i = int(next.Add(1) - 1) {
+				recs[i] = c.readBaseRecord(es[i])
+			}
+		})
+	}
+	wg.Wait()
+	out := make(map[string]*baseRecord, len(es))
+	for i, e := range es {
+		out[e.Path] = recs[i]
+	}
+	return out
+}
+
 func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
 	n, err := c.v.Read(e.Path)
 	if err != nil || n.Doc == nil {
