@@ -177,7 +177,9 @@ func (c *Core) baseSet() (*baseSet, error) {
 			f.Prepare()
 			continue
 		}
-		cat.recs[e.Path] = r
+		if fresh {
+			cat.recs[e.Path] = r
+		}
 		set.fill(f, r)
 	}
 	sortFiles(set.files)
@@ -272,7 +274,6 @@ func sortFiles(fs []*base.File) {
 	slices.SortFunc(fs, func(a, b *base.File) int { return strings.Compare(a.Path, b.Path) })
 }
 
-// readBaseRecord reads what a base needs of the note e.
 // readBaseRecords reads the records of the notes es, on as many
 // goroutines as the process runs on: parsing each note is nearly all of a
 // first view's cost (4.5 s over the 6,636 laws, one note after another).
@@ -296,6 +297,7 @@ func (c *Core) readBaseRecords(es []vault.NameEntry) map[string]*baseRecord {
 	return out
 }
 
+// readBaseRecord reads what a base needs of the note e.
 func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
 	n, err := c.v.Read(e.Path)
 	if err != nil || n.Doc == nil {

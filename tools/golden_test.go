@@ -66,6 +66,14 @@ func copyExampleVault(t testing.TB) string {
 
 func newTestCore(t testing.TB, dir string) *Core {
 	t.Helper()
+	c, _ := newTestCoreIndex(t, dir)
+	return c
+}
+
+// newTestCoreIndex is newTestCore with its index, for a test that makes
+// the index take in a change at once (Rescan).
+func newTestCoreIndex(t testing.TB, dir string) (*Core, *index.Index) {
+	t.Helper()
 	v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test", Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +91,7 @@ func newTestCore(t testing.TB, dir string) *Core {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, idx
 }
 
 var (

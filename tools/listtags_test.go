@@ -2,13 +2,11 @@ package tools
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/vaultd/vaultd/index"
 	"github.com/vaultd/vaultd/vault"
 )
 
@@ -25,23 +23,7 @@ func TestListTags_SameAsReadingEveryNote(t *testing.T) {
 		}
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			dir := copyTree(t, src)
-			iv, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { iv.Close() })
-			idx, err := index.Open(iv, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { idx.Close() })
-			if err := idx.WaitReady(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			indexed, err := NewCore(iv, CoreOptions{Index: idx})
-			if err != nil {
-				t.Fatal(err)
-			}
+			indexed, idx := newTestCoreIndex(t, dir)
 			v, err := vault.Open(dir, vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test"})
 			if err != nil {
 				t.Fatal(err)
