@@ -18,15 +18,20 @@ type File struct {
 	// Props are the note's frontmatter properties as Values (FromYAML);
 	// nil for an attachment or a note without frontmatter.
 	Props map[string]any
-	// Keys are the property names in the note's order (for file.properties
-	// and listings); optional.
-	Tags []string // without '#', frontmatter and inline
+	Tags  []string // without '#', frontmatter and inline
 	// Links and Embeds are the note's outgoing links: Path is the file
 	// each resolves to ("" unresolved).
 	Links  []Link
 	Embeds []Link
 	// Backlinks are the paths of the notes linking here (Set fills them).
 	Backlinks []string
+	// LoadLinks, when set, fills Links, Embeds and Backlinks before they
+	// are first read, and must be safe to call from several goroutines
+	// (a sync.Once): a set whose files share one makes the links of all
+	// of them at the first view that looks at any, so that views that
+	// never do (filters on tags, properties, folders) need not parse
+	// every note for its links.
+	LoadLinks func()
 
 	// lower-cased tags and folder, for hasTag and inFolder (Prepare).
 	tagsLower []string
@@ -44,6 +49,21 @@ func (f *File) Prepare() {
 	}
 	f.dirLower = strings.ToLower(path.Dir(f.Path))
 	f.prepared = true
+}
+
+// Unlinked returns a copy of f without its links (Links, Embeds,
+// Backlinks and LoadLinks), for a set that makes them anew. It reads none
+// of them, so it may copy a file whose LoadLinks is running.
+func (f *File) Unlinked() *File {
+	return &File{Path: f.Path, Size: f.Size, CTime: f.CTime, MTime: f.MTime, Props: f.Props, Tags: f.Tags,
+		tagsLower: f.tagsLower, dirLower: f.dirLower, prepared: f.prepared}
+}
+
+// loadLinks makes sure Links, Embeds and Backlinks are filled.
+func (f *File) loadLinks() {
+	if f.LoadLinks != nil {
+		f.LoadLinks()
+	}
 }
 
 // Name is the file name with its extension.
@@ -373,10 +393,13 @@ func (s *scope) fileField(f *File, name string, pos int) any {
 		}
 		return out
 	case "links":
+		f.loadLinks()
 		return linkList(f.Links)
 	case "embeds":
+		f.loadLinks()
 		return linkList(f.Embeds)
 	case "backlinks":
+		f.loadLinks()
 		out := make([]any, len(f.Backlinks))
 		for i, p := range f.Backlinks {
 			out[i] = Link{Target: strings.TrimSuffix(path.Base(p), ".md"), Path: p}

@@ -740,6 +740,7 @@ func (s *scope) fileMethod(n *callNode, f *File, args []any) any {
 		return l
 	case "hasLink":
 		target := s.targetPath(s.only(n, args))
+		f.loadLinks()
 		for _, l := range f.Links {
 			if target != "" && l.Path == target {
 				return true

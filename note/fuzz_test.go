@@ -141,6 +141,9 @@ func checkDoc(t testing.TB, src []byte, d *Doc) {
 	if !bytes.Equal(d.Src, src) {
 		fail("Doc.Src is not the input")
 	}
+	if msg := frontmatterOnlyDiffers(src, d); msg != "" {
+		fail("ParseFrontmatter differs from Parse: %s", msg)
+	}
 	n := len(src)
 	bodyFloor := 0
 	if d.BOM {
@@ -579,4 +582,33 @@ func FuzzReplaceBody(f *testing.F) {
 			fail("writing the same body again gives %q", again)
 		}
 	})
+}
+
+// frontmatterOnlyDiffers says how ParseFrontmatter(src) differs from d,
+// Parse's answer, in what it gives ("" when it does not).
+func frontmatterOnlyDiffers(src []byte, d *Doc) string {
+	f := ParseFrontmatter(src)
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	switch {
+	case !bytes.Equal(f.FrontmatterRaw, d.FrontmatterRaw) || f.HasFrontmatter != d.HasFrontmatter:
+		return fmt.Sprintf("frontmatter %q, Parse %q", f.FrontmatterRaw, d.FrontmatterRaw)
+	case f.FrontmatterStart != d.FrontmatterStart || f.BodyStart != d.BodyStart || f.BOM != d.BOM:
+		return fmt.Sprintf("offsets %d/%d, Parse %d/%d", f.FrontmatterStart, f.BodyStart, d.FrontmatterStart, d.BodyStart)
+	case !reflect.DeepEqual(f.Frontmatter, d.Frontmatter):
+		return fmt.Sprintf("properties %v, Parse %v", f.Frontmatter, d.Frontmatter)
+	case errText(f.FrontmatterErr) != errText(d.FrontmatterErr):
+		return fmt.Sprintf("error %q, Parse %q", errText(f.FrontmatterErr), errText(d.FrontmatterErr))
+	case !slices.Equal(f.Aliases, d.Aliases):
+		return fmt.Sprintf("aliases %q, Parse %q", f.Aliases, d.Aliases)
+	case !slices.Equal(f.Tags, d.Tags[:d.FrontmatterTagCount]) || f.FrontmatterTagCount != d.FrontmatterTagCount:
+		return fmt.Sprintf("tags %q, Parse's frontmatter tags %q", f.Tags, d.Tags[:d.FrontmatterTagCount])
+	case f.Title != "" && f.Title != d.Title:
+		return fmt.Sprintf("title %q, Parse %q", f.Title, d.Title)
+	}
+	return ""
 }

@@ -193,6 +193,24 @@ func Parse(src []byte) *Doc {
 	return d
 }
 
+// ParseFrontmatter is Parse for the frontmatter alone: FrontmatterRaw,
+// FrontmatterStart, BodyStart, HasFrontmatter, Frontmatter,
+// FrontmatterErr, Aliases, the frontmatter's title and the frontmatter's
+// Tags, each as Parse gives them; no headings, links, inline tags or
+// conflicts (the markdown is not parsed). A listing that needs only
+// properties pays for the YAML, not for goldmark.
+func ParseFrontmatter(src []byte) *Doc {
+	d := &Doc{Src: src, BOM: bytes.HasPrefix(src, bom)}
+	if y, start, end, ok := SplitFrontmatter(src); ok {
+		d.HasFrontmatter = true
+		d.FrontmatterRaw = y
+		d.FrontmatterStart = start
+		d.BodyStart = end
+		d.parseFrontmatter()
+	}
+	return d
+}
+
 // docParser holds what one Parse call needs while walking the AST.
 type docParser struct {
 	d        *Doc

@@ -25,15 +25,23 @@ import (
 // then evaluates over memory. The set (properties as base values, links
 // resolved, backlinks) is rebuilt only when the catalog changed: a
 // signature over every entry's path, version, size and time says so.
+//
+// A note's properties come from its frontmatter alone and its tags from
+// the catalog (readBaseHead); its links need the whole note parsed, which
+// was nearly all of a first view's cost (2.8–3.3 s over the 6,636 laws),
+// so a set makes them only when a view first looks at a link, an embed
+// or a backlink (baseSet.loadLinks).
 
 // baseRecord is what a base needs of one note, as of one version.
 type baseRecord struct {
 	version string
 	fm      map[string]any
 	tags    []string
-	links   []note.Link
 	aliases []string
 	blocks  bool // the note holds ```base blocks
+	// links are the note's links once read (nil until then): a record
+	// from readBaseHead has none until a set needs them.
+	links atomic.Pointer[[]note.Link]
 }
 
 // baseSet is the vault as a base sees it.
@@ -45,6 +53,13 @@ type baseSet struct {
 	blocks []string // the notes holding ```base blocks, sorted
 	res    *note.Resolver
 	loc    *time.Location
+
+	// recs are the records the notes were filled from; readLinks reads a
+	// note's links for one that has none yet. The files' links are made
+	// once (linksOnce), by the first view that looks at one.
+	recs      map[string]*baseRecord
+	readLinks func(p string) []note.Link
+	linksOnce sync.Once
 }
 
 // baseCatalog keeps the records and the latest set.
@@ -159,7 +174,7 @@ func (c *Core) baseSet() (*baseSet, error) {
 		}
 	}
 	read := c.readBaseRecords(need)
-	set := &baseSet{byPath: make(map[string]*base.File, len(entries)), res: note.NewResolver(paths).WithAliases(aliases), loc: time.Local}
+	set := c.newBaseSet(len(entries), note.NewResolver(paths).WithAliases(aliases), time.Local)
 	for _, e := range entries {
 		f := &base.File{Path: e.Path, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
 		set.byPath[e.Path] = f
@@ -182,6 +197,7 @@ func (c *Core) baseSet() (*baseSet, error) {
 		}
 		set.fill(f, r)
 	}
+	set.lazyLinks()
 	sortFiles(set.files)
 	for _, f := range set.files {
 		if strings.EqualFold(path.Ext(f.Path), ".base") {
@@ -190,9 +206,46 @@ func (c *Core) baseSet() (*baseSet, error) {
 			set.blocks = append(set.blocks, f.Path)
 		}
 	}
-	set.link()
 	cat.sig, cat.set = sig, set
 	return set, nil
+}
+
+// newBaseSet returns an empty set of n files that reads links with c.
+func (c *Core) newBaseSet(n int, res *note.Resolver, loc *time.Location) *baseSet {
+	return &baseSet{byPath: make(map[string]*base.File, n), res: res, loc: loc,
+		recs: make(map[string]*baseRecord, n), readLinks: c.readNoteLinks}
+}
+
+// lazyLinks gives every file of the set the set's loadLinks.
+func (s *baseSet) lazyLinks() {
+	load := s.loadLinks
+	for _, f := range s.files {
+		f.LoadLinks = load
+	}
+}
+
+// loadLinks fills every file's links, embeds and backlinks, once: the
+// notes whose records have no links yet are read for them (on as many
+// goroutines as the process runs on), the links resolved against the set.
+func (s *baseSet) loadLinks() {
+	s.linksOnce.Do(func() {
+		var need []string
+		for _, f := range s.files {
+			if r := s.recs[f.Path]; r != nil && r.links.Load() == nil {
+				need = append(need, f.Path)
+			}
+		}
+		parallel(len(need), func(i int) {
+			links := s.readLinks(need[i])
+			s.recs[need[i]].links.CompareAndSwap(nil, &links)
+		})
+		for _, f := range s.files {
+			if r := s.recs[f.Path]; r != nil {
+				s.fillLinks(f, r)
+			}
+		}
+		s.link()
+	})
 }
 
 // updateBaseSet is the set with the notes at paths read again, when that
@@ -201,6 +254,9 @@ func (c *Core) baseSet() (*baseSet, error) {
 // when the set must be built anew.
 func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) {
 	old := cat.set
+	// The old set stays as it is for its readers (a view may be making
+	// its links): the changed notes are filled into the new one.
+	set := c.newBaseSet(len(old.files), old.res, old.loc)
 	fresh := map[string]*base.File{}
 	for _, p := range paths {
 		of := old.byPath[p]
@@ -223,21 +279,22 @@ func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) 
 		}
 		cat.recs[p] = r
 		f := &base.File{Path: p, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
-		old.fill(f, r)
+		set.fill(f, r)
 		fresh[p] = f
 	}
-	set := &baseSet{byPath: make(map[string]*base.File, len(old.files)), files: make([]*base.File, len(old.files)), notes: old.notes, bases: old.bases, blocks: old.blocks, res: old.res, loc: old.loc}
+	set.files, set.notes, set.bases, set.blocks = make([]*base.File, len(old.files)), old.notes, old.bases, old.blocks
 	for i, f := range old.files {
 		nf := fresh[f.Path]
 		if nf == nil {
-			cp := *f // the old set's files stay as they are for its readers
-			nf = &cp
+			nf = f.Unlinked()
 		}
-		nf.Backlinks = nil
 		set.files[i] = nf
 		set.byPath[nf.Path] = nf
+		if r := cat.recs[nf.Path]; r != nil {
+			set.recs[nf.Path] = r
+		}
 	}
-	set.link()
+	set.lazyLinks()
 	cat.sig = 0 // the next catalog comparison builds anew
 	return set, true
 }
@@ -280,16 +337,7 @@ func sortFiles(fs []*base.File) {
 // A note that cannot be read maps to nil.
 func (c *Core) readBaseRecords(es []vault.NameEntry) map[string]*baseRecord {
 	recs := make([]*baseRecord, len(es))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(es)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(es); i = int(next.Add(1) - 1) {
-				recs[i] = c.readBaseRecord(es[i])
-			}
-		})
-	}
-	wg.Wait()
+	parallel(len(es), func(i int) { recs[i] = c.readBaseHead(es[i]) })
 	out := make(map[string]*baseRecord, len(es))
 	for i, e := range es {
 		out[e.Path] = recs[i]
@@ -297,7 +345,23 @@ func (c *Core) readBaseRecords(es []vault.NameEntry) map[string]*baseRecord {
 	return out
 }
 
-// readBaseRecord reads what a base needs of the note e.
+// parallel calls fn(i) for every i below n, on as many goroutines as the
+// process runs on.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// readBaseRecord reads what a base needs of the note e, parsing all of
+// it: links included.
 func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
 	n, err := c.v.Read(e.Path)
 	if err != nil || n.Doc == nil {
@@ -307,29 +371,80 @@ func (c *Core) readBaseRecord(e vault.NameEntry) *baseRecord {
 	if v == "" {
 		v = n.Version
 	}
-	// A look for a fence and the word first: base.Blocks splits the note
-	// into lines, which most notes need not pay for.
-	src := n.Doc.Src
-	blocks := (bytes.Contains(src, []byte("```")) || bytes.Contains(src, []byte("~~~"))) && bytes.Contains(src, []byte("base")) && len(base.Blocks(src)) > 0
-	return &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, links: n.Doc.Links, aliases: n.Doc.Aliases, blocks: blocks}
+	r := &baseRecord{version: v, fm: n.Doc.Frontmatter, tags: n.Doc.Tags, aliases: n.Doc.Aliases, blocks: hasBaseBlocks(n.Doc.Src)}
+	r.links.Store(&n.Doc.Links)
+	return r
 }
 
-// fill sets a note's properties, tags and links from its record,
-// resolving links against the set.
+// readBaseHead reads what a base needs of the note e but its links: the
+// properties from the note's frontmatter alone, the tags from the catalog
+// entry. A note whose size or time is not the entry's (changed since the
+// index read it: the index's own test of a note unchanged), that is not
+// UTF-8 text or whose entry has no version is read whole
+// (readBaseRecord).
+func (c *Core) readBaseHead(e vault.NameEntry) *baseRecord {
+	if e.Version == "" {
+		return c.readBaseRecord(e)
+	}
+	// Stat first, as a read does: opening a FIFO named like a note would
+	// wait for a writer.
+	fi, err := fs.Stat(c.v.FS(), e.Path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.Size || !fi.ModTime().Equal(e.ModTime) {
+		return c.readBaseRecord(e)
+	}
+	src, err := c.v.ReadFile(e.Path)
+	if err != nil || int64(len(src)) != e.Size || note.CheckText(src) != nil {
+		return c.readBaseRecord(e)
+	}
+	d := note.ParseFrontmatter(src)
+	return &baseRecord{version: e.Version, fm: d.Frontmatter, tags: e.Tags, aliases: d.Aliases, blocks: hasBaseBlocks(src)}
+}
+
+// readNoteLinks returns the links of the note at p as it is now (none when
+// it cannot be read).
+func (c *Core) readNoteLinks(p string) []note.Link {
+	n, err := c.v.Read(p)
+	if err != nil || n.Doc == nil {
+		return nil
+	}
+	return n.Doc.Links
+}
+
+// hasBaseBlocks reports whether the note src holds ```base blocks. A look
+// for a fence and the word first: base.Blocks splits the note into
+// lines, which most notes need not pay for.
+func hasBaseBlocks(src []byte) bool {
+	return (bytes.Contains(src, []byte("```")) || bytes.Contains(src, []byte("~~~"))) && bytes.Contains(src, []byte("base")) && len(base.Blocks(src)) > 0
+}
+
+// fill sets a note's properties and tags from its record and keeps the
+// record for the set's links (loadLinks).
 func (s *baseSet) fill(f *base.File, r *baseRecord) {
 	from := f.Path
+	s.recs[from] = r
 	if r.fm != nil {
 		f.Props = make(map[string]any, len(r.fm))
 		for k, v := range r.fm {
 			f.Props[k] = base.FromYAML(v, s.loc, func(t string) string { return s.resolve(from, t) })
 		}
-		for _, v := range f.Props {
-			addPropLinks(f, v)
-		}
 	}
 	f.Tags = r.tags
-	defer f.Prepare()
-	for _, l := range r.links {
+	f.Prepare()
+}
+
+// fillLinks sets a note's links and embeds: the links in its properties,
+// then those of its text, resolved against the set.
+func (s *baseSet) fillLinks(f *base.File, r *baseRecord) {
+	from := f.Path
+	f.Links, f.Embeds = nil, nil
+	for _, v := range f.Props {
+		addPropLinks(f, v)
+	}
+	var links []note.Link
+	if l := r.links.Load(); l != nil {
+		links = *l
+	}
+	for _, l := range links {
 		if l.Target == "" {
 			continue
 		}
