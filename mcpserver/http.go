@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -100,6 +101,11 @@ type HTTPServer struct {
 	http   *http.Server
 	budget *byteBudget
 	stop   chan struct{}
+
+	// bodyGarbage counts the bytes of large bodies let go of since the
+	// last collection they caused; collecting says one runs (bodiesDone).
+	bodyGarbage atomic.Int64
+	collecting  atomic.Bool
 
 	guardMu sync.Mutex
 	guard   *connGuard // of the listener Serve accepts on

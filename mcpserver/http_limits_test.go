@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -501,5 +502,27 @@ func TestHTTP_ListenBounded(t *testing.T) {
 	}
 	if status, body := listen(10); status != 200 {
 		t.Errorf("a listen request of 10 resources: %d %s", status, body)
+	}
+}
+
+// Large bodies let go of are garbage the collector, at the serving 200 %,
+// would keep until the heap doubled: once they add up to the body
+// budget, one collection runs, and none for less.
+func TestBodiesDone_CollectsOncePerBudget(t *testing.T) {
+	h := &HTTPServer{lim: HTTPLimits{BodyBudget: 1 << 20}}
+	h.bodiesDone(512 << 10)
+	if h.collecting.Load() || h.bodyGarbage.Load() != 512<<10 {
+		t.Fatalf("half the budget let go of: collecting %v, %d bytes counted; want no collection, 524288", h.collecting.Load(), h.bodyGarbage.Load())
+	}
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h.bodiesDone(512 << 10)
+	if h.bodyGarbage.Load() != 0 || h.collecting.Load() {
+		t.Fatalf("the whole budget let go of: %d bytes still counted, collecting %v", h.bodyGarbage.Load(), h.collecting.Load())
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if after.NumGC <= before.NumGC {
+		t.Errorf("the whole budget let go of: no collection ran (%d before, %d after)", before.NumGC, after.NumGC)
 	}
 }
