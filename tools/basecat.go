@@ -56,10 +56,16 @@ type baseSet struct {
 
 	// recs are the records the notes were filled from; readLinks reads a
 	// note's links for one that has none yet. The files' links are made
-	// once (linksOnce), by the first view that looks at one.
+	// once (linksOnce), by the first view that looks at one; linked says
+	// they are. When only is set, the other files kept the links a set
+	// before this one made (updateBaseSet): only these files' links are
+	// made, and every file's backlinks.
 	recs      map[string]*baseRecord
 	readLinks func(p string) []note.Link
 	linksOnce sync.Once
+	linked    atomic.Bool
+	only      []*base.File
+	partial   bool
 }
 
 // baseCatalog keeps the records and the latest set.
@@ -105,8 +111,10 @@ func (s *baseSet) env(now time.Time, this *base.File) *base.Env {
 // when the index's change journal says nothing changed since the set was
 // built, the set as it is; when only notes' contents changed, the set
 // with those notes read again (the others' values are kept); otherwise a
-// new set from the catalog, reading only the notes whose version changed.
-func (c *Core) baseSet() (*baseSet, error) {
+// new set from the catalog, reading only the notes whose version changed:
+// whole when links says the view will look at links, else their
+// frontmatter (readBaseHead).
+func (c *Core) baseSet(links bool) (*baseSet, error) {
 	cat := &c.bases
 	cat.mu.Lock()
 	defer cat.mu.Unlock()
@@ -173,8 +181,8 @@ func (c *Core) baseSet() (*baseSet, error) {
 			need = append(need, e)
 		}
 	}
-	read := c.readBaseRecords(need)
-	set := c.newBaseSet(len(entries), note.NewResolver(paths).WithAliases(aliases), time.Local)
+	read := c.readBaseRecords(need, links)
+	set := c.newBaseSet(len(entries), len(entries), note.NewResolver(paths).WithAliases(aliases), time.Local)
 	for _, e := range entries {
 		f := &base.File{Path: e.Path, Size: e.Size, MTime: e.ModTime, CTime: e.ModTime}
 		set.byPath[e.Path] = f
@@ -210,10 +218,11 @@ func (c *Core) baseSet() (*baseSet, error) {
 	return set, nil
 }
 
-// newBaseSet returns an empty set of n files that reads links with c.
-func (c *Core) newBaseSet(n int, res *note.Resolver, loc *time.Location) *baseSet {
+// newBaseSet returns an empty set of n files, with room for the records
+// of recs notes, that reads links with c.
+func (c *Core) newBaseSet(n, recs int, res *note.Resolver, loc *time.Location) *baseSet {
 	return &baseSet{byPath: make(map[string]*base.File, n), res: res, loc: loc,
-		recs: make(map[string]*baseRecord, n), readLinks: c.readNoteLinks}
+		recs: make(map[string]*baseRecord, recs), readLinks: c.readNoteLinks}
 }
 
 // lazyLinks gives every file of the set the set's loadLinks.
@@ -229,8 +238,12 @@ func (s *baseSet) lazyLinks() {
 // goroutines as the process runs on), the links resolved against the set.
 func (s *baseSet) loadLinks() {
 	s.linksOnce.Do(func() {
+		files := s.files
+		if s.partial {
+			files = s.only
+		}
 		var need []string
-		for _, f := range s.files {
+		for _, f := range files {
 			if r := s.recs[f.Path]; r != nil && r.links.Load() == nil {
 				need = append(need, f.Path)
 			}
@@ -239,12 +252,13 @@ func (s *baseSet) loadLinks() {
 			links := s.readLinks(need[i])
 			s.recs[need[i]].links.CompareAndSwap(nil, &links)
 		})
-		for _, f := range s.files {
+		for _, f := range files {
 			if r := s.recs[f.Path]; r != nil {
 				s.fillLinks(f, r)
 			}
 		}
 		s.link()
+		s.linked.Store(true)
 	})
 }
 
@@ -254,9 +268,18 @@ func (s *baseSet) loadLinks() {
 // when the set must be built anew.
 func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) {
 	old := cat.set
+	// The old set's links, when it made them, stay right for the notes
+	// that did not change: nothing that links resolve to changed. Then
+	// the set needs the records of the changed notes only (fill keeps
+	// them).
+	keep := old.linked.Load()
+	recs := len(old.files)
+	if keep {
+		recs = len(paths)
+	}
 	// The old set stays as it is for its readers (a view may be making
 	// its links): the changed notes are filled into the new one.
-	set := c.newBaseSet(len(old.files), old.res, old.loc)
+	set := c.newBaseSet(len(old.files), recs, old.res, old.loc)
 	fresh := map[string]*base.File{}
 	for _, p := range paths {
 		of := old.byPath[p]
@@ -283,16 +306,24 @@ func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) 
 		fresh[p] = f
 	}
 	set.files, set.notes, set.bases, set.blocks = make([]*base.File, len(old.files)), old.notes, old.bases, old.blocks
+	if keep {
+		set.partial = true
+		for _, p := range paths {
+			set.only = append(set.only, fresh[p])
+		}
+	}
 	for i, f := range old.files {
 		nf := fresh[f.Path]
 		if nf == nil {
 			nf = f.Unlinked()
+			if keep {
+				nf.Links, nf.Embeds = f.Links, f.Embeds
+			} else if r := cat.recs[nf.Path]; r != nil {
+				set.recs[nf.Path] = r
+			}
 		}
 		set.files[i] = nf
 		set.byPath[nf.Path] = nf
-		if r := cat.recs[nf.Path]; r != nil {
-			set.recs[nf.Path] = r
-		}
 	}
 	set.lazyLinks()
 	cat.sig = 0 // the next catalog comparison builds anew
@@ -331,13 +362,18 @@ func sortFiles(fs []*base.File) {
 	slices.SortFunc(fs, func(a, b *base.File) int { return strings.Compare(a.Path, b.Path) })
 }
 
-// readBaseRecords reads the records of the notes es, on as many
-// goroutines as the process runs on: parsing each note is nearly all of a
-// first view's cost (4.5 s over the 6,636 laws, one note after another).
-// A note that cannot be read maps to nil.
-func (c *Core) readBaseRecords(es []vault.NameEntry) map[string]*baseRecord {
+// readBaseRecords reads the records of the notes es — whole, or but for
+// their links (readBaseHead) — on as many goroutines as the process runs
+// on: reading each note is nearly all of a first view's cost (4.5 s over
+// the 6,636 laws, one note after another). A note that cannot be read
+// maps to nil.
+func (c *Core) readBaseRecords(es []vault.NameEntry, whole bool) map[string]*baseRecord {
+	read := c.readBaseHead
+	if whole {
+		read = c.readBaseRecord
+	}
 	recs := make([]*baseRecord, len(es))
-	parallel(len(es), func(i int) { recs[i] = c.readBaseHead(es[i]) })
+	parallel(len(es), func(i int) { recs[i] = read(es[i]) })
 	out := make(map[string]*baseRecord, len(es))
 	for i, e := range es {
 		out[e.Path] = recs[i]

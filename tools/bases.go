@@ -111,7 +111,24 @@ type loadedBase struct {
 	path string
 	this *base.File
 	b    *base.Base
-	src  string // what it was parsed from: the file, or the note's blocks
+	src  string // what it was parsed from: the file, or the note's version
+	// links says its text may look at links (readsLinks): the set it
+	// runs over reads the notes whole.
+	links bool
+}
+
+// readsLinks says whether a base's text may look at a note's links,
+// embeds or backlinks. It is a guess by words ("links" is in backlinks
+// and linksTo, "hasLink" in file.hasLink): a set reads the notes whole
+// when it is true, and makes links on first use when it is not (a base
+// that reaches links another way only pays a second reading).
+func readsLinks(texts ...string) bool {
+	for _, t := range texts {
+		if strings.Contains(t, "links") || strings.Contains(t, "embeds") || strings.Contains(t, "hasLink") {
+			return true
+		}
+	}
+	return false
 }
 
 // QueryBase runs a saved Bases view by name.
@@ -120,14 +137,15 @@ func (c *Core) QueryBase(ctx context.Context, caller Caller, a QueryBaseArgs) *R
 	if r := c.need(caller, tool, "read"); r != nil {
 		return r
 	}
-	set, err := c.baseSet()
-	if err != nil {
-		return c.fail(caller, failure{tool: tool}, err)
-	}
-	lb, res := c.findBase(caller, set, a.Base)
+	lb, res := c.findBase(caller, c.baseFileList(), a.Base)
 	if res != nil {
 		return res
 	}
+	set, err := c.baseSet(lb.links)
+	if err != nil {
+		return c.fail(caller, failure{tool: tool}, err)
+	}
+	lb.this = set.byPath[lb.path]
 	if strings.TrimSpace(a.View) == "" && len(lb.b.Views) > 1 {
 		return c.listViews(caller, set, lb)
 	}
@@ -189,7 +207,7 @@ func (c *Core) QueryNotes(ctx context.Context, caller Caller, a QueryNotesArgs) 
 	if err != nil {
 		return c.baseFail(caller, tool, err.Error(), call{}, nil)
 	}
-	set, err := c.baseSet()
+	set, err := c.baseSet(readsLinks(a.Filter, a.Properties, a.Sort))
 	if err != nil {
 		return c.fail(caller, failure{tool: tool}, err)
 	}
@@ -297,11 +315,10 @@ func (c *Core) baseFail(caller Caller, tool, msg string, try call, data map[stri
 // findBase finds the base ref names: a .base file by path or name
 // (case-insensitive, with or without .base), or a note holding ```base
 // blocks.
-func (c *Core) findBase(caller Caller, set *baseSet, ref string) (*loadedBase, *Result) {
+func (c *Core) findBase(caller Caller, all []string, ref string) (*loadedBase, *Result) {
 	const tool = "query_base"
 	ref = strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(strings.TrimSpace(ref), "]]"), "[["))
 	ref, _, _ = strings.Cut(ref, "#")
-	all := set.baseFiles()
 	if ref == "" {
 		return nil, c.basesList(caller, all, "base is empty: name a .base file")
 	}
@@ -336,7 +353,7 @@ func (c *Core) findBase(caller Caller, set *baseSet, ref string) (*loadedBase, *
 		if err != nil {
 			return nil, c.brokenBase(caller, found, err)
 		}
-		return &loadedBase{path: found, this: set.byPath[found], b: b, src: string(src)}, nil
+		return &loadedBase{path: found, b: b, src: string(src), links: readsLinks(string(src))}, nil
 	}
 	// A note with base blocks.
 	if n, _, err := c.v.Find(ref); err == nil {
@@ -345,7 +362,9 @@ func (c *Core) findBase(caller Caller, set *baseSet, ref string) (*loadedBase, *
 			return nil, c.basesList(caller, all, fmt.Sprintf("the note %s holds no base block (```base)", n.Path))
 		}
 		merged := &base.Base{}
+		links := false
 		for i, bl := range blocks {
+			links = links || readsLinks(string(bl))
 			b, err := base.Parse(bl)
 			if err != nil {
 				return nil, c.brokenBase(caller, fmt.Sprintf("%s (base block %d)", n.Path, i+1), err)
@@ -361,7 +380,7 @@ func (c *Core) findBase(caller Caller, set *baseSet, ref string) (*loadedBase, *
 				merged.Views = append(merged.Views, v)
 			}
 		}
-		return &loadedBase{path: n.Path, this: set.byPath[n.Path], b: merged, src: n.Version}, nil
+		return &loadedBase{path: n.Path, b: merged, src: n.Version, links: links}, nil
 	}
 	return nil, c.basesList(caller, closestBases(all, key), fmt.Sprintf("no base %q in the vault", ref))
 }
@@ -700,7 +719,7 @@ func (c *Core) runView(set *baseSet, lb *loadedBase, v *base.View) *base.Result 
 // Bases lists the vault's bases, sorted by path: its .base files, then
 // the notes holding ```base blocks. query_base runs either by its path.
 func (c *Core) Bases() (files, notes []string, err error) {
-	set, err := c.baseSet()
+	set, err := c.baseSet(false)
 	if err != nil {
 		return nil, nil, err
 	}

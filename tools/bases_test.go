@@ -36,9 +36,9 @@ func TestBases_FollowsChanges(t *testing.T) {
 		}
 	}
 	check("at first", "Das Zettelkasten-Prinzip.md | Mittagsstunde.md | Über Menschen.md | Schnelles Denken, langsames Denken.md")
-	set1, _ := c.baseSet()
+	set1, _ := c.baseSet(false)
 	check("again", "Das Zettelkasten-Prinzip.md | Mittagsstunde.md | Über Menschen.md | Schnelles Denken, langsames Denken.md")
-	if set2, _ := c.baseSet(); set2 != set1 {
+	if set2, _ := c.baseSet(false); set2 != set1 {
 		t.Errorf("nothing changed, yet the set was built anew")
 	}
 

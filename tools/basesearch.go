@@ -65,16 +65,17 @@ func (c *Core) savedViews(caller Caller, query string, hits []SearchHit) (top []
 	if len(named) == 0 && len(embedded) == 0 {
 		return nil, nil
 	}
-	set, err := c.baseSet()
+	set, err := c.baseSet(false)
 	if err != nil {
 		return nil, nil
 	}
 	load := func(p string) *loadedBase {
 		if vault.IsNote(p) { // a note with ```base blocks
-			lb, res := c.findBase(caller, set, p)
+			lb, res := c.findBase(caller, set.baseFiles(), p)
 			if res != nil {
 				return nil
 			}
+			lb.this = set.byPath[lb.path]
 			return lb
 		}
 		src, err := c.v.ReadFile(p)
