@@ -24,59 +24,52 @@ import (
 // set for a view that names links reads every note whole at once, to the
 // same answers.
 func TestBaseSet_SameAsParsingEveryNote(t *testing.T) {
-	for _, src := range []string{"../example-vault", "../../shared/corpora/obsidian-help-de", "../../shared/corpora/obsidian-help-en"} {
-		if _, err := os.Stat(src); err != nil {
-			t.Logf("skipping %s: %v", src, err)
-			continue
+	eachVaultCopy(t, func(t *testing.T, dir string) {
+		whole, _ := newTestCoreIndex(t, dir)
+		compareBaseSet(t, whole, "read whole", true, true)
+		c, idx := newTestCoreIndex(t, dir)
+		set := compareBaseSet(t, c, "as built", true, false)
+		if set.files[0].LoadLinks == nil {
+			t.Fatal("the set's files have no LoadLinks: links were made eagerly")
 		}
-		t.Run(filepath.Base(src), func(t *testing.T) {
-			dir := copyTree(t, src)
-			whole, _ := newTestCoreIndex(t, dir)
-			compareBaseSet(t, whole, "read whole", true, true)
-			c, idx := newTestCoreIndex(t, dir)
-			set := compareBaseSet(t, c, "as built", true, false)
-			if set.files[0].LoadLinks == nil {
-				t.Fatal("the set's files have no LoadLinks: links were made eagerly")
-			}
 
-			// Three notes changed by another program, as an editor saves.
-			var changed []string
-			for _, f := range set.files {
-				if len(changed) == 3 {
-					break
-				}
-				if !vault.IsNote(f.Path) {
-					continue
-				}
-				p := filepath.Join(dir, filepath.FromSlash(f.Path))
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s := string(b)
-				switch len(changed) {
-				case 0:
-					s += "\n\nSiehe [[" + strings.TrimSuffix(set.files[len(set.files)-1].Path, ".md") + "]].\n"
-				case 1:
-					if strings.HasPrefix(s, "---\n") {
-						s = "---\nstatus: geprüft\n" + s[4:]
-					} else {
-						s = "---\nstatus: geprüft\n---\n" + s
-					}
-				case 2:
-					s = strings.ReplaceAll(s, "#", "") // headings and tags gone
-				}
-				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				changed = append(changed, f.Path)
+		// Three notes changed by another program, as an editor saves.
+		var changed []string
+		for _, f := range set.files {
+			if len(changed) == 3 {
+				break
 			}
-			if err := idx.Update(changed...); err != nil {
+			if !vault.IsNote(f.Path) {
+				continue
+			}
+			p := filepath.Join(dir, filepath.FromSlash(f.Path))
+			b, err := os.ReadFile(p)
+			if err != nil {
 				t.Fatal(err)
 			}
-			compareBaseSet(t, c, "after outside changes", false, false)
-		})
-	}
+			s := string(b)
+			switch len(changed) {
+			case 0:
+				s += "\n\nSiehe [[" + strings.TrimSuffix(set.files[len(set.files)-1].Path, ".md") + "]].\n"
+			case 1:
+				if strings.HasPrefix(s, "---\n") {
+					s = "---\nstatus: geprüft\n" + s[4:]
+				} else {
+					s = "---\nstatus: geprüft\n---\n" + s
+				}
+			case 2:
+				s = strings.ReplaceAll(s, "#", "") // headings and tags gone
+			}
+			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			changed = append(changed, f.Path)
+		}
+		if err := idx.Update(changed...); err != nil {
+			t.Fatal(err)
+		}
+		compareBaseSet(t, c, "after outside changes", false, false)
+	})
 }
 
 // compareBaseSet compares c's current set with one made from every note
