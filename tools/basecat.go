@@ -65,7 +65,6 @@ type baseSet struct {
 	linksOnce sync.Once
 	linked    atomic.Bool
 	only      []*base.File
-	partial   bool
 }
 
 // baseCatalog keeps the records and the latest set.
@@ -239,7 +238,7 @@ func (s *baseSet) lazyLinks() {
 func (s *baseSet) loadLinks() {
 	s.linksOnce.Do(func() {
 		files := s.files
-		if s.partial {
+		if s.only != nil {
 			files = s.only
 		}
 		var need []string
@@ -307,7 +306,6 @@ func (c *Core) updateBaseSet(cat *baseCatalog, paths []string) (*baseSet, bool) 
 	}
 	set.files, set.notes, set.bases, set.blocks = make([]*base.File, len(old.files)), old.notes, old.bases, old.blocks
 	if keep {
-		set.partial = true
 		for _, p := range paths {
 			set.only = append(set.only, fresh[p])
 		}

@@ -85,12 +85,12 @@ func compareBaseSet(t *testing.T, c *Core, step string, first, links bool) *base
 	// made for notes that did not change); on a first build no note was
 	// parsed for them.
 	for _, f := range set.files {
-		kept := set.partial && !slices.Contains(set.only, f)
+		kept := set.only != nil && !slices.Contains(set.only, f)
 		if (f.Links != nil || f.Embeds != nil) && !kept || f.Backlinks != nil {
 			t.Fatalf("%s: %s has links before any view asked for them", step, f.Path)
 		}
 	}
-	if !first && !set.partial {
+	if !first && set.only == nil {
 		t.Errorf("%s: the set made every note's links anew", step)
 	}
 	if first {
@@ -120,7 +120,7 @@ func compareBaseSet(t *testing.T, c *Core, step string, first, links bool) *base
 		}
 		want.fill(wf, r)
 		got := set.recs[f.Path]
-		if got == nil && set.partial {
+		if got == nil && set.only != nil {
 			got = c.bases.recs[f.Path] // a note that did not change
 		}
 		if got == nil {
