@@ -21,7 +21,7 @@ import (
 
 // staleTempsDelay is how long after the index is ready serve looks for
 // temp files a crash left.
-const staleTempsDelay = 3 * time.Second
+var staleTempsDelay = 3 * time.Second // a var for tests
 
 // serveFlags are the flags of vaultd serve.
 type serveFlags struct {
@@ -291,8 +291,16 @@ func (a *app) startVault(ctx context.Context, cmd *cobra.Command, f serveFlags, 
 	if err != nil {
 		return nil, nil, err
 	}
+	// ctx ends before anything is stopped: what waits on it (the search
+	// for temp files a moment after the index is ready, the index's
+	// progress in the log) gives up rather than holds the stop up. A
+	// stdio client that closed the pipe waited 3.3 s for vaultd to exit
+	// on 4× the laws — the delay, then a walk of the whole vault for temp
+	// files — with the index still locked for the next start.
+	ctx, cancel := context.WithCancel(ctx)
 	var stops []func()
 	stop = func() {
+		cancel()
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}

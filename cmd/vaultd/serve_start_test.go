@@ -64,3 +64,53 @@ func TestServe_StartsThenRecovers(t *testing.T) {
 		}
 	}
 }
+
+// A client that closes the pipe ends serve at once: nothing waits for the
+// search for temp files due a moment after the index is ready (it waited
+// out the delay, then walked the whole vault, with the index still locked
+// for the next start: 3.3 s on 4× the laws). The delay is an hour here,
+// so serve that waits for it does not end within the test's time.
+func TestServe_EndsWithoutWaitingForTheTempSearch(t *testing.T) {
+	defer func(d time.Duration) { staleTempsDelay = d }(staleTempsDelay)
+	staleTempsDelay = time.Hour
+	dir, g := rVault(t, map[string]string{
+		"1_Projekte/Garten.md":        "# Garten\n\nTomaten pflanzen.\n",
+		"1_Projekte/.vaultd-1234.tmp": "half a write",
+	})
+	stale := filepath.Join(dir, "1_Projekte", ".vaultd-1234.tmp")
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(context.Background(), append(g, "serve"), inR, out, io.Discard)
+	}()
+	send := func(s string) { io.WriteString(inW, s+"\n") }
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-client","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// A search waits until the index is up to date.
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"Tomaten"}}}`)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), `"id":2`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the search's answer: not within 20 s; the server wrote:\n%s", out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "1_Projekte/Garten.md") {
+		t.Errorf("the search did not find the note:\n%s", out.String())
+	}
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited with %d", code)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("serve did not end within 2 minutes of its client closing the pipe")
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("the temp file was looked for at the end: %v", err)
+	}
+}
