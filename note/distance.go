@@ -1,6 +1,7 @@
 package note
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -165,18 +166,42 @@ func LooseKey(s string) string {
 	if !ascii {
 		s = norm.NFC.String(s)
 	}
-	b := make([]byte, 0, len(s))
+	// Byte by byte where the name is ASCII (most of a German title is),
+	// rune by rune elsewhere: twice as fast on the laws' names as runes
+	// throughout, and a restart of a large vault keys every name.
+	var b strings.Builder
+	b.Grow(len(s))
 	space := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteByte(c)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
 		if !isWordRune(r) {
-			space = len(b) > 0
+			space = b.Len() > 0
 			continue
 		}
 		if space {
-			b = append(b, ' ')
+			b.WriteByte(' ')
 			space = false
 		}
-		b = utf8.AppendRune(b, unicode.ToLower(r))
+		b.WriteRune(unicode.ToLower(r))
 	}
-	return string(b)
+	return b.String()
 }

@@ -91,7 +91,7 @@ func TestLooseKey(t *testing.T) {
 // FuzzLooseKey checks LooseKey, with its shortcuts for ASCII names and
 // for names that are keys already, against its definition.
 func FuzzLooseKey(f *testing.F) {
-	for _, s := range []string{"", " ", "a b", "a  b", " a", "a ", "stvo 2013", "StVO 2013", "stvo_2013", "Café", "Cafe\u0301", "§ 626 BGB", "x\xffy", "a\u00a0b"} {
+	for _, s := range []string{"", " ", "a b", "a  b", " a", "a ", "stvo 2013", "StVO 2013", "stvo_2013", "Café", "Cafe\u0301", "§ 626 BGB", "x\xffy", "a\u00a0b", "Bürgerliches Gesetzbuch (BGB)", "ÄBC-déf_G", "a\xffB", "Zß\u0301Q"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
