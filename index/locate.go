@@ -84,7 +84,11 @@ type qmatcher struct {
 	prefix   string   // prefix*: every term starting with it is the word
 	stems    []string // modifier end: terms starting with a stem (projekt → projektplan)
 	suffixes []string // head end: part tokens starting with partMark + a reversed stem
-	optional bool     // a homograph: it ranks sections but does not make them match
+	optional bool     // a homograph or an option: it ranks sections but does not make them match
+	// option: a command's option ("-m"): among a note's matching sections
+	// it counts as the words do (the section on committing that writes
+	// "git commit -m" before the one headed Commits)
+	option bool
 }
 
 // weight of term t as this word (0: not this word).
@@ -122,7 +126,7 @@ func matchers(pq *parsedQuery) []qmatcher {
 			}
 		default:
 			w := c.words[0]
-			m := qmatcher{whole: w.Term, alt: w.Alt, noun: w.Noun, parts: c.parts, optional: c.optional && !pq.anyOf()}
+			m := qmatcher{whole: w.Term, alt: w.Alt, noun: w.Noun, parts: c.parts, optional: c.optional && !pq.anyOf(), option: c.option}
 			if w.partOK() && !c.wholeOnly {
 				for _, st := range w.partStems() {
 					m.stems = append(m.stems, st)

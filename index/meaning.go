@@ -663,7 +663,7 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 		nearOf[h.Path] = h
 	}
 	order := FuseRanks(byWords, byMeaning)
-	out := &Results{Offset: offset, Limit: limit, Status: words.Status, Ignored: words.Ignored, Optional: words.Optional,
+	out := &Results{Offset: offset, Limit: limit, Status: words.Status, Ignored: words.Ignored, Optional: words.Optional, Options: words.Options,
 		Suggestions: words.Suggestions, Relaxed: words.Relaxed, MeaningCoverage: m.CoverageText()}
 	out.Total = len(order)
 	if words.Total > len(words.Hits) {

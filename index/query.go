@@ -49,9 +49,11 @@ type clause struct {
 	words []qword // analyzed (for kindPrefix: the full analysis of raw)
 	// parts of a compound no note has (kindWord; set by Index.decompound)
 	parts []string
-	// optional: a homograph among other words (kindWord): it ranks, but
-	// need not occur
+	// optional: a homograph or a command's option among other words: it
+	// ranks, but need not occur
 	optional bool
+	// option: typed as a command's option ("-r", "--all"; isFlag)
+	option bool
 	// wholeOnly: the word is searched without its compounds and longer
 	// forms (kindWord; set by Index.boundParts)
 	wholeOnly bool
@@ -116,12 +118,24 @@ func (p *parsedQuery) required() []clause {
 	return out
 }
 
-// optionalWords returns the optional words as typed.
+// optionalWords returns the optional words (homographs) as typed.
 func (p *parsedQuery) optionalWords() []string {
 	var out []string
 	for _, c := range p.must {
-		if c.optional {
+		if c.optional && !c.option {
 			out = append(out, c.raw)
+		}
+	}
+	return out
+}
+
+// optionalOptions returns the commands' options that count for ranking
+// only, as typed ("-r", "--all").
+func (p *parsedQuery) optionalOptions() []string {
+	var out []string
+	for _, c := range p.must {
+		if c.optional && c.option {
+			out = append(out, "-"+c.raw)
 		}
 	}
 	return out
@@ -149,6 +163,8 @@ func (p *parsedQuery) needsMembership() bool {
 //	             and for a German verb form its noun (fortgezahlt: Fortzahlung)
 //	"a phrase"   the words in this order; no word parts, no nouns
 //	-word        exclude notes with the word; -"a phrase" likewise
+//	-r, --all    a command's option (one or two letters or digits, or a
+//	             second dash; isFlag): ranks, but need not occur
 //	proj*        words starting with proj (at least 2 letters before *)
 //	#tag, tag:x  only notes with the tag (or a tag below it: x/y)
 //	space:x      only notes in the space (top-level folder) x
@@ -232,11 +248,15 @@ func parseQuery(q string) (*parsedQuery, error) {
 		// A bare token runs to the next space; filter values may be quoted.
 		tok, rest := cutToken(s)
 		s = rest
+		option := false
 		if neg && isFlag(tok) {
 			// A command's option in a question ("crontab -l", "ls
 			// --all"), not a word to exclude: a note on the command
-			// holds "-l", and excluding "l" dropped it.
-			neg = false
+			// holds "-l", and excluding "l" dropped it. It ranks but
+			// need not occur: the page on grep writes "-rI", not "-r",
+			// and "grep -r" left it out of the first ten (tldr pages)
+			// behind pages holding both words, ast-grep first.
+			neg, option = false, true
 		}
 		if name, val, ok := filterToken(tok); ok {
 			plain = false
@@ -349,7 +369,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			continue
 		}
-		c := clause{kind: kindWord, raw: tok, words: words, optional: len(words) == 1 && words[0].Optional}
+		c := clause{kind: kindWord, raw: tok, words: words, optional: option || len(words) == 1 && words[0].Optional, option: option}
 		if len(words) > 1 {
 			c.kind = kindPhrase // "e-mail", "Hans-Peter": the parts in order
 		}
@@ -374,7 +394,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 	}
 	p.must = uniqueClauses(p.must)
 	if len(p.required()) == 0 {
-		// Only homographs: they are the words searched for.
+		// Only homographs or options: they are the words searched for.
 		for i := range p.must {
 			p.must[i].optional = false
 		}

@@ -82,6 +82,10 @@ type Results struct {
 	// würde, see homographs): they ranked the hits but were not required,
 	// because the query has other words.
 	Optional []string
+	// Options lists the commands' options of the query ("-r", "--all"):
+	// they ranked the hits but were not required, because the query has
+	// words besides them.
+	Options []string
 	// WholeWordsOnly lists query words searched without their compounds
 	// and longer forms: with them the query would read too much of the
 	// index (partBudget). They are words of most notes, so whole words
@@ -130,6 +134,9 @@ func (r *Results) Notices() []string {
 	}
 	if len(r.Optional) > 0 {
 		out = append(out, "counted for ranking only (also a common word): "+strings.Join(r.Optional, ", "))
+	}
+	if len(r.Options) > 0 {
+		out = append(out, "counted for ranking only (a command's option): "+strings.Join(r.Options, ", "))
 	}
 	if len(r.WholeWordsOnly) > 0 {
 		out = append(out, wholeOnlyText(r.WholeWordsOnly))
@@ -294,7 +301,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	perHit = min(perHit, MaxSections)
 	inNote := len(pq.paths) > 0
 
-	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Status: ix.Status()}
+	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Options: pq.optionalOptions(), Status: ix.Status()}
 	ix.decompound(pq, false)
 	ix.boundParts(pq)
 	out.WholeWordsOnly = pq.wholeOnly
@@ -340,7 +347,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if order, err = ix.namedFirst(ctx, pq, q.Text, positive, order); err != nil {
+	if order, err = ix.namedFirst(ctx, pq, withoutOptions(q.Text, pq.optionalOptions()), positive, order); err != nil {
 		return nil, err
 	}
 	if offset < len(order) {
@@ -491,6 +498,16 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 		}
 	}
 	return out, nil
+}
+
+// withoutOptions is text without the commands' options it holds: "grep
+// -r" names the note grep, "git commit -m" the note git commit.
+func withoutOptions(text string, options []string) string {
+	if len(options) == 0 {
+		return text
+	}
+	words := strings.Fields(text)
+	return strings.Join(slices.DeleteFunc(words, func(w string) bool { return slices.Contains(options, w) }), " ")
 }
 
 // ranked is a note in the order of a page.
@@ -1012,7 +1029,7 @@ func (ix *Index) positiveQuery(pq *parsedQuery, anyOf bool) (query.Query, error)
 }
 
 // boostQuery ranks notes higher without restricting them: by the optional
-// words (homographs). nil if there are none. (The words as a phrase rank
+// words (homographs, commands' options). nil if there are none. (The words as a phrase rank
 // too: see rank.)
 func (ix *Index) boostQuery(pq *parsedQuery) query.Query {
 	var qs []query.Query

@@ -552,6 +552,8 @@ func allInTitle(pq *parsedQuery, key string) bool {
 func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, ids []string, is []int, secs [][]secHit, totals []int) error {
 	var must, should []query.Query
 	var mustAt []int // each must query's clause, by index in pq.must
+	var optQ []query.Query
+	var optAt []int // the options' queries and clauses (qmatcher.option)
 	for i, c := range pq.must {
 		if key[i] == '1' {
 			continue
@@ -562,6 +564,9 @@ func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, 
 		}
 		if c.optional && !pq.anyOf() {
 			should = append(should, q)
+			if c.option {
+				optQ, optAt = append(optQ, q), append(optAt, i)
+			}
 		} else {
 			must = append(must, q)
 			mustAt = append(mustAt, i)
@@ -657,6 +662,12 @@ func (ix *Index) noteSections(ctx context.Context, pq *parsedQuery, key string, 
 			}
 		}
 	}
+	if len(optQ) > 0 {
+		// Which sections hold the options: rankSections counts them.
+		if err := ix.heldClauses(ctx, optQ, optAt, ids, is, secs); err != nil {
+			return err
+		}
+	}
 	for _, i := range is {
 		s := secs[i]
 		sort.SliceStable(s, func(a, b int) bool {
@@ -745,7 +756,7 @@ func inTitle(pq *parsedQuery, qm []qmatcher, key string) []bool {
 // heading of a section it lies in, or in its own text — then the deepest
 // (the most specific; the top heading often spans the whole note), then by
 // bleve's score, then the first. Title words and optional words count for
-// nothing. Where a word is comes from the headings (meta); a word the
+// nothing, but for commands' options (qmatcher.option). Where a word is comes from the headings (meta); a word the
 // section's document holds (secHit.held; clauses gives each matcher's
 // clause) in neither its heading nor an enclosing one is in its text, or
 // a compound in its heading — which counts as much, and more but in the
@@ -767,7 +778,7 @@ func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, clauses []
 	for j, s := range list {
 		if s.k < 1 || s.k > len(hs) { // the text before the first heading
 			for w := range qm {
-				if !title[w] && !qm[w].optional && s.holds(clauses[w]) {
+				if !title[w] && (!qm[w].optional || qm[w].option) && s.holds(clauses[w]) {
 					cover[j] += coverText
 				}
 			}
@@ -802,7 +813,7 @@ func rankSections(m meta, list []secHit, qm []qmatcher, title []bool, clauses []
 			c += (coverHeading - coverText) * float64(own.positions) / float64(n)
 		}
 		for w := range qm {
-			if title[w] || qm[w].optional {
+			if title[w] || qm[w].optional && !qm[w].option {
 				continue
 			}
 			best := c * own.words[w]

@@ -141,6 +141,8 @@ var goldenCases = []goldenCase{
 	{name: "search_notes/some_words", caller: readOnly, call: step{"search_notes", `{"query":"Backup Nextcloud Kunde","limit":3}`}},
 	{name: "search_notes/some_words_next_page", caller: readOnly, call: step{"search_notes", `{"query":"Backup Nextcloud Kunde","limit":2,"offset":2}`}},
 	{name: "search_notes/homograph", caller: readOnly, call: step{"search_notes", `{"query":"IT Kundenzugänge","limit":2}`}},
+	// A command's option ranks but is not required: "-m" need not occur.
+	{name: "search_notes/option", caller: readOnly, call: step{"search_notes", `{"query":"git commit -m","limit":2}`}},
 	{name: "search_notes/question", caller: readOnly, call: step{"search_notes", `{"query":"Wie viele Häuser gibt es im Lindenweg?","limit":2}`}},
 	{name: "search_notes/after_write", caller: readWrite,
 		before: []step{{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Quokka-Besuch im Zoo geplant.","change_summary":"Notiz"}`}},

@@ -116,6 +116,7 @@ type SearchData struct {
 	Offset      int                `json:"offset"`
 	Ignored     []string           `json:"ignored_words,omitempty"`
 	Optional    []string           `json:"ranking_only_words,omitempty"`
+	Options     []string           `json:"ranking_only_options,omitempty"`
 	WholeOnly   []string           `json:"whole_words_only,omitempty"`
 	Prefixes    []string           `json:"prefix_notes,omitempty"`
 	Suggestions []SearchSuggestion `json:"did_you_mean,omitempty"`
@@ -254,7 +255,7 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 			return nil, r
 		}
 	}
-	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
+	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, Options: res.Options, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
 		Meaning: meaningText(res, meaningOff)}
 	for _, s := range res.Suggestions {
 		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: s.Word, Words: s.Words, Query: s.Query})
@@ -513,6 +514,9 @@ func writeSearchNotices(b *strings.Builder, data SearchData, caller Caller, call
 	}
 	if len(data.Optional) > 0 {
 		b.WriteString("counted for ranking only (also common words): " + strings.Join(data.Optional, ", ") + "\n")
+	}
+	if len(data.Options) > 0 {
+		b.WriteString("counted for ranking only (commands' options): " + strings.Join(data.Options, ", ") + "\n")
 	}
 	if len(data.WholeOnly) > 0 {
 		b.WriteString("searched as whole words only, without compounds and longer forms (too frequent to expand): " + strings.Join(data.WholeOnly, ", ") + "\n")

@@ -838,7 +838,7 @@ func (vs *Vaults) searchAll(ctx context.Context, caller Caller, raw map[string]a
 		if m.Meaning == "" {
 			m.Meaning = d.Meaning
 		}
-		for _, f := range []struct{ to, from *[]string }{{&m.Ignored, &d.Ignored}, {&m.Optional, &d.Optional}, {&m.WholeOnly, &d.WholeOnly}, {&m.Prefixes, &d.Prefixes}} {
+		for _, f := range []struct{ to, from *[]string }{{&m.Ignored, &d.Ignored}, {&m.Optional, &d.Optional}, {&m.Options, &d.Options}, {&m.WholeOnly, &d.WholeOnly}, {&m.Prefixes, &d.Prefixes}} {
 			if len(*f.to) == 0 {
 				*f.to = *f.from
 			}
