@@ -179,11 +179,13 @@ func (p *parsedQuery) needsMembership() bool {
 // 16.11.2026 (see dates.go).
 // isFlag reports whether tok, after a "-", reads as a command's option
 // rather than a word to exclude: one or two letters or digits ("l", "rf",
-// "9"), or a second dash ("-all" of "--all").
+// "9"), or a second dash ("-all" of "--all"); punctuation after it is the
+// sentence's ("ls -l, then sort").
 func isFlag(tok string) bool {
 	if strings.HasPrefix(tok, "-") {
 		return len(tok) > 1
 	}
+	tok = strings.TrimRightFunc(tok, unicode.IsPunct)
 	n := 0
 	for _, r := range tok {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {

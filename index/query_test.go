@@ -183,7 +183,8 @@ func TestSearch_UnknownPropertyIsText(t *testing.T) {
 }
 
 // TestSearch_OptionIsNoExclusion: "-l" and "--all" in a question are a
-// command's options, not words to exclude; "-Archiv" still excludes.
+// command's options, not words to exclude, also with the sentence's comma
+// after one; "-Archiv" still excludes.
 func TestSearch_OptionIsNoExclusion(t *testing.T) {
 	v, _ := newVault(t, map[string]string{
 		"common/crontab.md": "# crontab\n\n- List the jobs: `crontab -l`\n",
@@ -196,6 +197,9 @@ func TestSearch_OptionIsNoExclusion(t *testing.T) {
 	}
 	if res := mustSearch(t, ix, Query{Text: "ls --all"}); len(res.Hits) != 1 || res.Hits[0].Path != "common/ls.md" {
 		t.Errorf("ls --all: hits %v, want common/ls.md", hitPaths(res))
+	}
+	if res := mustSearch(t, ix, Query{Text: "crontab -l,"}); len(res.Hits) == 0 || res.Hits[0].Path != "common/crontab.md" {
+		t.Errorf("crontab -l,: hits %v, want common/crontab.md first", hitPaths(res))
 	}
 	if res := mustSearch(t, ix, Query{Text: "crontab -Archiv"}); len(res.Hits) != 1 || res.Hits[0].Path != "common/crontab.md" {
 		t.Errorf("crontab -Archiv: hits %v, want common/crontab.md only", hitPaths(res))
