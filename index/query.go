@@ -129,6 +129,24 @@ func (p *parsedQuery) optionalWords() []string {
 	return out
 }
 
+// onlyOptions reports whether the words a note must have are all
+// commands' options (the query's other words left out as too common).
+func (p *parsedQuery) onlyOptions() bool {
+	req := p.required()
+	return len(req) > 0 && !slices.ContainsFunc(req, func(c clause) bool { return !c.option })
+}
+
+// options returns the commands' options as typed ("-r", "--all").
+func (p *parsedQuery) options() []string {
+	var out []string
+	for _, c := range p.must {
+		if c.option {
+			out = append(out, "-"+c.raw)
+		}
+	}
+	return out
+}
+
 // optionalOptions returns the commands' options that count for ranking
 // only, as typed ("-r", "--all").
 func (p *parsedQuery) optionalOptions() []string {

@@ -347,7 +347,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if order, err = ix.namedFirst(ctx, pq, withoutOptions(q.Text, pq.optionalOptions()), positive, order); err != nil {
+	if order, err = ix.namedFirst(ctx, pq, withoutOptions(q.Text, pq.options()), positive, order); err != nil {
 		return nil, err
 	}
 	if offset < len(order) {
@@ -476,6 +476,14 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 	for _, h := range res.Hits {
 		match[h.ID], score[h.ID] = true, h.Score
 	}
+	if pq.onlyOptions() {
+		// The name was left out as a common word ("du -v", "which
+		// -a"), its options alone searched for: the named note is the
+		// answer whether it writes them or not.
+		for _, p := range named {
+			match[p] = true
+		}
+	}
 	if len(match) == 0 {
 		return order, nil
 	}
@@ -491,6 +499,22 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 			out = append(out, ranked{id: p, score: score[p]})
 		}
 	}
+	// Those named exactly (but for case and spacing) first: "clang"
+	// names clang and clang++, and the page on clang++ ranked higher.
+	t := ix.nameTable()
+	exact := make(map[string]bool, len(out))
+	for _, r := range out {
+		exact[r.id] = t.NamedExactly(r.id, text)
+	}
+	slices.SortStableFunc(out, func(a, b ranked) int {
+		switch {
+		case exact[a.id] == exact[b.id]:
+			return 0
+		case exact[a.id]:
+			return -1
+		}
+		return 1
+	})
 	first := len(out)
 	for _, r := range order {
 		if !slices.ContainsFunc(out[:first], func(x ranked) bool { return x.id == r.id }) {

@@ -459,6 +459,15 @@ func (t *NameTable) Named(text string) []string {
 	return append([]string(nil), t.byLoose.get(k)...)
 }
 
+// NamedExactly reports whether the note at p has a name that is text but
+// for case and spacing (a title or alias: note.NameKey; a file or a folder
+// note's folder name: note.LinkKey). Of the notes Named("clang") returns,
+// clang and clang++, only clang is named exactly.
+func (t *NameTable) NamedExactly(p, text string) bool {
+	return slices.Contains(t.title.get(note.NameKey(text)), p) || slices.Contains(t.alias.get(note.NameKey(text)), p) ||
+		slices.Contains(t.name.get(note.LinkKey(text)), p)
+}
+
 // PrepareNamed makes what Named looks names up in, if it is not made yet
 // (a search asks Named for its words; an index makes it ahead).
 func (t *NameTable) PrepareNamed() {
