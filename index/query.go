@@ -136,23 +136,13 @@ func (p *parsedQuery) onlyOptions() bool {
 	return len(req) > 0 && !slices.ContainsFunc(req, func(c clause) bool { return !c.option })
 }
 
-// options returns the commands' options as typed ("-r", "--all").
-func (p *parsedQuery) options() []string {
+// options returns the commands' options as typed ("-r", "--all"); with
+// rankingOnly, those that count for ranking only (not the query's only
+// words).
+func (p *parsedQuery) options(rankingOnly bool) []string {
 	var out []string
 	for _, c := range p.must {
-		if c.option {
-			out = append(out, "-"+c.raw)
-		}
-	}
-	return out
-}
-
-// optionalOptions returns the commands' options that count for ranking
-// only, as typed ("-r", "--all").
-func (p *parsedQuery) optionalOptions() []string {
-	var out []string
-	for _, c := range p.must {
-		if c.optional && c.option {
+		if c.option && (c.optional || !rankingOnly) {
 			out = append(out, "-"+c.raw)
 		}
 	}

@@ -301,7 +301,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	perHit = min(perHit, MaxSections)
 	inNote := len(pq.paths) > 0
 
-	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Options: pq.optionalOptions(), Status: ix.Status()}
+	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Options: pq.options(true), Status: ix.Status()}
 	ix.decompound(pq, false)
 	ix.boundParts(pq)
 	out.WholeWordsOnly = pq.wholeOnly
@@ -347,7 +347,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if order, err = ix.namedFirst(ctx, pq, withoutOptions(q.Text, pq.options()), positive, order); err != nil {
+	if order, err = ix.namedFirst(ctx, pq, withoutOptions(q.Text, pq.options(false)), positive, order); err != nil {
 		return nil, err
 	}
 	if offset < len(order) {
