@@ -23,28 +23,9 @@ func TestServe_StartsThenRecovers(t *testing.T) {
 		"2_Wissen/Tiefer/Kompost.md":        "# Kompost\n",
 		"2_Wissen/Tiefer/.vaultd-other.txt": "not vaultd's",
 	})
-	stale := filepath.Join(dir, "1_Projekte", ".vaultd-1234.tmp")
-	old := time.Now().Add(-2 * time.Minute)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	done := make(chan int)
-	go func() {
-		done <- execute(context.Background(), append(g, "serve"), inR, out, io.Discard)
-	}()
-	send := func(s string) { io.WriteString(inW, s+"\n") }
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 20 s; the server wrote:\n%s", what, out.String())
-			}
-		}
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-client","version":"1"}}}`)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	stale := staleTemp(t, dir, "1_Projekte/.vaultd-1234.tmp")
+	send, out, done, waitFor := serveOnPipe(t, g)
+	// A search waits until the index is up to date.
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"Tomaten"}}}`)
 	waitFor("the search's answer", func() bool { return strings.Contains(out.String(), `"id":2`) })
 	if !strings.Contains(out.String(), "1_Projekte/Garten.md") {
@@ -54,7 +35,7 @@ func TestServe_StartsThenRecovers(t *testing.T) {
 		_, err := os.Stat(stale)
 		return os.IsNotExist(err)
 	})
-	inW.Close()
+	send("") // the client closes the pipe
 	if code := <-done; code != 0 {
 		t.Errorf("serve exited with %d", code)
 	}
@@ -77,31 +58,11 @@ func TestServe_EndsWithoutWaitingForTheTempSearch(t *testing.T) {
 		"1_Projekte/Garten.md":        "# Garten\n\nTomaten pflanzen.\n",
 		"1_Projekte/.vaultd-1234.tmp": "half a write",
 	})
-	stale := filepath.Join(dir, "1_Projekte", ".vaultd-1234.tmp")
-	old := time.Now().Add(-2 * time.Minute)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- execute(context.Background(), append(g, "serve"), inR, out, io.Discard)
-	}()
-	send := func(s string) { io.WriteString(inW, s+"\n") }
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-client","version":"1"}}}`)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	// A search waits until the index is up to date.
+	stale := staleTemp(t, dir, "1_Projekte/.vaultd-1234.tmp")
+	send, out, done, waitFor := serveOnPipe(t, g)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"Tomaten"}}}`)
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), `"id":2`); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the search's answer: not within 20 s; the server wrote:\n%s", out.String())
-		}
-	}
-	if !strings.Contains(out.String(), "1_Projekte/Garten.md") {
-		t.Errorf("the search did not find the note:\n%s", out.String())
-	}
-	inW.Close()
+	waitFor("the search's answer", func() bool { return strings.Contains(out.String(), `"id":2`) })
+	send("")
 	select {
 	case code := <-done:
 		if code != 0 {
@@ -113,4 +74,47 @@ func TestServe_EndsWithoutWaitingForTheTempSearch(t *testing.T) {
 	if _, err := os.Stat(stale); err != nil {
 		t.Errorf("the temp file was looked for at the end: %v", err)
 	}
+}
+
+// staleTemp makes the temp file at vault path p of dir two minutes old
+// (stale: a write that old is no longer in progress) and returns its path.
+func staleTemp(t *testing.T, dir, p string) string {
+	t.Helper()
+	f := filepath.Join(dir, filepath.FromSlash(p))
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(f, old, old); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// serveOnPipe runs vaultd serve with the global flags g on a pipe and
+// initializes it. send writes one line to it ("" closes the pipe); done
+// gets serve's exit code; waitFor polls ok for up to 20 s.
+func serveOnPipe(t *testing.T, g []string) (send func(string), out *syncBuffer, done chan int, waitFor func(what string, ok func() bool)) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	out = &syncBuffer{}
+	done = make(chan int, 1)
+	go func() {
+		done <- execute(context.Background(), append(g, "serve"), inR, out, io.Discard)
+	}()
+	send = func(s string) {
+		if s == "" {
+			inW.Close()
+			return
+		}
+		io.WriteString(inW, s+"\n")
+	}
+	waitFor = func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 20 s; the server wrote:\n%s", what, out.String())
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-client","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return send, out, done, waitFor
 }
