@@ -47,7 +47,7 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 	}
 	queryFile := writeQueries(tmp, "growth.queries.json", queries("gesetze"))
 	copies := filepath.Join(tmp, "growth-copies")
-	type fig struct{ build, rss, size, restart, search, serveInit, serveReady float64 }
+	type fig struct{ build, rss, size, restart, search, serveInit, serveReady, serveExit float64 }
 	var figs []fig
 	for _, n := range growthFactors {
 		// The vault: copy 0 is the laws as they are, copy k their
@@ -77,17 +77,17 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 		for range 3 {
 			walls = append(walls, runChild(v.bench, "restart", dir, state).Seconds)
 		}
-		initAfter, readyAfter := serveRestart(bin, dir, state, tmp)
+		initAfter, readyAfter, exitAfter := serveRestart(bin, dir, state, tmp)
 		s := runChild(v.bench, "search", dir, state, queryFile, "2")
 		var lat []time.Duration
 		for _, q := range s.Queries {
 			lat = append(lat, millis(q.Millis)...)
 		}
 		f := fig{b.Seconds, float64(b.MaxRSSKB) / 1024, size, median(walls), float64(percentile(lat, 50).Microseconds()) / 1000,
-			initAfter.Seconds(), readyAfter.Seconds()}
+			initAfter.Seconds(), readyAfter.Seconds(), exitAfter.Seconds()}
 		figs = append(figs, f)
-		fmt.Fprintf(os.Stderr, "  growth %d×: %d notes, %.0f MB: build %.1f s, peak RSS %.0f MB, index %.0f MB, restart %.2f s, serve restart: initialize %.0f ms, complete search %.2f s; search p50 %.1f ms\n",
-			n, notes, float64(bytes)/1e6, f.build, f.rss, f.size, f.restart, 1000*f.serveInit, f.serveReady, f.search)
+		fmt.Fprintf(os.Stderr, "  growth %d×: %d notes, %.0f MB: build %.1f s, peak RSS %.0f MB, index %.0f MB, restart %.2f s, serve restart: initialize %.0f ms, complete search %.2f s, exit after the client closed stdio %.0f ms; search p50 %.1f ms\n",
+			n, notes, float64(bytes)/1e6, f.build, f.rss, f.size, f.restart, 1000*f.serveInit, f.serveReady, 1000*f.serveExit, f.search)
 		label := fmt.Sprintf("%d× (%d notes, %.0f MB)", n, notes, float64(bytes)/1e6)
 		t.add(label+": full build", fmt.Sprintf("%.1f s, peak RSS %.0f MB, index %.0f MB", f.build, f.rss, f.size), "")
 		if n == 4 {
@@ -98,6 +98,7 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 		if n == 4 {
 			t.goal(label+": serve restart → initialize answered", fmt.Sprintf("%.0f ms", 1000*f.serveInit), "≤ 100 ms", f.serveInit <= 0.1)
 			t.goal(label+": serve restart → first search from a complete index", fmt.Sprintf("%.2f s", f.serveReady), "≤ 0.5 s", f.serveReady <= 0.5)
+			t.add(label+": serve exit after the client closes stdio", fmt.Sprintf("%.0f ms", 1000*f.serveExit), "")
 		} else {
 			t.add(label+": serve restart → initialize answered", fmt.Sprintf("%.0f ms", 1000*f.serveInit), "")
 			t.add(label+": serve restart → first search from a complete index", fmt.Sprintf("%.2f s", f.serveReady), "")
@@ -135,21 +136,25 @@ func growthBench(corpora, tmp string, v *variant, t *table) {
 // its built index and returns how long until initialize was answered and
 // until a search was answered from a complete index: everything serve
 // does at start (the index's open and catch-up, the watcher, recovery)
-// included. The median of three starts.
-func serveRestart(bin, dir, state, tmp string) (initAfter, readyAfter time.Duration) {
+// included; and how long serve took to exit once the client closed its
+// stdin (mcp-go's client waits 2 s, then sends SIGTERM). The median of
+// three starts.
+func serveRestart(bin, dir, state, tmp string) (initAfter, readyAfter, exitAfter time.Duration) {
 	logf, err := os.Create(filepath.Join(tmp, "growth.serve.log"))
 	check(err)
 	defer logf.Close()
 	args := []string{"serve", "--vault", dir, "--state-dir", state, "--allow", "read"}
-	var inits, readies []time.Duration
+	var inits, readies, exits []time.Duration
 	for range 3 {
 		start := time.Now()
 		s := stdioStart(bin, args, logf)
 		inits = append(inits, time.Since(start))
 		readies = append(readies, s.untilComplete(start, map[string]any{"query": "Kündigungsfrist"}))
+		closed := time.Now()
 		check(s.c.Close())
+		exits = append(exits, time.Since(closed))
 	}
-	return percentile(inits, 50), percentile(readies, 50)
+	return percentile(inits, 50), percentile(readies, 50), percentile(exits, 50)
 }
 
 // linkTree recreates src's folders in dst with hard links to its files
