@@ -100,18 +100,24 @@ func commandWithOption(t *testing.T, corpus string, step int) {
 // the note: exactly before but for punctuation (clang before clang++,
 // which holds the words more often), and also when the name is a common
 // word the search leaves out (du, "you" in German), with an option the
-// note does not write.
+// note does not write — unless a filter leaves it out.
 func TestSearch_NamedCommandWithOption(t *testing.T) {
 	v, _ := newVault(t, map[string]string{
 		"common/clang.md":   "# clang\n\n- Compile: `clang {{[-o|--output]}} file`\n",
 		"common/clang++.md": "# clang++\n\nclang for C++: clang clang clang.\n\n- Compile: `clang++ {{[-o|--output]}} file`\n",
 		"common/du.md":      "# du\n\n- Sizes: `du {{[-h|--human-readable]}}`\n",
 		"common/ls.md":      "# ls\n\n- Verbose: `ls -v`\n",
+		"linux/ls.md":       "# ls\n\n- Verbose: `ls -v`\n",
 	})
 	ix := openIndex(t, v, Options{})
 	for q, want := range map[string]string{"clang -o": "common/clang.md", "du -v": "common/du.md", "du -h": "common/du.md"} {
 		if res := mustSearch(t, ix, Query{Text: q}); len(res.Hits) == 0 || res.Hits[0].Path != want {
 			t.Errorf("%s: hits %v, want %s first", q, hitPaths(res), want)
 		}
+	}
+	// A filter given beside the text still holds.
+	res := mustSearch(t, ix, Query{Text: "du -v", Folder: "linux"})
+	if slices.Contains(hitPaths(res), "common/du.md") {
+		t.Errorf("du -v in folder linux: hits %v, want no common/du.md", hitPaths(res))
 	}
 }

@@ -479,9 +479,14 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 	if pq.onlyOptions() {
 		// The name was left out as a common word ("du -v", "which
 		// -a"), its options alone searched for: the named note is the
-		// answer whether it writes them or not.
-		for _, p := range named {
-			match[p] = true
+		// answer whether it writes them or not — where the filters and
+		// exclusions let it be.
+		all, err := ix.search(ctx, pq, nil, nil, len(named), query.NewDocIDQuery(named))
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range all.Hits {
+			match[h.ID] = true
 		}
 	}
 	if len(match) == 0 {
