@@ -463,7 +463,8 @@ func (ix *Index) pageHits(ctx context.Context, pq *parsedQuery, positive, boost 
 // Formatierungssyntax" listed ten notes linking to the note of that name,
 // not the note). Several named notes keep the order the ranking gave them.
 func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, positive query.Query, order []ranked) ([]ranked, error) {
-	named := ix.nameTable().Named(text)
+	t := ix.nameTable()
+	named := t.Named(text)
 	if len(named) == 0 || positive == nil {
 		return order, nil
 	}
@@ -506,7 +507,6 @@ func (ix *Index) namedFirst(ctx context.Context, pq *parsedQuery, text string, p
 	}
 	// Those named exactly (but for case and spacing) first: "clang"
 	// names clang and clang++, and the page on clang++ ranked higher.
-	t := ix.nameTable()
 	exact := make(map[string]bool, len(out))
 	for _, r := range out {
 		exact[r.id] = t.NamedExactly(r.id, text)
@@ -1058,8 +1058,8 @@ func (ix *Index) positiveQuery(pq *parsedQuery, anyOf bool) (query.Query, error)
 }
 
 // boostQuery ranks notes higher without restricting them: by the optional
-// words (homographs, commands' options). nil if there are none. (The words as a phrase rank
-// too: see rank.)
+// words (homographs, commands' options). nil if there are none. (The words
+// as a phrase rank too: see rank.)
 func (ix *Index) boostQuery(pq *parsedQuery) query.Query {
 	var qs []query.Query
 	for _, c := range pq.must {

@@ -756,9 +756,10 @@ func inTitle(pq *parsedQuery, qm []qmatcher, key string) []bool {
 // heading of a section it lies in, or in its own text — then the deepest
 // (the most specific; the top heading often spans the whole note), then by
 // bleve's score, then the first. Title words and optional words count for
-// nothing, but for commands' options (qmatcher.option). Where a word is comes from the headings (meta); a word the
-// section's document holds (secHit.held; clauses gives each matcher's
-// clause) in neither its heading nor an enclosing one is in its text, or
+// nothing, but for commands' options (qmatcher.option). Where a word is
+// comes from the headings (meta); a word the section's document holds
+// (secHit.held; clauses gives each matcher's clause) in neither its
+// heading nor an enclosing one is in its text, or
 // a compound in its heading — which counts as much, and more but in the
 // heading that repeats the note's title (titleText): like a title word,
 // it says the note is the right one, not which part of it.
