@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -703,23 +704,32 @@ func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error 
 		entries = append(entries, e)
 		return nil
 	}
-	var err error
 	if enter != nil {
 		ix.walkedAll.Store(false)
-		if err = ix.v.WalkEntering(enter, collect); err == nil {
-			ix.walkedAll.Store(true)
-		}
-	} else {
-		err = ix.v.Walk(collect)
 	}
+	// The folders' listings are the manifest's, replaced after each
+	// complete walk. Two catch-ups at once may leave either walk's: each
+	// listing holds the times it was read with, and is trusted only while
+	// its folder still has them.
+	ix.wmu.Lock()
+	known := ix.man.Folders
+	ix.wmu.Unlock()
+	listings, err := ix.v.WalkListing(vault.WalkOptions{Enter: enter, Known: known}, collect)
 	if err != nil {
 		return err
+	}
+	if enter != nil {
+		ix.walkedAll.Store(true)
 	}
 	ix.keepWalked(entries, mark)
 	seen := make(map[string]bool, len(entries))
 	var todo []string
 	notes := 0
 	ix.wmu.Lock()
+	if !maps.EqualFunc(listings, ix.man.Folders, vault.FolderListing.Equal) {
+		ix.man.Folders = listings
+		ix.manDirty = true
+	}
 	for _, e := range entries {
 		seen[e.Path] = true
 		if e.Note {

@@ -9,9 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/vaultd/vaultd/vault"
 )
 
 // manifest records, for every file the index reflects, what it looked like
@@ -27,6 +28,10 @@ type manifest struct {
 	// gob is set when it was read from a gob manifest (saved before the
 	// binary form), which the next save replaces.
 	gob bool
+	// Folders are the listings of the folders without subfolders, as the
+	// last complete walk left them (vault.FolderListing): the next walk
+	// reads only the folders that changed since.
+	Folders map[string]vault.FolderListing
 	// file is the file it was read from, as it was then (nil for a
 	// manifest not read from a file).
 	file os.FileInfo
@@ -88,7 +93,18 @@ func (m *manifest) notes() int {
 // restart of 4× the laws loads four times as much.
 //
 // 3: titles shown, tags and conflict markers (the catalog, names.go).
-const manifestMagic = "vaultd-manifest-3\n"
+// 4: the folders' listings after the files.
+const (
+	manifestMagic  = "vaultd-manifest-4\n"
+	manifestMagic3 = "vaultd-manifest-3\n" // read, without folders
+)
+
+// binaryManifest reports whether b is a manifest in the binary form, and
+// whether that holds the folders' listings.
+func binaryManifest(b []byte) (ok, folders bool) {
+	head := string(b[:min(len(b), len(manifestMagic))])
+	return head == manifestMagic || head == manifestMagic3, head == manifestMagic
+}
 
 func loadManifest(name string) (*manifest, error) {
 	b, release, fi, err := readOnly(name)
@@ -96,7 +112,7 @@ func loadManifest(name string) (*manifest, error) {
 		return nil, err
 	}
 	var m *manifest
-	if strings.HasPrefix(string(b[:min(len(b), len(manifestMagic))]), manifestMagic) {
+	if ok, _ := binaryManifest(b); ok {
 		m, err = decodeManifest(b) // its strings are b's bytes
 	} else {
 		m = newManifest()
@@ -160,6 +176,20 @@ func encodeManifest(b []byte, m *manifest) []byte {
 		b = binary.AppendUvarint(b, uint64(e.Sections))
 		b = binary.AppendUvarint(b, uint64(e.SectionDocs))
 	}
+	folders := make([]string, 0, len(m.Folders))
+	for p := range m.Folders {
+		folders = append(folders, p)
+	}
+	sort.Strings(folders)
+	b = binary.AppendUvarint(b, uint64(len(folders)))
+	for _, p := range folders {
+		l := m.Folders[p]
+		str(p)
+		b = binary.AppendUvarint(b, l.Ino)
+		b = binary.AppendVarint(b, l.MTime)
+		b = binary.AppendVarint(b, l.CTime)
+		strs(l.Files)
+	}
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -173,6 +203,11 @@ func decodeManifest(b []byte) (*manifest, error) {
 		m = &manifest{Version: version, Files: make(map[string]fileEntry, n)}
 	}, func(p string, e fileEntry) {
 		m.Files[p] = e
+	}, func(p string, l vault.FolderListing) {
+		if m.Folders == nil {
+			m.Folders = make(map[string]vault.FolderListing)
+		}
+		m.Folders[p] = l
 	})
 	if err != nil {
 		return nil, err
@@ -182,10 +217,13 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // eachManifestEntry reads a manifest file written by encodeManifest: start
 // gets its mapping version and number of entries, then entry each entry in
-// the file's order (by path). The strings are b's bytes (b must not be
-// changed after), and the string lists share one backing array.
-func eachManifestEntry(b []byte, start func(version, n int), entry func(p string, e fileEntry)) error {
-	if len(b) < len(manifestMagic)+4 {
+// the file's order (by path), then folder each folder's listing (by path;
+// with folder nil, the reading ends after the files). The strings are b's
+// bytes (b must not be changed after), and the string lists share one
+// backing array.
+func eachManifestEntry(b []byte, start func(version, n int), entry func(p string, e fileEntry), folder func(p string, l vault.FolderListing)) error {
+	ok, hasFolders := binaryManifest(b)
+	if !ok || len(b) < len(manifestMagic)+4 {
 		return errManifest
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
@@ -274,6 +312,26 @@ func eachManifestEntry(b []byte, start func(version, n int), entry func(p string
 			return errManifest
 		}
 		entry(p, e)
+	}
+	if folder == nil {
+		return nil // the checksum vouched for the rest
+	}
+	if hasFolders {
+		n := uv()
+		if bad || n > uint64(len(body)) {
+			return errManifest
+		}
+		for range n {
+			p := str()
+			var l vault.FolderListing
+			l.Ino = uv()
+			l.MTime, l.CTime = sv(), sv()
+			l.Files = strs()
+			if bad {
+				return errManifest
+			}
+			folder(p, l)
+		}
 	}
 	if i != len(body) {
 		return errManifest

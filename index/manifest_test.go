@@ -2,11 +2,15 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/vaultd/vaultd/vault"
 )
 
 func sampleManifest() *manifest {
@@ -16,6 +20,10 @@ func sampleManifest() *manifest {
 		Aliases: []string{"Gartenplan", "Beete"}, Titles: []string{"Garten"}, Sections: 4, SectionDocs: 3}
 	m.Files["Bilder/plan.png"] = fileEntry{Size: 99, MTime: -1}
 	m.Files["ä/ü ß.md"] = fileEntry{Note: true, Version: "x", Titles: []string{""}}
+	m.Folders = map[string]vault.FolderListing{
+		"1_Projekte":  {Ino: 4242, MTime: 1764590000123456789, CTime: 1764590000123456790, Files: []string{"Garten.md"}},
+		"Bilder/leer": {Ino: 7, MTime: -2},
+	}
 	return m
 }
 
@@ -51,6 +59,25 @@ func TestManifest_RoundTrip(t *testing.T) {
 	}
 	if !bytes.Equal(encodeManifest(nil, want), encodeManifest(nil, got)) {
 		t.Error("the same manifest encodes to other bytes")
+	}
+}
+
+// TestManifest_ReadsTheFormerForm: a manifest saved in the form before the
+// folders' listings is read, its files all there and no listing with them
+// (the next walk reads every folder and keeps theirs).
+func TestManifest_ReadsTheFormerForm(t *testing.T) {
+	m := sampleManifest()
+	m.Folders = nil
+	b := encodeManifest(nil, m)
+	// The former form: its magic, no count of folders after the files.
+	old := append([]byte(manifestMagic3), b[len(manifestMagic):len(b)-5]...)
+	old = binary.BigEndian.AppendUint32(old, crc32.ChecksumIEEE(old))
+	got, err := decodeManifest(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Files, m.Files) || got.Folders != nil {
+		t.Errorf("the former form read as %+v", got)
 	}
 }
 

@@ -107,7 +107,7 @@ func (n *Names) loadLocked() {
 		if ok {
 			list = append(list, nameEntry(p, e))
 		}
-	})
+	}, nil)
 	if err != nil || !ok {
 		release()
 		return

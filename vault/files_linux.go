@@ -5,6 +5,7 @@ package vault
 import (
 	"errors"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -23,6 +24,11 @@ import (
 type beneath struct {
 	dir *os.File    // the vault's folder, for openat2's dirfd
 	off atomic.Bool // openat2 is not there (an old kernel, a sandbox)
+	// Whether walks trust folder times here (foldersTrusted), and the
+	// device of the vault's folder.
+	trustOnce sync.Once
+	trusted   bool
+	dev       uint64
 }
 
 // openBeneath opens the vault's folder for beneath.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -28,15 +29,6 @@ import (
 // fs.SkipAll (the walk stops and returns nil), as with fs.WalkDir.
 func (v *Vault) WalkDir(dir string, fn func(Entry) error) error {
 	return v.walkDir(dir, &walker{v: v, fn: fn})
-}
-
-// WalkEntering is Walk that also calls enter for every folder it reads
-// (its vault path, "" for the vault's own folder) before reading it, from
-// any goroutine: the index adds its watch on the folder there, so that a
-// change after the folder was read is an event, and one before is in the
-// listing.
-func (v *Vault) WalkEntering(enter func(folder string), fn func(Entry) error) error {
-	return v.walkDir("", &walker{v: v, fn: fn, enter: enter})
 }
 
 // walkTemps calls fn for every one of vaultd's temp files in the vault's
@@ -80,11 +72,11 @@ func (v *Vault) walkDir(dir string, w *walker) error {
 		if w.enter != nil {
 			w.enter(strings.TrimPrefix(start, "."))
 		}
-		entries, ok := readFolder(r, ".", nil)
+		entries, _, ok := readFolder(r, ".", nil)
 		if !ok {
 			return &note.Error{Op: "list", Path: dir, Kind: note.ErrInvalidPath, Msg: "cannot be read"}
 		}
-		err = w.folder(nil, ".", r, start, start, nil, entries)
+		err = w.folder(nil, ".", r, start, start, nil, entries, folderStamp{})
 	}
 	if err == fs.SkipDir || err == fs.SkipAll {
 		err = nil
@@ -104,6 +96,10 @@ const (
 	chunksAhead  = 3
 )
 
+// testHookTrusted runs, from any goroutine, for each folder a walk took
+// from its listing without reading it.
+var testHookTrusted func(rel string)
+
 // testHookWalkListed runs after a folder's listing is read, before its
 // subfolders are (tests swap a folder for a link there).
 var testHookWalkListed func(rel string)
@@ -117,12 +113,18 @@ type walker struct {
 	temp func(p string, fi fs.FileInfo)
 	// enter, when set, is called before each folder is read.
 	enter func(folder string)
+	// known are the listings a folder may be trusted by, listings those
+	// this walk keeps (both nil where none are: WalkListing); a listing
+	// is kept only for a folder whose ctime was before settled.
+	known, listings map[string]FolderListing
+	settled         int64
 }
 
 // readFolder reads the folder name of r, sorted by name. want is what the
-// parent's listing showed for it; the folder opened must be that one. ok
-// is false when it cannot be read (or was swapped).
-func readFolder(r *os.Root, name string, want fs.FileInfo) (entries []fs.DirEntry, ok bool) {
+// parent's listing showed for it; the folder opened must be that one (st
+// is its stat, taken before it was read). ok is false when it cannot be
+// read (or was swapped).
+func readFolder(r *os.Root, name string, want fs.FileInfo) (entries []fs.DirEntry, st fs.FileInfo, ok bool) {
 	// Opened non-blocking, so that os leaves the descriptor's flags alone:
 	// opened blocking, it sets O_NONBLOCK for its poller (which refuses a
 	// folder) and clears it again. strace of a walk of 4× the laws (26,544
@@ -130,41 +132,46 @@ func readFolder(r *os.Root, name string, want fs.FileInfo) (entries []fs.DirEntr
 	// none now. Reading a folder does not block either way.
 	d, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	defer d.Close()
 	if want != nil {
-		if st, err := d.Stat(); err != nil || !os.SameFile(st, want) {
-			return nil, false
+		if st, err = d.Stat(); err != nil || !os.SameFile(st, want) {
+			return nil, nil, false
 		}
 	}
 	// A folder opened in a Root is read with a stat of each entry relative
 	// to it (os.File.ReadDir), so Info costs no further call.
 	entries, err = d.ReadDir(-1)
 	if err != nil && len(entries) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, true
+	return entries, st, true
 }
 
 // chunk is the listings of a run of subfolders, read together.
 type chunk struct {
 	done     chan struct{} // nil: not asked for yet
 	listings [][]fs.DirEntry
+	stamps   []folderStamp
 	ok       []bool
 }
 
 // folder walks one folder, whose path on disk is rel, canonical path crel
 // (twins.go) and listing entries: the folder name of parent, or self when
 // that is already open (the start). want is what parent's listing showed
-// for it.
-func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel string, want fs.FileInfo, entries []fs.DirEntry) (err error) {
+// for it, stamp what the listing was read with (keepListing).
+func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel string, want fs.FileInfo, entries []fs.DirEntry, stamp folderStamp) (err error) {
 	type item struct {
-		e    fs.DirEntry
-		p    string
-		cp   string      // canonical: NFC, a twin's name as it is
-		info fs.FileInfo // folders: what the listing showed
+		e  fs.DirEntry
+		p  string
+		cp string // canonical: NFC, a twin's name as it is
+		// Folders: dir, and what an lstat showed when the folder was
+		// read (taken only then: a folder trusted by its listing needs
+		// none).
+		dir  bool
+		info fs.FileInfo
 	}
 	names := make([]string, len(entries))
 	for i, e := range entries {
@@ -191,14 +198,27 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel s
 		if twins[n] {
 			shown = n
 		}
-		it := item{e: e, p: p, cp: join(crel, shown)}
-		if e.IsDir() {
-			if it.info, err = e.Info(); err != nil {
-				continue
-			}
+		it := item{e: e, p: p, cp: join(crel, shown), dir: e.IsDir()}
+		if it.dir {
 			folders = append(folders, len(items))
 		}
 		items = append(items, it)
+	}
+	if len(folders) == 0 && w.listings != nil && stamp.ok {
+		var files []string
+		linked := false
+		for _, it := range items {
+			if it.e.Type()&fs.ModeSymlink != 0 {
+				linked = true
+				break
+			}
+			if IsNote(it.p) || IsAttachment(it.p) {
+				files = append(files, it.e.Name())
+			}
+		}
+		if !linked {
+			w.keepListing(rel, stamp, files)
+		}
 	}
 	if testHookWalkListed != nil {
 		testHookWalkListed(rel)
@@ -221,17 +241,52 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel s
 		starts = append(starts, min(len(folders), starts[len(starts)-1]+n))
 	}
 	chunks := make([]chunk, len(starts)-1)
+	// The folder itself, for trusting its subfolders' listings; opened
+	// for the first one that has one.
+	var trustFrom struct {
+		sync.Once
+		f *os.File
+	}
+	defer func() {
+		if trustFrom.f != nil {
+			trustFrom.f.Close()
+		}
+	}()
 	read := func(c *chunk, j int) {
 		part := folders[starts[j]:starts[j+1]]
 		c.listings, c.ok = make([][]fs.DirEntry, len(part)), make([]bool, len(part))
+		c.stamps = make([]folderStamp, len(part))
 		for k, i := range part {
 			if w.done.Load() {
 				return
 			}
+			it := &items[i]
 			if w.enter != nil {
-				w.enter(items[i].p)
+				w.enter(it.p)
 			}
-			c.listings[k], c.ok[k] = readFolder(self, items[i].e.Name(), items[i].info)
+			if l, ok := w.known[it.p]; ok {
+				trustFrom.Do(func() {
+					trustFrom.f, _ = self.OpenFile(".", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+				})
+				// After enter: a change from here on is an event.
+				if c.listings[k], c.ok[k] = w.v.root.b.trustListing(trustFrom.f, it.e.Name(), l); c.ok[k] {
+					c.stamps[k] = folderStamp{ok: true, trusted: &l}
+					if testHookTrusted != nil {
+						testHookTrusted(it.p)
+					}
+					continue
+				}
+			}
+			info, err := it.e.Info()
+			if err != nil {
+				continue
+			}
+			it.info = info
+			var st fs.FileInfo
+			c.listings[k], st, c.ok[k] = readFolder(self, it.e.Name(), info)
+			if c.ok[k] && w.listings != nil {
+				c.stamps[k] = w.v.root.b.stamp(st)
+			}
 		}
 	}
 	// Nothing waits for chunks still being read when this returns: the
@@ -240,7 +295,7 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel s
 	seen, j := 0, 0 // folders walked; the chunk they are in
 	for i := range items {
 		it := &items[i]
-		if it.info != nil {
+		if it.dir {
 			if seen == starts[j+1] {
 				j++
 			}
@@ -270,7 +325,7 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel s
 			}
 			entries := c.listings[k]
 			c.listings[k] = nil
-			if err := w.folder(self, it.e.Name(), nil, it.p, it.cp, it.info, entries); err != nil {
+			if err := w.folder(self, it.e.Name(), nil, it.p, it.cp, it.info, entries, c.stamps[k]); err != nil {
 				return err
 			}
 			continue
