@@ -215,8 +215,11 @@ type Index struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	ready  chan struct{}
-	closed atomic.Bool
-	rescan chan struct{} // asks the background loop for a full rescan
+	// watchesSet is closed once the watches of the folders the start's
+	// walk trusted are added and the folders rechecked (watchTrusted).
+	watchesSet chan struct{}
+	closed     atomic.Bool
+	rescan     chan struct{} // asks the background loop for a full rescan
 
 	watcher atomic.Pointer[watcher] // nil unless watching (tests look at it)
 
@@ -338,7 +341,7 @@ func Open(v *vault.Vault, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{v: v, o: o, log: o.Logger, dir: o.Dir, lock: lock, ready: make(chan struct{}), rescan: make(chan struct{}, 1), journal: newJournal()}
+	ix := &Index{v: v, o: o, log: o.Logger, dir: o.Dir, lock: lock, ready: make(chan struct{}), watchesSet: make(chan struct{}), rescan: make(chan struct{}, 1), journal: newJournal()}
 	if err := ix.openBleve(); err != nil {
 		var busy *BusyError
 		if errors.As(err, &busy) {
@@ -543,12 +546,22 @@ func (ix *Index) run() {
 		}
 		ix.watcher.Store(w)
 	}
+	var trusted struct {
+		sync.Mutex
+		folders []vault.TrustedFolder
+	}
 	if healthy {
 		var enter func(string)
+		var trust func(vault.TrustedFolder)
 		if w != nil {
 			enter = w.addFolder
+			trust = func(t vault.TrustedFolder) {
+				trusted.Lock()
+				trusted.folders = append(trusted.folders, t)
+				trusted.Unlock()
+			}
 		}
-		err := ix.catchUpEntering(ix.ctx, enter)
+		err := ix.catchUpEntering(ix.ctx, enter, trust)
 		if err != nil && ix.ctx.Err() == nil && ix.bi.healthy() == nil {
 			ix.log.Error("search index: comparing with the files failed", "err", err)
 			ix.setProblem("comparing the index with the files failed: " + err.Error())
@@ -559,6 +572,12 @@ func (ix *Index) run() {
 		}
 	}
 	close(ix.ready)
+	if w != nil {
+		w = ix.watchTrusted(w, trusted.folders)
+		ix.watcher.Store(w)
+	}
+	trusted.folders = nil
+	close(ix.watchesSet)
 	var poll <-chan time.Time
 	if ix.o.Watch {
 		// Rescans replace the watcher where it failed (watch limit).
@@ -678,12 +697,13 @@ func (ix *Index) Rescan(ctx context.Context) error {
 // changed: new and modified notes (by size and mtime, then by content hash),
 // removed notes, and notes whose links change meaning because files
 // appeared or disappeared.
-func (ix *Index) catchUp(ctx context.Context) error { return ix.catchUpEntering(ctx, nil) }
+func (ix *Index) catchUp(ctx context.Context) error { return ix.catchUpEntering(ctx, nil, nil) }
 
 // catchUpEntering is catchUp whose walk calls enter for every folder
-// before reading it (vault.WalkEntering); walkedAll says afterwards whether
+// before reading it, and trusted for every folder it takes from its
+// listing instead (vault.WalkOptions); walkedAll says afterwards whether
 // that walk went through the whole vault.
-func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error {
+func (ix *Index) catchUpEntering(ctx context.Context, enter func(string), trusted func(vault.TrustedFolder)) error {
 	start := time.Now()
 	// Open sets building until the first catch-up ends; later rescans set
 	// it only when they find work, so a periodic rescan of an unchanged
@@ -714,7 +734,7 @@ func (ix *Index) catchUpEntering(ctx context.Context, enter func(string)) error 
 	ix.wmu.Lock()
 	known := ix.man.Folders
 	ix.wmu.Unlock()
-	listings, err := ix.v.WalkListing(vault.WalkOptions{Enter: enter, Known: known}, collect)
+	listings, err := ix.v.WalkListing(vault.WalkOptions{Enter: enter, Known: known, Trusted: trusted}, collect)
 	if err != nil {
 		return err
 	}

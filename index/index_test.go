@@ -433,4 +433,30 @@ func TestRestart_TrustedFoldersStillSeeChanges(t *testing.T) {
 	if n := ix.Status().Indexed; n != 3 {
 		t.Errorf("restart indexed %d notes, want the 3 written", n)
 	}
+	ix.Close()
+
+	// Changes made after the walk trusted their folders and before
+	// their watches were added (watchTrusted) are found too, and
+	// CatchUpNames waits for them.
+	testHookWatchTrusted = func() {
+		writeFiles(t, dir, map[string]string{
+			"Gesetze/g04/Gesetz 4.md": "# Gesetz 4\n\nGeändert: Lärmschutz.\n",
+			"Gesetze/g05/Anhang.md":   "# Anhang\n\nNeu: Fischereirecht.\n",
+		})
+		os.Remove(filepath.Join(dir, "Gesetze", "g06", "Gesetz 6.md"))
+		// Still under way when the test asks CatchUpNames.
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Cleanup(func() { testHookWatchTrusted = nil })
+	ix = openIndex(t, v, Options{Watch: true})
+	ctx, cancel := context.WithTimeout(context.Background(), hangCap)
+	defer cancel()
+	if !ix.CatchUpNames(ctx) {
+		t.Fatal("CatchUpNames did not catch up")
+	}
+	for q, want := range map[string]int{"Lärmschutz": 1, "Fischereirecht": 1, "Fristen": 8} {
+		if r := mustSearch(t, ix, Query{Text: q}); r.Total != want {
+			t.Errorf("after the watches were added: %s: %d hits %v, want %d", q, r.Total, hitPaths(r), want)
+		}
+	}
 }

@@ -92,6 +92,13 @@ const namesPoll = 5 * time.Millisecond
 // the call — the watcher has read the events queued so far, and the table
 // is current (see namesBehind) — or ctx ends, and reports whether it is.
 func (ix *Index) CatchUpNames(ctx context.Context) bool {
+	// The watches of the folders the start's walk trusted first
+	// (watchTrusted): a change made before one was added is found then.
+	select {
+	case <-ix.watchesSet:
+	case <-ctx.Done():
+		return false
+	}
 	if w := ix.watcher.Load(); w != nil {
 		w.sync(ctx) // changes made a moment ago count as behind
 	}

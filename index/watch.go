@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/vaultd/vaultd/vault"
 )
 
 // watcher follows changes made by other programs. fsnotify does not watch
@@ -65,6 +67,10 @@ const barrierFolder = "watch-barrier"
 // testHookEvent, if set, runs before the event loop takes in an event of
 // the vault (tests make a slow event loop with it).
 var testHookEvent func()
+
+// testHookWatchTrusted, if set, runs before watchTrusted adds the
+// watches of the folders the walk trusted (tests change them there).
+var testHookWatchTrusted func()
 
 // testHookAddWatch, if set, replaces adding a watch (tests simulate the
 // watch limit with it).
@@ -140,6 +146,61 @@ func (ix *Index) finishWalked(w *watcher, walked bool) *watcher {
 }
 
 // watchFailed logs once why watching is off and what to do about it.
+// watchTrusted adds the watches of the folders the catch-up's walk took
+// from their listings (vault.WalkOptions.Trusted), after the index is
+// ready, and then rechecks each: a folder changed before its watch was
+// added is marked changed, as its event would have been, and indexed by
+// the flusher. It returns the watcher, or nil when a watch cannot be
+// added (then the vault is rescanned, as finishWalked does).
+//
+// On 4x the laws the walk added 26,544 watches before the index was
+// ready, a third of a restart; now a search is answered meanwhile. Until
+// this ends, CatchUpNames waits for it (ix.watchesSet): a name not found
+// may be a note added in one of these folders a moment ago.
+func (ix *Index) watchTrusted(w *watcher, folders []vault.TrustedFolder) *watcher {
+	if testHookWatchTrusted != nil {
+		testHookWatchTrusted()
+	}
+	changed := 0
+	for _, t := range folders {
+		if ix.ctx.Err() != nil {
+			return w
+		}
+		w.addFolder(t.Path)
+		if !ix.v.Recheck(t) {
+			w.mark(ix.v.CanonicalPath(t.Path))
+			changed++
+		}
+	}
+	if e := w.addErr.Load(); e != nil {
+		w.close()
+		ix.watchFailed(*e)
+		ix.requestRescan()
+		return nil
+	}
+	if changed > 0 {
+		ix.log.Debug("search index: folders changed while their watches were added", "folders", changed)
+		w.kickFlush()
+	}
+	return w
+}
+
+// mark records the vault path p as changed, as an event of it does.
+func (w *watcher) mark(p string) {
+	w.mu.Lock()
+	w.dirty[p] = true
+	w.marked.Add(1)
+	w.mu.Unlock()
+}
+
+// kickFlush has the flusher index the paths marked so far now.
+func (w *watcher) kickFlush() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
 func (ix *Index) watchFailed(err error) {
 	var msg string
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
@@ -311,10 +372,7 @@ func (w *watcher) events() {
 			deadline.Stop()
 		}
 		quietC, deadlineC = nil, nil
-		select {
-		case w.kick <- struct{}{}:
-		default:
-		}
+		w.kickFlush()
 	}
 	for {
 		select {
@@ -396,10 +454,7 @@ func (w *watcher) handle(ev fsnotify.Event) bool {
 			}
 		}
 	}
-	w.mu.Lock()
-	w.dirty[p] = true
-	w.marked.Add(1)
-	w.mu.Unlock()
+	w.mark(p)
 	return true
 }
 

@@ -28,3 +28,5 @@ func (*beneath) stamp(fs.FileInfo) folderStamp { return folderStamp{} }
 func (*beneath) trustListing(*os.File, string, FolderListing) ([]fs.DirEntry, bool) {
 	return nil, false
 }
+
+func (*beneath) recheck(TrustedFolder) bool { return false }

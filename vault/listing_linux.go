@@ -103,6 +103,41 @@ func (b *beneath) trustListing(dir *os.File, name string, l FolderListing) (entr
 	return entries, true
 }
 
+// recheck is Vault.Recheck: the folder is opened from the vault's folder
+// through no link (openat2).
+func (b *beneath) recheck(t TrustedFolder) bool {
+	if b == nil || b.dir == nil {
+		return false
+	}
+	how := unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	fd, err := -1, error(nil)
+	for try := 0; try < 3; try++ {
+		if fd, err = unix.Openat2(int(b.dir.Fd()), t.Path, &how); err != unix.EINTR && err != unix.EAGAIN {
+			break
+		}
+	}
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Dev != b.dev || st.Ino != t.Listing.Ino ||
+		st.Mtim.Nano() != t.Listing.MTime || st.Ctim.Nano() != t.Listing.CTime {
+		return false
+	}
+	for _, e := range t.files {
+		was, ok := e.(*statEntry)
+		if !ok || unix.Fstatat(fd, was.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Ino != was.st.Ino ||
+			st.Size != was.st.Size || st.Mtim != was.st.Mtim || st.Ctim != was.st.Ctim {
+			return false
+		}
+	}
+	return true
+}
+
 // statEntry is a folder entry and its stat, for a trusted listing.
 type statEntry struct {
 	name string

@@ -262,3 +262,65 @@ func TestWalkListing_KeepsNoUnsettledListing(t *testing.T) {
 		t.Errorf("listings = %v, want a and b", listings)
 	}
 }
+
+// TestRecheck: a folder a walk trusted is still as the walk found it
+// until it or one of its files changes in any way: a file edited in place,
+// a note added or removed, a file's mode changed (its ctime alone).
+func TestRecheck(t *testing.T) {
+	settleTime = 20 * time.Millisecond
+	t.Cleanup(func() { settleTime = 2 * time.Second })
+	dir := t.TempDir()
+	for i := range 6 {
+		p := filepath.Join(dir, "Gesetze", fmt.Sprintf("f%d", i), "index.md")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("# Gesetz"), 0o644)
+	}
+	v, err := Open(dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if !v.root.b.foldersTrusted() {
+		t.Skip("the temp dir's file system is not one whose folder times a walk trusts")
+	}
+	time.Sleep(2 * settleTime)
+	known, err := v.WalkListing(WalkOptions{}, func(Entry) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var entered []string
+	trusted := map[string]TrustedFolder{}
+	_, err = v.WalkListing(WalkOptions{Known: known,
+		Enter: func(f string) { mu.Lock(); entered = append(entered, f); mu.Unlock() },
+		Trusted: func(tf TrustedFolder) {
+			mu.Lock()
+			trusted[tf.Path] = tf
+			mu.Unlock()
+		}}, func(Entry) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trusted) != 6 || slices.ContainsFunc(entered, func(f string) bool { return f != "" && f != "Gesetze" }) {
+		t.Fatalf("trusted %d folders, entered %v; want all 6 trusted and none of them entered", len(trusted), entered)
+	}
+	for p, tf := range trusted {
+		if !v.Recheck(tf) {
+			t.Errorf("%s: changed right after the walk", p)
+		}
+	}
+	abs := func(f string) string { return filepath.Join(dir, "Gesetze", f, "index.md") }
+	fh, _ := os.OpenFile(abs("f0"), os.O_WRONLY, 0)
+	fh.WriteAt([]byte("g"), 2) // same size, in place
+	fh.Close()
+	os.WriteFile(filepath.Join(dir, "Gesetze", "f1", "neu.md"), []byte("neu"), 0o644)
+	os.Chmod(abs("f2"), 0o600)
+	os.Remove(abs("f3"))
+	os.Rename(filepath.Join(dir, "Gesetze", "f4"), filepath.Join(dir, "Gesetze", "f4-alt"))
+	os.MkdirAll(filepath.Join(dir, "Gesetze", "f4"), 0o755)
+	for p, tf := range trusted {
+		if got, want := v.Recheck(tf), p == "Gesetze/f5"; got != want {
+			t.Errorf("Recheck(%s) = %v, want %v", p, got, want)
+		}
+	}
+}

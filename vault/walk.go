@@ -111,8 +111,11 @@ type walker struct {
 	// temp, when set, gets vaultd's temp files (hidden names that Walk
 	// leaves out).
 	temp func(p string, fi fs.FileInfo)
-	// enter, when set, is called before each folder is read.
-	enter func(folder string)
+	// enter, when set, is called before each folder is read; trusted,
+	// when set, for each folder taken from its listing instead
+	// (WalkOptions).
+	enter   func(folder string)
+	trusted func(TrustedFolder)
 	// known are the listings a folder may be trusted by, listings those
 	// this walk keeps (both nil where none are: WalkListing); a listing
 	// is kept only for a folder whose ctime was before settled.
@@ -261,21 +264,31 @@ func (w *walker) folder(parent *os.Root, name string, self *os.Root, rel, crel s
 				return
 			}
 			it := &items[i]
-			if w.enter != nil {
+			// Without w.trusted, enter comes first: a change from then
+			// on is an event. With it, the caller rechecks the folders
+			// trusted after adding their watches.
+			entered := false
+			if w.enter != nil && w.trusted == nil {
 				w.enter(it.p)
+				entered = true
 			}
 			if l, ok := w.known[it.p]; ok {
 				trustFrom.Do(func() {
 					trustFrom.f, _ = self.OpenFile(".", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 				})
-				// After enter: a change from here on is an event.
 				if c.listings[k], c.ok[k] = w.v.root.b.trustListing(trustFrom.f, it.e.Name(), l); c.ok[k] {
 					c.stamps[k] = folderStamp{ok: true, trusted: &l}
+					if w.trusted != nil {
+						w.trusted(TrustedFolder{Path: it.p, Listing: l, files: c.listings[k]})
+					}
 					if testHookTrusted != nil {
 						testHookTrusted(it.p)
 					}
 					continue
 				}
+			}
+			if w.enter != nil && !entered {
+				w.enter(it.p)
 			}
 			info, err := it.e.Info()
 			if err != nil {
