@@ -154,17 +154,17 @@ func (ix *Index) typedPropsAsWords(pq *parsedQuery) {
 }
 
 // propToken recognizes key=value in a query token: a key of letters,
-// digits, '_', '-' and '.', then '=', then the value (possibly empty, or
-// starting a quoted value). ok is false for anything else ("a==b", "=x",
-// "https://x?a=b").
+// digits, '_', '-' and '.' that starts with a letter or '_', then '=',
+// then the value (possibly empty, or starting a quoted value). ok is false
+// for anything else ("a==b", "=x", "https://x?a=b", "1=true").
 func propToken(tok string) (key, val string, ok bool) {
 	k, v, found := strings.Cut(tok, "=")
 	if !found || k == "" || strings.HasPrefix(v, "=") {
 		return "", "", false
 	}
-	for _, r := range k {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '.' {
-			return "", "", false
+	for i, r := range k {
+		if !unicode.IsLetter(r) && r != '_' && (i == 0 || !unicode.IsDigit(r) && r != '-' && r != '.') {
+			return "", "", false // a key starts with a letter: "1=true" is no filter
 		}
 	}
 	return k, v, true

@@ -172,7 +172,8 @@ func (p *parsedQuery) needsMembership() bool {
 //	"a phrase"   the words in this order; no word parts, no nouns
 //	-word        exclude notes with the word; -"a phrase" likewise
 //	-r, --all    a command's option (one or two letters or digits, or a
-//	             second dash; isFlag): ranks, but need not occur
+//	             second dash; isFlag): ranks, but need not occur; so does
+//	             a "-" before what is no word (-webkit-, -y/-Y; excludable)
 //	proj*        words starting with proj (at least 2 letters before *)
 //	#tag, tag:x  only notes with the tag (or a tag below it: x/y)
 //	space:x      only notes in the space (top-level folder) x
@@ -202,6 +203,33 @@ func isFlag(tok string) bool {
 		n++
 	}
 	return n > 0 && n <= 2
+}
+
+// excludable reports whether tok, after a "-", is something to exclude: a
+// filter or property (-status=done), or a word — letters and digits, with
+// "-", "'", "." or "_" inside it, "*" at its end (-proj*), and the
+// sentence's punctuation after it. Anything else ("webkit-", "y/-Y",
+// "1=true,") is text from a title or a command's usage, not an exclusion.
+func excludable(tok string) bool {
+	if _, _, ok := filterToken(tok); ok {
+		return true
+	}
+	if _, _, ok := propToken(tok); ok {
+		return true
+	}
+	tok = strings.TrimRight(tok, ".,;:!?)")
+	tok = strings.TrimSuffix(tok, "*")
+	last := ' '
+	for i, r := range tok {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case i > 0 && strings.ContainsRune("-'’._", r):
+		default:
+			return false
+		}
+		last = r
+	}
+	return unicode.IsLetter(last) || unicode.IsDigit(last)
 }
 
 func parseQuery(q string) (*parsedQuery, error) {
@@ -259,16 +287,18 @@ func parseQuery(q string) (*parsedQuery, error) {
 		tok, rest := cutToken(s)
 		s = rest
 		option := false
-		if neg && isFlag(tok) {
+		if neg && (isFlag(tok) || !excludable(tok)) {
 			// A command's option in a question ("crontab -l", "ls
 			// --all"), not a word to exclude: a note on the command
 			// holds "-l", and excluding "l" dropped it. It ranks but
 			// need not occur: the page on grep writes "-rI", not "-r",
 			// and "grep -r" left it out of the first ten (tldr pages)
 			// behind pages holding both words, ast-grep first.
+			// So is a "-" before what is no word: "-webkit-", "-y/-Y",
+			// "-1=true," in a pasted title or a command's usage.
 			neg, option = false, true
 		}
-		if name, val, ok := filterToken(tok); ok {
+		if name, val, ok := filterToken(tok); ok && !option {
 			plain = false
 			if strings.HasPrefix(val, "\"") {
 				v, r2, ok := cutQuoted(tok[strings.IndexByte(tok, ':')+1:] + s)
@@ -294,7 +324,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			continue
 		}
-		if key, val, ok := propToken(strings.TrimPrefix(tok, "+")); ok {
+		if key, val, ok := propToken(strings.TrimPrefix(tok, "+")); ok && !option {
 			if strings.HasPrefix(val, "\"") {
 				v, r2, ok := cutQuoted(val + s)
 				if !ok {

@@ -205,3 +205,34 @@ func TestSearch_OptionIsNoExclusion(t *testing.T) {
 		t.Errorf("crontab -Archiv: hits %v, want common/crontab.md only", hitPaths(res))
 	}
 }
+
+// TestParseQuery_DashBeforeNoWord: a "-" before what is no word (titles
+// and usages pasted as searches) is text that ranks, not an exclusion;
+// before a word, a phrase, a prefix or a property it excludes.
+func TestParseQuery_DashBeforeNoWord(t *testing.T) {
+	for _, q := range []string{"apt-get install -y/-Y", "CSS -webkit- prefixes", "Set -1=true, in config",
+		"grep -e'x'", "ls -(a)", "curl -H:x", "sed -i.bak/"} {
+		pq, err := parseQuery(q)
+		if err != nil {
+			t.Errorf("%q: %v", q, err)
+			continue
+		}
+		if len(pq.not)+len(pq.noProps) > 0 || len(pq.props) > 0 {
+			t.Errorf("%q: excludes %v %v, filters %v; want the dashed text ranked", q, pq.not, pq.noProps, pq.props)
+		}
+	}
+	for q, want := range map[string]string{"Garten -Archiv": "not", "Garten -e-mail": "not", "Garten -Gemüse.": "not",
+		"Garten -proj*": "not", "Garten -\"alter Plan\"": "not", "Garten -status=erledigt": "noProps", "Garten -O'Brien": "not", "Garten -v1.2": "not"} {
+		pq, err := parseQuery(q)
+		if err != nil {
+			t.Errorf("%q: %v", q, err)
+			continue
+		}
+		if got := map[bool]string{len(pq.not) == 1: "not", len(pq.noProps) == 1: "noProps"}[true]; got != want {
+			t.Errorf("%q: not %v, noProps %v; want one exclusion in %s", q, pq.not, pq.noProps, want)
+		}
+	}
+	if pq, err := parseQuery("1=true"); err != nil || len(pq.props) != 0 {
+		t.Errorf(`"1=true": %+v, %v; want no property filter (a key starts with a letter)`, pq, err)
+	}
+}
