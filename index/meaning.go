@@ -608,6 +608,7 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 		return nil, err
 	}
 	ix.typedPropsAsWords(pq)
+	ix.hashTagsAsWords(pq)
 	text := meaningQuery(pq)
 	if text == "" {
 		// Filters only: nothing to compare by meaning.
@@ -664,7 +665,7 @@ func (ix *Index) SearchFused(ctx context.Context, m *Meaning, q Query, mode stri
 	}
 	order := FuseRanks(byWords, byMeaning)
 	out := &Results{Offset: offset, Limit: limit, Status: words.Status, Ignored: words.Ignored, Optional: words.Optional, Options: words.Options,
-		Suggestions: words.Suggestions, Relaxed: words.Relaxed, MeaningCoverage: m.CoverageText()}
+		TagsAsWords: pq.tagsAsWords, Suggestions: words.Suggestions, Relaxed: words.Relaxed, MeaningCoverage: m.CoverageText()}
 	out.Total = len(order)
 	if words.Total > len(words.Hits) {
 		out.Total += words.Total - len(words.Hits) // word hits beyond those fused

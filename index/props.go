@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,6 +127,53 @@ func (f propFilter) term() string { return propTerm(f.key, f.value) }
 // frontmatter property key.
 func (ix *Index) knownProperty(key string) bool {
 	return len(ix.dictPrefix(fProps, propPrefix+foldKey(strings.TrimSpace(key))+"=", "")) > 0
+}
+
+// hasTerm reports whether some document of the index has term in field.
+func (ix *Index) hasTerm(field, term string) bool {
+	if term == "" {
+		return false
+	}
+	d, err := ix.bi.FieldDictPrefix(field, []byte(term))
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	e, err := d.Next() // the term itself comes first, if it is there
+	return err == nil && e != nil && e.Term == term
+}
+
+// knownTag reports whether some note has the tag (or a tag below it).
+func (ix *Index) knownTag(tag string) bool {
+	return ix.hasTerm(fTags, tagTerm(tag))
+}
+
+// tagTerm is the term a tag filter looks for.
+func tagTerm(tag string) string {
+	return foldKey(strings.Trim(strings.TrimPrefix(tag, "#"), "/"))
+}
+
+// hashTagsAsWords turns a #tag written among other words that no note has
+// as a tag into a word that ranks but need not occur: a title or message
+// pasted as a search ("Closes #3 …", "Ticket #N") asks for the text, and
+// as a filter it found nothing. tag:x, written out, stays a filter, and so
+// does a #tag with no other word.
+func (ix *Index) hashTagsAsWords(pq *parsedQuery) {
+	if len(pq.must) == 0 {
+		return
+	}
+	for _, f := range pq.typed {
+		if f.Kind != "tag" || !strings.HasPrefix(f.Raw, "#") || ix.knownTag(f.Value) {
+			continue
+		}
+		if i := slices.Index(pq.tags, f.Value); i >= 0 {
+			pq.tags = slices.Delete(pq.tags, i, i+1)
+		}
+		pq.tagsAsWords = append(pq.tagsAsWords, f.Raw)
+		if words := analyzeQuery(f.Value); len(words) > 0 {
+			pq.must = append(pq.must, clause{kind: kindWord, raw: f.Raw, words: words, optional: true, tag: true})
+		}
+	}
 }
 
 // typedPropsAsWords turns a key=value of the query's text whose key no

@@ -54,6 +54,8 @@ type clause struct {
 	optional bool
 	// option: typed as a command's option ("-r", "--all"; isFlag)
 	option bool
+	// tag: a #tag no note has, searched as a word (hashTagsAsWords)
+	tag bool
 	// wholeOnly: the word is searched without its compounds and longer
 	// forms (kindWord; set by Index.boundParts)
 	wholeOnly bool
@@ -82,6 +84,28 @@ type parsedQuery struct {
 	// seq is the query's words in the order typed, positioned with gaps
 	// for stop words, when the query is plain words only (else nil).
 	seq []qword
+	// typed are the filters written in the query's text, as written.
+	typed []QueryFilter
+	// tagsAsWords are the #tags of the text that no note has, searched
+	// as words instead (tagsAsWords).
+	tagsAsWords []string
+}
+
+// A QueryFilter is a filter written in a query's text: its kind ("tag",
+// "space" or "folder"), its value and the text that wrote it ("#kunde",
+// "space:1_Projekte", `folder:"Erste Schritte"`).
+type QueryFilter struct {
+	Kind, Value, Raw string
+}
+
+// TypedFilters returns the tag, space and folder filters written in the
+// query text q (nil when it does not parse).
+func TypedFilters(q string) []QueryFilter {
+	pq, err := parseQuery(q)
+	if err != nil {
+		return nil
+	}
+	return pq.typed
 }
 
 func (p *parsedQuery) empty() bool { return len(p.must) == 0 }
@@ -122,7 +146,7 @@ func (p *parsedQuery) required() []clause {
 func (p *parsedQuery) optionalWords() []string {
 	var out []string
 	for _, c := range p.must {
-		if c.optional && !c.option {
+		if c.optional && !c.option && !c.tag {
 			out = append(out, c.raw)
 		}
 	}
@@ -245,6 +269,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 		if s == "" {
 			break
 		}
+		at := s // the token's text starts here (typed)
 		neg := false
 		if s[0] == '-' {
 			plain = false
@@ -316,12 +341,14 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			switch name {
 			case "tag":
-				p.tags = append(p.tags, strings.TrimPrefix(val, "#"))
+				val = strings.TrimPrefix(val, "#")
+				p.tags = append(p.tags, val)
 			case "space":
 				p.spaces = append(p.spaces, val)
 			case "folder":
 				p.folders = append(p.folders, val)
 			}
+			p.typed = append(p.typed, QueryFilter{Kind: name, Value: val, Raw: strings.TrimSpace(at[:len(at)-len(s)])})
 			continue
 		}
 		if key, val, ok := propToken(strings.TrimPrefix(tok, "+")); ok && !option {
@@ -348,6 +375,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 		if strings.HasPrefix(tok, "#") && len(tok) > 1 && !neg {
 			plain = false
 			p.tags = append(p.tags, tok[1:])
+			p.typed = append(p.typed, QueryFilter{Kind: "tag", Value: tok[1:], Raw: tok})
 			continue
 		}
 		if tok == "OR" || tok == "|" {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -234,5 +235,38 @@ func TestParseQuery_DashBeforeNoWord(t *testing.T) {
 	}
 	if pq, err := parseQuery("1=true"); err != nil || len(pq.props) != 0 {
 		t.Errorf(`"1=true": %+v, %v; want no property filter (a key starts with a letter)`, pq, err)
+	}
+}
+
+// TestSearch_HashTagNoNoteHas: a #tag that no note has, among other words,
+// is searched as a word that ranks (a pasted title: "Closes #3"); a tag
+// some note has, tag:x written out, and a #tag alone stay filters.
+func TestSearch_HashTagNoNoteHas(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"a.md": "---\ntags: [kunde/praxis]\n---\n# Plan\n\nBackup am Samstag.\n",
+		"b.md": "# Ticket\n\nCloses #3: Backup repariert.\n",
+		"c.md": "# Notiz\n\nBackup ohne Nummer.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	for _, c := range []struct {
+		q     string
+		first string
+		total int
+		words []string
+	}{
+		{"Backup #kunde", "a.md", 1, nil},
+		{"Backup #kunde/praxis", "a.md", 1, nil},
+		{"Backup #3", "b.md", 3, []string{"#3"}},
+		{"Backup tag:3", "", 0, nil},
+		{"#nichtda", "", 0, nil},
+	} {
+		res := mustSearch(t, ix, Query{Text: c.q})
+		first := ""
+		if len(res.Hits) > 0 {
+			first = res.Hits[0].Path
+		}
+		if first != c.first || res.Total != c.total || !slices.Equal(res.TagsAsWords, c.words) {
+			t.Errorf("%q: first %q of %d, tags as words %v; want %q of %d, %v", c.q, first, res.Total, res.TagsAsWords, c.first, c.total, c.words)
+		}
 	}
 }

@@ -86,6 +86,9 @@ type Results struct {
 	// they ranked the hits but were not required, because the query has
 	// words besides them.
 	Options []string
+	// TagsAsWords lists the #tags of the query that no note has: they
+	// ranked the hits as words but were not required (hashTagsAsWords).
+	TagsAsWords []string
 	// WholeWordsOnly lists query words searched without their compounds
 	// and longer forms: with them the query would read too much of the
 	// index (partBudget). They are words of most notes, so whole words
@@ -137,6 +140,9 @@ func (r *Results) Notices() []string {
 	}
 	if len(r.Options) > 0 {
 		out = append(out, "counted for ranking only (a command's option): "+strings.Join(r.Options, ", "))
+	}
+	if len(r.TagsAsWords) > 0 {
+		out = append(out, tagsAsWordsText(r.TagsAsWords))
 	}
 	if len(r.WholeWordsOnly) > 0 {
 		out = append(out, wholeOnlyText(r.WholeWordsOnly))
@@ -280,6 +286,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 		return nil, err
 	}
 	ix.typedPropsAsWords(pq)
+	ix.hashTagsAsWords(pq)
 	filters := pq.filtered()
 	if pq.empty() && !filters {
 		msg := "there is nothing to search for"
@@ -301,7 +308,7 @@ func (ix *Index) searchQuery(ctx context.Context, q Query, suggest bool) (*Resul
 	perHit = min(perHit, MaxSections)
 	inNote := len(pq.paths) > 0
 
-	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Options: pq.options(true), Status: ix.Status()}
+	out := &Results{Offset: offset, Limit: limit, Ignored: pq.ignored, Optional: pq.optionalWords(), Options: pq.options(true), TagsAsWords: pq.tagsAsWords, Status: ix.Status()}
 	ix.decompound(pq, false)
 	ix.boundParts(pq)
 	out.WholeWordsOnly = pq.wholeOnly
@@ -1157,7 +1164,7 @@ func filterQuery(pq *parsedQuery) query.Query {
 			fs = append(fs, t)
 		}
 	}
-	add(fTags, pq.tags, func(s string) string { return foldKey(strings.Trim(strings.TrimPrefix(s, "#"), "/")) })
+	add(fTags, pq.tags, tagTerm)
 	add(fSpace, pq.spaces, func(s string) string { return foldKey(strings.Trim(s, "/")) })
 	add(fFolder, pq.folders, func(s string) string { return foldKey(strings.Trim(s, "/")) })
 	add(fPath, pq.paths, func(s string) string { return s })
@@ -1663,4 +1670,9 @@ type termCount struct {
 func PathPatternOK(re string) bool {
 	_, err := vregexp.New(re)
 	return err == nil
+}
+
+// tagsAsWordsText is the notice of Results.TagsAsWords.
+func tagsAsWordsText(tags []string) string {
+	return "no note has the tag " + strings.Join(tags, ", ") + "; counted as words for ranking only"
 }

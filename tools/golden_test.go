@@ -143,6 +143,13 @@ var goldenCases = []goldenCase{
 	{name: "search_notes/homograph", caller: readOnly, call: step{"search_notes", `{"query":"IT Kundenzugänge","limit":2}`}},
 	// A command's option ranks but is not required: "-m" need not occur.
 	{name: "search_notes/option", caller: readOnly, call: step{"search_notes", `{"query":"git commit -m","limit":2}`}},
+	// A #tag no note has, among other words (a pasted title): a word that
+	// ranks, not a filter that finds nothing.
+	{name: "search_notes/tag_as_word", caller: readOnly, call: step{"search_notes", `{"query":"Backup Nextcloud #1234","limit":2}`}},
+	// A filter naming no tag, space or folder of the vault: which, the
+	// nearest, the search with it and without the filter.
+	{name: "search_notes/err_unknown_tag", caller: readOnly, call: step{"search_notes", `{"query":"Backup","tag":"kundee"}`}},
+	{name: "search_notes/err_unknown_space_typed", caller: readOnly, call: step{"search_notes", `{"query":"Zeitleiste space:Archiv","limit":2}`}},
 	{name: "search_notes/question", caller: readOnly, call: step{"search_notes", `{"query":"Wie viele Häuser gibt es im Lindenweg?","limit":2}`}},
 	{name: "search_notes/after_write", caller: readWrite,
 		before: []step{{"append_to_note", `{"path":"0_Inbox/Notiz 2026-11-18.md","content":"Quokka-Besuch im Zoo geplant.","change_summary":"Notiz"}`}},

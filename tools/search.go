@@ -117,6 +117,7 @@ type SearchData struct {
 	Ignored     []string           `json:"ignored_words,omitempty"`
 	Optional    []string           `json:"ranking_only_words,omitempty"`
 	Options     []string           `json:"ranking_only_options,omitempty"`
+	TagsAsWords []string           `json:"tags_as_words,omitempty"`
 	WholeOnly   []string           `json:"whole_words_only,omitempty"`
 	Prefixes    []string           `json:"prefix_notes,omitempty"`
 	Suggestions []SearchSuggestion `json:"did_you_mean,omitempty"`
@@ -251,11 +252,18 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 		return nil, c.fail(caller, f, err)
 	}
 	if res.Total == 0 && res.Some == 0 && a.Offset == 0 {
+		// A filter naming nothing of the vault is why first; then a
+		// query that names a note answers with it.
+		if one == nil {
+			if r := c.unknownFilter(caller, a); r != nil {
+				return nil, r
+			}
+		}
 		if r := c.namedInstead(caller, a, one, "", res.Suggestions); r != nil {
 			return nil, r
 		}
 	}
-	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, Options: res.Options, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
+	data := SearchData{Query: a.Query, Total: res.Total, Some: res.Some, Offset: res.Offset, Index: res.Status.Text(), Ignored: res.Ignored, Optional: res.Optional, Options: res.Options, TagsAsWords: res.TagsAsWords, WholeOnly: res.WholeWordsOnly, Prefixes: res.Prefixes,
 		Meaning: meaningText(res, meaningOff)}
 	for _, s := range res.Suggestions {
 		data.Suggestions = append(data.Suggestions, SearchSuggestion{Word: s.Word, Words: s.Words, Query: s.Query})
@@ -517,6 +525,9 @@ func writeSearchNotices(b *strings.Builder, data SearchData, caller Caller, call
 	}
 	if len(data.Options) > 0 {
 		b.WriteString("counted for ranking only (commands' options): " + strings.Join(data.Options, ", ") + "\n")
+	}
+	if len(data.TagsAsWords) > 0 {
+		b.WriteString("no note has the tag " + strings.Join(data.TagsAsWords, ", ") + ": counted as words, for ranking only\n")
 	}
 	if len(data.WholeOnly) > 0 {
 		b.WriteString("searched as whole words only, without compounds and longer forms (too frequent to expand): " + strings.Join(data.WholeOnly, ", ") + "\n")
