@@ -41,7 +41,9 @@ func (c *Core) unknownFilter(caller Caller, a SearchNotesArgs) *Result {
 			}
 		}
 		have := known[f.kind]
-		if slices.ContainsFunc(have, func(s string) bool { return strings.EqualFold(s, value) }) {
+		// As the index compares them: lower-cased, in NFC.
+		want := note.LinkKey(value)
+		if slices.ContainsFunc(have, func(s string) bool { return note.LinkKey(s) == want }) {
 			continue
 		}
 		return c.unknownFilterResult(caller, a, f, value, have)
