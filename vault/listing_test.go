@@ -324,3 +324,69 @@ func TestRecheck(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkListing_Corpora: over every corpus, a walk that trusts the
+// listings of the walk before gives exactly what a full walk gives, every
+// file with its size and time, and trusts every folder without
+// subfolders; so does it after a note of every other such folder was
+// edited in place (the folder still trusted, the note's new size seen).
+func TestWalkListing_Corpora(t *testing.T) {
+	settleTime = 20 * time.Millisecond
+	t.Cleanup(func() { settleTime = 2 * time.Second })
+	for _, name := range []string{"obsidian-help-de", "obsidian-help-en", "tldr-de", "tldr-en"} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyTree(t, corpusDir(t, name))
+			v, err := Open(dir, Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			if !v.root.b.foldersTrusted() {
+				t.Skip("the temp dir's file system is not one whose folder times a walk trusts")
+			}
+			time.Sleep(2 * settleTime)
+			known, err := v.WalkListing(WalkOptions{}, func(Entry) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			trusted := map[string]bool{}
+			testHookTrusted = func(rel string) { mu.Lock(); trusted[rel] = true; mu.Unlock() }
+			defer func() { testHookTrusted = nil }()
+			var before []string
+			for _, step := range []string{"unchanged", "a note of every other folder edited in place"} {
+				if step != "unchanged" {
+					i := 0
+					for f, l := range known {
+						if i++; i%2 == 0 && len(l.Files) > 0 {
+							p := filepath.Join(dir, filepath.FromSlash(f), l.Files[0])
+							fh, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+							if err != nil {
+								t.Fatal(err)
+							}
+							fh.WriteString("\nedited\n")
+							fh.Close()
+						}
+					}
+				}
+				clear(trusted)
+				want := walkEntries(t, v.Walk)
+				got := walkEntries(t, func(fn func(Entry) error) error {
+					_, err := v.WalkListing(WalkOptions{Known: known}, fn)
+					return err
+				})
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s: a walk trusting the listings differs from a full walk: %d entries against %d", step, len(got), len(want))
+				}
+				if len(trusted) != len(known) || len(known) == 0 {
+					t.Errorf("%s: %d of %d folders trusted", step, len(trusted), len(known))
+				}
+				if before != nil && slices.Equal(got, before) {
+					t.Errorf("%s: the walk gave the same entries as before the edits", step)
+				}
+				before = got
+				t.Logf("%s: %d entries, %d folders trusted", step, len(got), len(trusted))
+			}
+		})
+	}
+}
