@@ -25,6 +25,30 @@ func walkEntries(t *testing.T, walk func(func(Entry) error) error) []string {
 	return got
 }
 
+// trustingVault opens the vault at dir with a settle time short enough
+// for tests, skips the test where the file system's folder times are not
+// trusted, and returns the vault with the listings of a walk made once
+// the folders have settled.
+func trustingVault(t *testing.T, dir string) (*Vault, map[string]FolderListing) {
+	t.Helper()
+	settleTime = 20 * time.Millisecond
+	t.Cleanup(func() { settleTime = 2 * time.Second })
+	v, err := Open(dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	if !v.root.b.foldersTrusted() {
+		t.Skip("the temp dir's file system is not one whose folder times a walk trusts")
+	}
+	time.Sleep(2 * settleTime)
+	known, err := v.WalkListing(WalkOptions{}, func(Entry) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, known
+}
+
 // TestWalkListing_AsAWalkFindsIt: after every one of a run of changes to a
 // vault (notes edited in place, added, removed, renamed within and across
 // folders, replaced by links, subfolders added and removed, folders
@@ -33,8 +57,6 @@ func walkEntries(t *testing.T, walk func(func(Entry) error) error) []string {
 // that reads every folder gives, and it trusted the folders that did not
 // change.
 func TestWalkListing_AsAWalkFindsIt(t *testing.T) {
-	settleTime = 20 * time.Millisecond
-	t.Cleanup(func() { settleTime = 2 * time.Second })
 	dir := t.TempDir()
 	write := func(p, text string) {
 		t.Helper()
@@ -59,14 +81,7 @@ func TestWalkListing_AsAWalkFindsIt(t *testing.T) {
 	}
 	write("Gesetze/f01/.entwurf.md", "hidden")
 	write("top.md", "top")
-	v, err := Open(dir, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	if !v.root.b.foldersTrusted() {
-		t.Skip("the temp dir's file system is not one whose folder times a walk trusts")
-	}
+	v, _ := trustingVault(t, dir)
 
 	var mu sync.Mutex
 	trusted := map[string]bool{}
@@ -267,31 +282,17 @@ func TestWalkListing_KeepsNoUnsettledListing(t *testing.T) {
 // until it or one of its files changes in any way: a file edited in place,
 // a note added or removed, a file's mode changed (its ctime alone).
 func TestRecheck(t *testing.T) {
-	settleTime = 20 * time.Millisecond
-	t.Cleanup(func() { settleTime = 2 * time.Second })
 	dir := t.TempDir()
 	for i := range 6 {
 		p := filepath.Join(dir, "Gesetze", fmt.Sprintf("f%d", i), "index.md")
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("# Gesetz"), 0o644)
 	}
-	v, err := Open(dir, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if !v.root.b.foldersTrusted() {
-		t.Skip("the temp dir's file system is not one whose folder times a walk trusts")
-	}
-	time.Sleep(2 * settleTime)
-	known, err := v.WalkListing(WalkOptions{}, func(Entry) error { return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, known := trustingVault(t, dir)
 	var mu sync.Mutex
 	var entered []string
 	trusted := map[string]TrustedFolder{}
-	_, err = v.WalkListing(WalkOptions{Known: known,
+	_, err := v.WalkListing(WalkOptions{Known: known,
 		Enter: func(f string) { mu.Lock(); entered = append(entered, f); mu.Unlock() },
 		Trusted: func(tf TrustedFolder) {
 			mu.Lock()
@@ -331,24 +332,10 @@ func TestRecheck(t *testing.T) {
 // subfolders; so does it after a note of every other such folder was
 // edited in place (the folder still trusted, the note's new size seen).
 func TestWalkListing_Corpora(t *testing.T) {
-	settleTime = 20 * time.Millisecond
-	t.Cleanup(func() { settleTime = 2 * time.Second })
 	for _, name := range []string{"obsidian-help-de", "obsidian-help-en", "tldr-de", "tldr-en"} {
 		t.Run(name, func(t *testing.T) {
 			dir := copyTree(t, corpusDir(t, name))
-			v, err := Open(dir, Options{NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			if !v.root.b.foldersTrusted() {
-				t.Skip("the temp dir's file system is not one whose folder times a walk trusts")
-			}
-			time.Sleep(2 * settleTime)
-			known, err := v.WalkListing(WalkOptions{}, func(Entry) error { return nil })
-			if err != nil {
-				t.Fatal(err)
-			}
+			v, known := trustingVault(t, dir)
 			var mu sync.Mutex
 			trusted := map[string]bool{}
 			testHookTrusted = func(rel string) { mu.Lock(); trusted[rel] = true; mu.Unlock() }
