@@ -513,3 +513,19 @@ func TestThis_Nil(t *testing.T) {
 		}
 	}
 }
+
+// TestExpr_FileCalls: the text arguments of file.inFolder and file.hasTag,
+// wherever they stand in the expression; not other functions' arguments,
+// not a method of another receiver, not an argument that is no text.
+func TestExpr_FileCalls(t *testing.T) {
+	e, err := ParseExpr(`file.inFolder("A/B") && (!file.hasTag("x", "y/z") || note.file.inFolder("C")) && file.name.contains("D") && file.inFolder(folder) || [file.hasTag('w')].length > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(e.FileCalls("inFolder"), ", "); got != "A/B" {
+		t.Errorf("FileCalls(inFolder) = %s, want A/B", got)
+	}
+	if got := strings.Join(e.FileCalls("hasTag"), ", "); got != "x, y/z, w" {
+		t.Errorf("FileCalls(hasTag) = %s, want x, y/z, w", got)
+	}
+}

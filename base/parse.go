@@ -487,6 +487,54 @@ func (e *Expr) Properties() []string {
 	return out
 }
 
+// FileCalls returns the text arguments of the expression's calls of the
+// file method fn, as written: the folders of file.inFolder("x"), the tags
+// of file.hasTag("x", "y").
+func (e *Expr) FileCalls(fn string) []string {
+	var out []string
+	var walk func(n node)
+	walk = func(n node) {
+		switch n := n.(type) {
+		case *callNode:
+			if id, ok := n.recv.(*identNode); ok && id.name == "file" && n.fn == fn {
+				for _, a := range n.args {
+					if l, ok := a.(*litNode); ok {
+						if s, ok := l.v.(string); ok {
+							out = append(out, s)
+						}
+					}
+				}
+			}
+			if n.recv != nil {
+				walk(n.recv)
+			}
+			for _, a := range n.args {
+				walk(a)
+			}
+		case *memberNode:
+			walk(n.x)
+		case *indexNode:
+			walk(n.x)
+			walk(n.i)
+		case *unaryNode:
+			walk(n.x)
+		case *binaryNode:
+			walk(n.l)
+			walk(n.r)
+		case *listNode:
+			for _, it := range n.items {
+				walk(it)
+			}
+		case *objNode:
+			for _, v := range n.vals {
+				walk(v)
+			}
+		}
+	}
+	walk(e.root)
+	return out
+}
+
 // usesClock reports whether the expression reads the time of the call
 // (now(), relative()) or chance (random()): its value changes between two
 // calls on the same files. today() changes once a day.

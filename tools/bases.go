@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -220,30 +221,116 @@ func (c *Core) QueryNotes(ctx context.Context, caller Caller, a QueryNotesArgs) 
 	out := b.Run(b.Views[0], notes, set.env(c.now(), nil))
 	lb := &loadedBase{b: b}
 	var hints []string
+	var try *call
 	if len(out.Rows) == 0 && out.ErrorCount == 0 {
-		hints = propertyValues(b.Views[0].Filters.Expr.Properties(), notes)
+		hints, try = c.filterHints(a, b.Views[0].Filters.Expr, notes)
 	}
 	data, text := renderView(caller, lb, out, len(notes), a.Offset, a.Limit, func(off int) call {
-		args := []arg{{"filter", a.Filter}}
-		if a.Properties != "" {
-			args = append(args, arg{"properties", a.Properties})
-		}
-		if a.Sort != "" {
-			args = append(args, arg{"sort", a.Sort})
-		}
-		if a.Limit > 0 && a.Limit != baseRowsDefault {
-			args = append(args, arg{"limit", a.Limit})
-		}
-		return call{tool, append(args, arg{"offset", off})}
+		first := a
+		first.Offset = 0
+		return call{tool, append(queryNotesArgs(first), arg{"offset", off})}
 	})
 	if len(hints) > 0 {
 		data.Values = hints
 		text += "\nWhat the notes have instead:\n- " + strings.Join(hints, "\n- ")
-		if props := b.Views[0].Filters.Expr.Properties(); len(props) > 0 {
+		if try != nil {
+			text += "\ntry: " + try.render(caller.Door)
+		} else if props := b.Views[0].Filters.Expr.Properties(); len(props) > 0 {
 			text += "\ntry: " + call{tool, []arg{{"filter", "file.hasProperty(" + jsonText(props[0]) + ")"}, {"properties", props[0]}}}.render(caller.Door)
 		}
 	}
 	return &Result{Text: text, Data: data}
+}
+
+// queryNotesArgs are a's arguments as a call spells them.
+func queryNotesArgs(a QueryNotesArgs) []arg {
+	args := []arg{{"filter", a.Filter}}
+	if a.Properties != "" {
+		args = append(args, arg{"properties", a.Properties})
+	}
+	if a.Sort != "" {
+		args = append(args, arg{"sort", a.Sort})
+	}
+	if a.Limit > 0 && a.Limit != baseRowsDefault {
+		args = append(args, arg{"limit", a.Limit})
+	}
+	if a.Offset > 0 {
+		args = append(args, arg{"offset", a.Offset})
+	}
+	return args
+}
+
+// filterHints says, for a filter that selects no note, what the notes
+// have instead: for each folder of file.inFolder and tag of file.hasTag
+// that the vault does not have, the closest it has; for the first
+// properties it reads, their values (propertyValues), and for one no note
+// has, the closest property names. try is the filter with the first
+// unknown name replaced by its nearest (nil when there is none).
+func (c *Core) filterHints(a QueryNotesArgs, expr *base.Expr, notes []*base.File) (hints []string, try *call) {
+	retry := func(old, repl string, word bool) {
+		if try != nil {
+			return
+		}
+		f := a.Filter
+		if word {
+			f = regexp.MustCompile(`\b`+regexp.QuoteMeta(old)+`\b`).ReplaceAllLiteralString(f, repl)
+		} else {
+			for _, q := range []string{`"`, `'`} {
+				f = strings.Replace(f, q+old+q, q+repl+q, 1)
+			}
+		}
+		if f != a.Filter {
+			next := a
+			next.Filter, next.Offset = f, 0
+			try = &call{"query_notes", queryNotesArgs(next)}
+		}
+	}
+	known := c.filterValues()
+	for _, k := range []struct{ fn, kind, what string }{{"inFolder", "folder", "no such folder"}, {"hasTag", "tag", "no note has the tag"}} {
+		for _, v := range expr.FileCalls(k.fn) {
+			value := strings.Trim(strings.TrimSpace(v), "/")
+			if k.kind == "tag" {
+				value = strings.TrimPrefix(value, "#")
+			}
+			if value == "" || known == nil || hasValue(known[k.kind], value) {
+				continue
+			}
+			nearest := nearestFirst(known[k.kind], value)
+			shown := slices.Clone(nearest)
+			if k.kind == "tag" {
+				for i := range shown {
+					shown[i] = "#" + shown[i]
+				}
+			}
+			h := fmt.Sprintf("file.%s(%s): %s", k.fn, jsonText(v), k.what)
+			if len(nearest) > 0 {
+				h += "; closest: " + strings.Join(shown, ", ")
+				retry(v, nearest[0], false)
+			}
+			hints = append(hints, h)
+		}
+	}
+	props := expr.Properties()
+	values := propertyValues(props, notes)
+	var names []string // the notes' property names
+	seen := map[string]bool{}
+	for _, f := range notes {
+		for k := range f.Props {
+			if !seen[k] {
+				seen[k] = true
+				names = append(names, k)
+			}
+		}
+	}
+	slices.Sort(names)
+	for i, p := range props[:min(len(props), 2)] {
+		if strings.HasSuffix(values[i], " has it") && len(names) > 0 { // none of the notes has it
+			nearest := nearestFirst(names, p)
+			values[i] += "; closest property names: " + strings.Join(nearest, ", ")
+			retry(p, nearest[0], true)
+		}
+	}
+	return append(hints, values...), try
 }
 
 // propertyValues says, for the first properties a filter reads (at most

@@ -24,6 +24,10 @@ var basesGoldenCases = []goldenCase{
 	{name: "query_notes/filter", caller: readOnly, call: step{"query_notes", `{"filter":"status == \"aktiv\" && file.hasTag(\"projekt\")","properties":"status, created, file.backlinks","sort":"created desc"}`}},
 	{name: "query_notes/dates", caller: readOnly, call: step{"query_notes", `{"filter":"created >= today() - \"30 days\"","properties":"created, file.folder","sort":"created"}`}},
 	{name: "query_notes/empty", caller: readOnly, call: step{"query_notes", `{"filter":"status == \"verworfen\""}`}},
+	// A folder, tag or property no note has: the closest the vault has,
+	// and the filter with the nearest to try.
+	{name: "query_notes/empty_unknown_folder", caller: readOnly, call: step{"query_notes", `{"filter":"status == \"aktiv\" && file.inFolder(\"Projekte\")"}`}},
+	{name: "query_notes/empty_unknown_property", caller: readOnly, call: step{"query_notes", `{"filter":"statuss == \"aktiv\" && file.hasTag(\"projekt\")"}`}},
 	{name: "query_notes/err_parse", caller: readOnly, call: step{"query_notes", `{"filter":"status = \"aktiv\""}`}},
 	{name: "query_notes/err_unknown_function", caller: readOnly, call: step{"query_notes", `{"filter":"file.hasTags(\"projekt\")"}`}},
 	{name: "query_notes/err_empty", caller: readOnly, call: step{"query_notes", `{"filter":" "}`}},

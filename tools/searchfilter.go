@@ -41,9 +41,7 @@ func (c *Core) unknownFilter(caller Caller, a SearchNotesArgs) *Result {
 			}
 		}
 		have := known[f.kind]
-		// As the index compares them: lower-cased, in NFC.
-		want := note.LinkKey(value)
-		if slices.ContainsFunc(have, func(s string) bool { return note.LinkKey(s) == want }) {
+		if hasValue(have, value) {
 			continue
 		}
 		return c.unknownFilterResult(caller, a, f, value, have)
@@ -86,12 +84,7 @@ func (c *Core) unknownFilterResult(caller Caller, a SearchNotesArgs, f searchFil
 	if f.kind == "tag" {
 		shown = "#" + value
 	}
-	nearest := slices.Clone(have)
-	low := strings.ToLower(value)
-	slices.SortStableFunc(nearest, func(x, y string) int {
-		return note.Distance(low, strings.ToLower(x)) - note.Distance(low, strings.ToLower(y))
-	})
-	nearest = limit(nearest, maxAlternatives)
+	nearest := nearestFirst(have, value)
 	where := "in the text of the query"
 	if f.raw == "" {
 		where = "given as " + f.kind
@@ -159,4 +152,22 @@ func argString(cl call, name string) string {
 		}
 	}
 	return ""
+}
+
+// nearestFirst returns the maxAlternatives of have nearest to value in
+// spelling (case left aside), nearest first.
+func nearestFirst(have []string, value string) []string {
+	nearest := slices.Clone(have)
+	low := strings.ToLower(value)
+	slices.SortStableFunc(nearest, func(x, y string) int {
+		return note.Distance(low, strings.ToLower(x)) - note.Distance(low, strings.ToLower(y))
+	})
+	return limit(nearest, maxAlternatives)
+}
+
+// hasValue reports whether have holds value as the index compares them
+// (lower-cased, NFC).
+func hasValue(have []string, value string) bool {
+	want := note.LinkKey(value)
+	return slices.ContainsFunc(have, func(s string) bool { return note.LinkKey(s) == want })
 }
