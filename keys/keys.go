@@ -605,18 +605,45 @@ func (s *Store) refreshLocked() error {
 func (s *Store) Used(k Key, now time.Time) {
 	s.usedMu.Lock()
 	s.pending[k.Hash] = now
-	due := now.Sub(s.persisted[k.Hash]) >= UsedGranularity && !s.flushing
+	due := s.dueLocked(k.Hash, now) && !s.flushing
 	if due {
 		s.flushing = true
 	}
 	s.usedMu.Unlock()
 	if due {
-		go func() {
-			_ = s.Flush() // an error is reported by the Flush at shutdown
-			s.usedMu.Lock()
+		go s.flushDue()
+	}
+}
+
+// dueLocked reports whether a use at t of the key or grant with hash h is
+// to be written now (usedMu held).
+func (s *Store) dueLocked(h string, t time.Time) bool {
+	return t.Sub(s.persisted[h]) >= UsedGranularity
+}
+
+// flushDue writes the pending uses, again as long as uses that came in
+// during a write are due: Used starts no write while one runs, and a first
+// use of a key made then waited for the server's shutdown — the HTTP test
+// of two keys saw neither recorded. After a failed write the next use
+// tries again (the error is reported by the Flush at shutdown).
+func (s *Store) flushDue() {
+	for {
+		err := s.Flush()
+		s.usedMu.Lock()
+		again := false
+		for h, t := range s.pending {
+			if err == nil && s.dueLocked(h, t) {
+				again = true
+				break
+			}
+		}
+		if !again {
 			s.flushing = false
-			s.usedMu.Unlock()
-		}()
+		}
+		s.usedMu.Unlock()
+		if !again {
+			return
+		}
 	}
 }
 

@@ -480,3 +480,45 @@ func TestStore_OldFileWithoutVaults(t *testing.T) {
 		t.Errorf("old store after a change:\n%s", raw)
 	}
 }
+
+// TestStore_UseDuringAWriteIsWritten: a key's first use that comes while
+// the background write of another's is under way is written after it,
+// not left for the server's shutdown.
+func TestStore_UseDuringAWriteIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	_, anna, err := s.Create("anna", Rights{Read: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ben, err := s.Create("ben", Rights{Read: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process holds the store: anna's write waits for it, with
+	// her use already taken from the pending ones.
+	l, err := lock(filepath.Join(dir, LockName), LockTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := t0.Add(time.Hour)
+	s.Used(anna, used)
+	for taken := false; !taken; time.Sleep(time.Millisecond) {
+		s.usedMu.Lock()
+		taken = len(s.pending) == 0
+		s.usedMu.Unlock()
+	}
+	s.Used(ben, used)
+	l.unlock()
+	deadline := time.Now().Add(time.Minute) // a bound far past any write, not a speed target
+	for {
+		ks, _ := s.List()
+		if len(ks) == 2 && ks[0].LastUsed.Equal(used) && ks[1].LastUsed.Equal(used) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("last used of both keys not written: %+v", ks)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
