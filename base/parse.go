@@ -435,8 +435,7 @@ func (e *Expr) Properties() []string {
 			out = append(out, k)
 		}
 	}
-	var walk func(n node)
-	walk = func(n node) {
+	e.visit(func(n node) bool {
 		switch n := n.(type) {
 		case *identNode:
 			switch n.name {
@@ -447,43 +446,20 @@ func (e *Expr) Properties() []string {
 		case *memberNode:
 			if id, ok := n.x.(*identNode); ok && id.name == "note" {
 				add(n.name)
-				return
+				return false
 			}
-			walk(n.x)
 		case *indexNode:
 			if id, ok := n.x.(*identNode); ok && id.name == "note" {
 				if l, ok := n.i.(*litNode); ok {
 					if k, ok := l.v.(string); ok {
 						add(k)
-						return
+						return false
 					}
 				}
 			}
-			walk(n.x)
-			walk(n.i)
-		case *callNode:
-			if n.recv != nil {
-				walk(n.recv)
-			}
-			for _, a := range n.args {
-				walk(a)
-			}
-		case *unaryNode:
-			walk(n.x)
-		case *binaryNode:
-			walk(n.l)
-			walk(n.r)
-		case *listNode:
-			for _, it := range n.items {
-				walk(it)
-			}
-		case *objNode:
-			for _, v := range n.vals {
-				walk(v)
-			}
 		}
-	}
-	walk(e.root)
+		return true
+	})
 	return out
 }
 
@@ -492,46 +468,22 @@ func (e *Expr) Properties() []string {
 // of file.hasTag("x", "y").
 func (e *Expr) FileCalls(fn string) []string {
 	var out []string
-	var walk func(n node)
-	walk = func(n node) {
-		switch n := n.(type) {
-		case *callNode:
-			if id, ok := n.recv.(*identNode); ok && id.name == "file" && n.fn == fn {
-				for _, a := range n.args {
-					if l, ok := a.(*litNode); ok {
-						if s, ok := l.v.(string); ok {
-							out = append(out, s)
-						}
+	e.visit(func(n node) bool {
+		c, ok := n.(*callNode)
+		if !ok || c.fn != fn {
+			return true
+		}
+		if id, ok := c.recv.(*identNode); ok && id.name == "file" {
+			for _, a := range c.args {
+				if l, ok := a.(*litNode); ok {
+					if s, ok := l.v.(string); ok {
+						out = append(out, s)
 					}
 				}
 			}
-			if n.recv != nil {
-				walk(n.recv)
-			}
-			for _, a := range n.args {
-				walk(a)
-			}
-		case *memberNode:
-			walk(n.x)
-		case *indexNode:
-			walk(n.x)
-			walk(n.i)
-		case *unaryNode:
-			walk(n.x)
-		case *binaryNode:
-			walk(n.l)
-			walk(n.r)
-		case *listNode:
-			for _, it := range n.items {
-				walk(it)
-			}
-		case *objNode:
-			for _, v := range n.vals {
-				walk(v)
-			}
 		}
-	}
-	walk(e.root)
+		return true
+	})
 	return out
 }
 
@@ -540,16 +492,26 @@ func (e *Expr) FileCalls(fn string) []string {
 // calls on the same files. today() changes once a day.
 func (e *Expr) usesClock() bool {
 	found := false
+	e.visit(func(n node) bool {
+		if c, ok := n.(*callNode); ok && (c.fn == "now" && c.recv == nil || c.fn == "random" && c.recv == nil || c.fn == "relative") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// visit calls fn for every node of the expression, a node before the
+// nodes inside it; those are left out where fn returns false.
+func (e *Expr) visit(fn func(n node) bool) {
 	var walk func(n node)
 	walk = func(n node) {
+		if n == nil || !fn(n) {
+			return
+		}
 		switch n := n.(type) {
 		case *callNode:
-			if n.fn == "now" && n.recv == nil || n.fn == "random" && n.recv == nil || n.fn == "relative" {
-				found = true
-			}
-			if n.recv != nil {
-				walk(n.recv)
-			}
+			walk(n.recv)
 			for _, a := range n.args {
 				walk(a)
 			}
@@ -574,5 +536,4 @@ func (e *Expr) usesClock() bool {
 		}
 	}
 	walk(e.root)
-	return found
 }
