@@ -1674,5 +1674,5 @@ func PathPatternOK(re string) bool {
 
 // tagsAsWordsText is the notice of Results.TagsAsWords.
 func tagsAsWordsText(tags []string) string {
-	return "no note has the tag " + strings.Join(tags, ", ") + "; counted as words for ranking only"
+	return "no note has the tag " + strings.Join(tags, ", ") + ": counted as words, for ranking only"
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -382,10 +381,7 @@ func (c *Core) checkSpace(caller Caller, f failure, space string) *Result {
 			return nil
 		}
 	}
-	sorted := append([]string(nil), spaces...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		return note.Distance(strings.ToLower(space), strings.ToLower(sorted[i])) < note.Distance(strings.ToLower(space), strings.ToLower(sorted[j]))
-	})
+	sorted := nearestFirst(spaces, space)
 	var b strings.Builder
 	fmt.Fprintf(&b, "error: %s: no space %q\nerror code: not_found\n", f.tool, space)
 	if len(spaces) > 0 {

@@ -95,7 +95,7 @@ func (c *Core) unknownFilterResult(caller Caller, a SearchNotesArgs, f searchFil
 	data := map[string]any{"error": "not_found", "unknown_filter": f.kind, "value": value}
 	what := map[string]string{"space": "spaces", "folder": "folders", "tag": "tags"}[f.kind]
 	// with is the search with the filter set to v ("" leaves it out).
-	with := func(v string) call {
+	with := func(v string) SearchNotesArgs {
 		s := a
 		s.Offset = 0
 		if f.raw != "" {
@@ -117,7 +117,7 @@ func (c *Core) unknownFilterResult(caller Caller, a SearchNotesArgs, f searchFil
 				s.Tag = v
 			}
 		}
-		return call{tool, searchArgs(s, 0)}
+		return s
 	}
 	if len(nearest) == 0 {
 		fmt.Fprintf(&b, "The vault has no %s.\n", what)
@@ -131,27 +131,13 @@ func (c *Core) unknownFilterResult(caller Caller, a SearchNotesArgs, f searchFil
 			}
 		}
 		fmt.Fprintf(&b, "closest %s: %s\n", what, strings.Join(names, ", "))
-		b.WriteString("next: " + with(nearest[0]).render(caller.Door) + "\n")
+		b.WriteString("next: " + call{tool, searchArgs(with(nearest[0]), 0)}.render(caller.Door) + "\n")
 	}
-	without := with("")
-	if strings.TrimSpace(argString(without, "query")) != "" {
-		b.WriteString("without the filter: " + without.render(caller.Door))
+	if without := with(""); strings.TrimSpace(without.Query) != "" {
+		b.WriteString("without the filter: " + call{tool, searchArgs(without, 0)}.render(caller.Door))
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Data: data,
 		Err: &note.Error{Op: "search", Kind: note.ErrNotFound, Msg: msg, Alternatives: nearest, AltKind: what}}
-}
-
-// argString is the value of the argument name of cl as text ("" when it
-// has none).
-func argString(cl call, name string) string {
-	for _, a := range cl.args {
-		if a.name == name {
-			if s, ok := a.value.(string); ok {
-				return s
-			}
-		}
-	}
-	return ""
 }
 
 // nearestFirst returns the maxAlternatives of have nearest to value in

@@ -85,9 +85,7 @@ func (b *beneath) trustListing(dir *os.File, name string, l FolderListing) (entr
 		return nil, false
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Dev != b.dev || st.Ino != l.Ino ||
-		st.Mtim.Nano() != l.MTime || st.Ctim.Nano() != l.CTime {
+	if !b.sameFolder(fd, l) {
 		return nil, false
 	}
 	entries = make([]fs.DirEntry, len(l.Files))
@@ -103,31 +101,27 @@ func (b *beneath) trustListing(dir *os.File, name string, l FolderListing) (entr
 	return entries, true
 }
 
-// recheck is Vault.Recheck: the folder is opened from the vault's folder
-// through no link (openat2).
-func (b *beneath) recheck(t TrustedFolder) bool {
-	if b == nil || b.dir == nil {
-		return false
-	}
-	how := unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	fd, err := -1, error(nil)
-	for try := 0; try < 3; try++ {
-		if fd, err = unix.Openat2(int(b.dir.Fd()), t.Path, &how); err != unix.EINTR && err != unix.EAGAIN {
-			break
-		}
-	}
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fd)
+// sameFolder reports whether the folder open as fd is the one l describes,
+// as it was: the same inode, mtime and ctime, on the vault's file system.
+func (b *beneath) sameFolder(fd int, l FolderListing) bool {
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Dev != b.dev || st.Ino != t.Listing.Ino ||
-		st.Mtim.Nano() != t.Listing.MTime || st.Ctim.Nano() != t.Listing.CTime {
+	return unix.Fstat(fd, &st) == nil && st.Dev == b.dev && st.Ino == l.Ino &&
+		st.Mtim.Nano() == l.MTime && st.Ctim.Nano() == l.CTime
+}
+
+// recheck is Vault.Recheck: the folder is opened from the vault's folder
+// through no link (beneath.open).
+func (b *beneath) recheck(t TrustedFolder) bool {
+	fh, ok := b.open(t.Path, unix.O_PATH|unix.O_DIRECTORY)
+	if !ok {
 		return false
 	}
+	defer fh.Close()
+	fd := int(fh.Fd())
+	if !b.sameFolder(fd, t.Listing) {
+		return false
+	}
+	var st unix.Stat_t
 	for _, e := range t.files {
 		was, ok := e.(*statEntry)
 		if !ok || unix.Fstatat(fd, was.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Ino != was.st.Ino ||
