@@ -6,7 +6,9 @@
 // build, …), and printed side by side with their ratio:
 //
 //   - full build: wall time, CPU time, notes/s, peak RSS (of a child process that
-//     does only the build), index size on disk;
+//     does only the build), index size on disk; and the same for qmd 2.8.3,
+//     the peer issue 33 holds the build to (bench/qmd.go; -peers none
+//     leaves it out);
 //   - restart on the unchanged vault: time until the index is up to date;
 //   - search latency p50/p95 over a fixed set of queries, and the same
 //     queries with `rg -i -l` over the same folder, as a ratio;
@@ -39,7 +41,7 @@
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
 //	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning,bases,vaults] [-runs 3] [-rounds 5] [-writes 50]
-//	               [-baseline REV] [-growth]
+//	               [-baseline REV] [-peers qmd|none] [-growth]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
 // so its children build and search with that commit's index; the query set
@@ -102,6 +104,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
 	writes := flag.Int("writes", 50, "external writes for the change-to-searchable latency")
 	baseline := flag.String("baseline", "", "git revision whose build, search and stdio figures are measured side by side with this tree's")
+	peers := flag.String("peers", "qmd", "peers whose build the build part measures beside vaultd's: qmd (installed in bench/qmd by npm on first use), or none")
 	keep := flag.Bool("keep", false, "keep the temp dir")
 	flag.StringVar(&reuse, "tmp", "", "use (and keep) this temp dir; an index built there before is reused")
 	flag.BoolVar(&perQuery, "perquery", false, "print each query's latency, total and top hits")
@@ -134,6 +137,13 @@ func main() {
 			baselineNote = fmt.Sprintf("baseline %s skipped: %v", *baseline, err)
 		} else {
 			variants = append([]*variant{b}, variants...)
+		}
+	}
+	var qmd *qmdPeer
+	if parts["build"] && *peers == "qmd" {
+		if qmd, err = setupQMD(); err != nil {
+			fmt.Fprintf(os.Stderr, "qmd skipped: %v\n", err)
+			peerNote = fmt.Sprintf("qmd skipped: %v", err)
 		}
 	}
 	t := &table{compare: len(variants) > 1}
@@ -170,6 +180,8 @@ func main() {
 			anons := make([][]float64, len(variants))
 			cpus := make([][]float64, len(variants))
 			sizes := make([][]float64, len(variants))
+			var elapsed []float64 // this tree's, for the peer
+			var peerRuns []qmdRun
 			for i := range n {
 				for vi, v := range variants { // interleaved: baseline, this tree, baseline, …
 					state := stateOf(v)
@@ -184,6 +196,20 @@ func main() {
 					cpus[vi] = append(cpus[vi], r.CPU)
 					sizes[vi] = append(sizes[vi], float64(dirSize(filepath.Join(state, "index")))/1e6)
 					fmt.Fprintf(os.Stderr, "  build %d (%s): %.1fs, CPU %.1fs, peak RSS %.0f MB (anonymous %.0f MB), %.0f MB on disk\n", i+1, v.name, r.Seconds, r.CPU, float64(r.MaxRSSKB)/1024, float64(r.PeakAnonKB)/1024, sizes[vi][len(sizes[vi])-1])
+					if vi == len(variants)-1 {
+						elapsed = append(elapsed, r.Elapsed)
+					}
+				}
+				if qmd != nil && parts["build"] {
+					r, err := qmd.build(dir, tmp)
+					if err != nil {
+						fmt.Fprintf(os.Stderr, "qmd skipped: %v\n", err)
+						peerNote = fmt.Sprintf("qmd skipped: %v", err)
+						qmd = nil
+						continue
+					}
+					peerRuns = append(peerRuns, r)
+					fmt.Fprintf(os.Stderr, "  build %d (qmd 2.8.3): %.1fs, CPU %.1fs, peak RSS %.0f MB (anonymous %.0f MB), %.0f MB on disk, %d notes\n", i+1, r.wall, r.cpu, r.rssMB, r.anonMB, r.sizeMB, r.indexed)
 				}
 			}
 			if parts["build"] {
@@ -195,14 +221,16 @@ func main() {
 					return out
 				}
 				w := med(walls)
-				// Issue 33's targets, against commit 9ae5347 (one document
-				// per note): VAULTD_BENCH_BASELINE=9ae5347.
+				// Issue 33's targets are qmd's build (peerRows); until qmd
+				// runs in the bench, commit 9ae5347's (one document per
+				// note): VAULTD_BENCH_BASELINE=9ae5347.
+				byBase := name == "gesetze" && len(peerRuns) == 0
 				target, maxRatio := "", 0.0
-				if name == "gesetze" {
+				if byBase {
 					target, maxRatio = "≤ 0.8× baseline", 0.8
 				}
 				t.cmp("full build: wall time", w, secs, target, nil, maxRatio)
-				if name == "gesetze" {
+				if byBase {
 					target, maxRatio = "≤ 1.0× baseline", 1.0
 				}
 				t.cmp("full build: CPU time", med(cpus), secs, target, nil, maxRatio)
@@ -212,16 +240,19 @@ func main() {
 				}
 				t.cmp("full build: notes/s", nps, func(v float64) string { return fmt.Sprintf("%.0f", v) }, "", nil, 0)
 				target = ""
-				if name == "gesetze" {
+				if byBase {
 					target, maxRatio = "≤ 400 MB; ≤ 1.0× baseline", 1.0
 				}
-				t.cmp("full build: peak RSS", med(rsss), mb, target, func(v float64) bool { return name != "gesetze" || v <= 400 }, maxRatio)
+				t.cmp("full build: peak RSS", med(rsss), mb, target, func(v float64) bool { return !byBase || v <= 400 }, maxRatio)
 				t.cmp("  of it anonymous (peak)", med(anons), mb, "", nil, 0)
 				target = ""
-				if name == "gesetze" {
+				if byBase {
 					target, maxRatio = "≤ 1.5× baseline", 1.5
 				}
 				t.cmp("index size on disk", med(sizes), mb, target, nil, maxRatio)
+				if len(peerRuns) > 0 {
+					peerRows(t, name == "gesetze", elapsed, med(cpus), med(rsss), med(sizes), peerRuns)
+				}
 			}
 		}
 		if parts["restart"] {
@@ -276,6 +307,9 @@ func main() {
 	fmt.Println("caches: warm — every figure but the cold row is taken after a warm-up (the corpus was just copied, each child answers its queries once before timing them)")
 	if baselineNote != "" {
 		fmt.Println(baselineNote)
+	}
+	if peerNote != "" {
+		fmt.Println(peerNote)
 	}
 	t.print(os.Stdout)
 	if stdioCommand != "" {
@@ -538,6 +572,7 @@ type childResult struct {
 	// (runChild): its peak RSS less the mapped files.
 	PeakAnonKB int64        `json:"-"`
 	CPU        float64      `json:"-"`          // the child's user + system seconds (runChild)
+	Elapsed    float64      `json:"-"`          // the child process from start to exit (runChild)
 	Queries    []childQuery `json:",omitempty"` // search mode
 }
 
@@ -549,15 +584,38 @@ func runChild(exe, mode, dir, state string, extra ...string) childResult {
 	cmd.Stderr = os.Stderr
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
+	start := time.Now()
 	check(cmd.Start())
-	// The child's anonymous memory, sampled from here (the baseline's
-	// bench cannot report it): its peak RSS also counts the pages of the
-	// index files it has mapped, which are the kernel's page cache.
+	anon := sampleAnon(cmd.Process.Pid)
+	err := cmd.Wait()
+	elapsed := time.Since(start)
+	peakAnon := anon()
+	out := stdout.Bytes()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "child %s %s failed: %v\n%s\n", exe, mode, err, out)
+		os.Exit(1)
+	}
+	var r childResult
+	check(json.Unmarshal(out, &r))
+	r.PeakAnonKB = peakAnon
+	r.Elapsed = elapsed.Seconds()
+	r.CPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if r.MaxRSSKB == 0 {
+		r.MaxRSSKB = maxRSSKB(cmd.ProcessState)
+	}
+	return r
+}
+
+// sampleAnon samples the anonymous memory of process pid every 50 ms
+// until the returned function is called, which returns the peak in KB
+// (its peak RSS also counts the pages of the files it has mapped, which
+// are the kernel's page cache).
+func sampleAnon(pid int) (peak func() int64) {
 	stop, sampled := make(chan struct{}), make(chan int64)
 	go func() {
 		var peak int64
 		for {
-			peak = max(peak, statusKB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "RssAnon:"))
+			peak = max(peak, statusKB(fmt.Sprintf("/proc/%d/status", pid), "RssAnon:"))
 			select {
 			case <-stop:
 				sampled <- peak
@@ -566,25 +624,20 @@ func runChild(exe, mode, dir, state string, extra ...string) childResult {
 			}
 		}
 	}()
-	err := cmd.Wait()
-	close(stop)
-	out := stdout.Bytes()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "child %s %s failed: %v\n%s\n", exe, mode, err, out)
-		os.Exit(1)
+	return func() int64 {
+		close(stop)
+		return <-sampled
 	}
-	var r childResult
-	check(json.Unmarshal(out, &r))
-	r.PeakAnonKB = <-sampled
-	r.CPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-	if r.MaxRSSKB == 0 {
-		// No /proc: the rusage of the child. (On Linux it can include the
-		// parent's RSS at the time of the fork, so VmHWM is preferred.)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.MaxRSSKB = ru.Maxrss // kilobytes on Linux
-		}
+}
+
+// maxRSSKB is the peak RSS of an exited child from its rusage (on Linux
+// it can include the parent's RSS at the time of the fork, so a child's
+// own VmHWM is preferred where it reports one).
+func maxRSSKB(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss // kilobytes on Linux
 	}
-	return r
+	return 0
 }
 
 // child opens the index on dir with state dir state, waits until it is up
