@@ -140,7 +140,7 @@ func main() {
 		}
 	}
 	var qmd *qmdPeer
-	if parts["build"] && *peers == "qmd" {
+	if (parts["build"] || parts["stdio"]) && *peers == "qmd" {
 		if qmd, err = setupQMD(); err != nil {
 			fmt.Fprintf(os.Stderr, "qmd skipped: %v\n", err)
 			peerNote = fmt.Sprintf("qmd skipped: %v", err)
@@ -279,7 +279,7 @@ func main() {
 			watchBench(dir, stateOf(variants[len(variants)-1]), *writes, t)
 		}
 		if parts["stdio"] {
-			stdioBench(name, dir, tmp, variants, t)
+			stdioBench(name, dir, tmp, variants, qmd, t)
 		}
 		if parts["names"] { // bench/names.go
 			namesBench(dir, tmp, variants, stateOf, t)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,10 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The build part measures a peer beside vaultd: qmd 2.8.3, a Markdown
@@ -135,19 +141,34 @@ var qmdIndexed = regexp.MustCompile(`Indexed: (\d+) new`)
 // build indexes dir with qmd from scratch, in a home of its own under tmp.
 func (q *qmdPeer) build(dir, tmp string) (qmdRun, error) {
 	home := filepath.Join(tmp, "qmd-home")
+	r, err := q.index(dir, home)
+	if err != nil {
+		return r, err
+	}
+	return r, os.RemoveAll(home)
+}
+
+// qmdEnv is the environment that keeps qmd's index and configuration in
+// home.
+func qmdEnv(home string) []string {
+	config := filepath.Join(home, "config")
+	return []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_CONFIG_HOME=" + config,
+		"QMD_CONFIG_DIR=" + filepath.Join(config, "qmd"), "NO_COLOR=1"}
+}
+
+// index makes qmd's index of dir in home, from scratch.
+func (q *qmdPeer) index(dir, home string) (qmdRun, error) {
 	if err := os.RemoveAll(home); err != nil {
 		return qmdRun{}, err
 	}
 	cache := filepath.Join(home, "cache")
-	config := filepath.Join(home, "config")
-	for _, d := range []string{cache, config} {
+	for _, d := range []string{cache, filepath.Join(home, "config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return qmdRun{}, err
 		}
 	}
 	cmd := exec.Command(q.node, q.cli, "collection", "add", dir, "--name", "bench")
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+cache, "XDG_CONFIG_HOME="+config,
-		"QMD_CONFIG_DIR="+filepath.Join(config, "qmd"), "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), qmdEnv(home)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -166,7 +187,62 @@ func (q *qmdPeer) build(dir, tmp string) (qmdRun, error) {
 	if m := qmdIndexed.FindSubmatch(out.Bytes()); m != nil {
 		r.indexed, _ = strconv.Atoi(string(m[1]))
 	}
-	return r, os.RemoveAll(home)
+	return r, nil
+}
+
+// search times qmd's search over MCP stdio as stdioRun times search_notes:
+// `qmd mcp` on an index of dir, its query tool with the query's text as
+// one keyword (lex) search, without the model's reranking (a model is not
+// installed), calls calls after 5 to warm up. A query's folder or space
+// filter is left out: qmd has none. It returns p50 and p95.
+func (q *qmdPeer) search(dir, tmp string, texts []string, calls int) (p50, p95 time.Duration, err error) {
+	home := filepath.Join(tmp, "qmd-search-home")
+	defer os.RemoveAll(home)
+	if _, err := q.index(dir, home); err != nil {
+		return 0, 0, err
+	}
+	c, err := client.NewStdioMCPClientWithOptions(q.node, qmdEnv(home), []string{q.cli, "mcp"},
+		transport.WithCommandStderrWriter(io.Discard))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "vaultd-bench", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return 0, 0, fmt.Errorf("qmd mcp: initialize: %w", err)
+	}
+	call := func(i int) (time.Duration, error) {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "query"
+		req.Params.Arguments = map[string]any{
+			"searches": []map[string]any{{"type": "lex", "query": texts[i%len(texts)]}},
+			"rerank":   false,
+		}
+		start := time.Now()
+		res, err := c.CallTool(ctx, req)
+		d := time.Since(start)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("qmd mcp: query %q: tool error", texts[i%len(texts)])
+		}
+		return d, err
+	}
+	for i := range 5 {
+		if _, err := call(i); err != nil {
+			return 0, 0, err
+		}
+	}
+	var lat []time.Duration
+	for i := range calls {
+		d, err := call(i)
+		if err != nil {
+			return 0, 0, err
+		}
+		lat = append(lat, d)
+	}
+	return percentile(lat, 50), percentile(lat, 95), nil
 }
 
 // lastLines returns the last n lines of out.

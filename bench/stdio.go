@@ -301,7 +301,7 @@ type stdioFigures struct {
 
 // stdioBench runs stdioRun for each variant (baseline first) and adds the
 // rows.
-func stdioBench(name, dir, tmp string, variants []*variant, t *table) {
+func stdioBench(name, dir, tmp string, variants []*variant, qmd *qmdPeer, t *table) {
 	figs := make([]stdioFigures, len(variants))
 	for i, v := range variants {
 		figs[i] = stdioRun(name, dir, tmp, v)
@@ -335,6 +335,28 @@ func stdioBench(name, dir, tmp string, variants []*variant, t *table) {
 	}
 	t.cmp(fmt.Sprintf("stdio: search_notes p50 (%d calls, %d queries)", stdioCalls, cur.queries), col(func(f stdioFigures) float64 { return d(f.s50) }), msf, "", nil, 0)
 	t.cmp("stdio: search_notes p95", col(func(f stdioFigures) float64 { return d(f.s95) }), msf, "", nil, 0)
+	if qmd != nil {
+		var texts []string
+		for _, q := range queries(name) {
+			texts = append(texts, q.q.Text)
+		}
+		metric := "stdio: search p50 against qmd 2.8.3's over MCP (lex, no rerank)"
+		q50, q95, err := qmd.search(dir, tmp, texts, stdioCalls)
+		switch {
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "qmd search skipped: %v\n", err)
+			t.add(metric, "skipped: "+strings.SplitN(err.Error(), "\n", 2)[0], "")
+		default:
+			fmt.Fprintf(os.Stderr, "  stdio (qmd 2.8.3): query p50 %s, p95 %s\n", ms(q50), ms(q95))
+			faster := d(q50) / d(cur.s50)
+			value := fmt.Sprintf("%s vs %s (%.0f× faster)", msf(d(cur.s50)), msf(d(q50)), faster)
+			if name == "gesetze" {
+				t.goal(metric, value, "≥ 50× faster", faster >= 50)
+			} else {
+				t.add(metric, value, "")
+			}
+		}
+	}
 	chars := func(v float64) string { return fmt.Sprintf("%.0f chars", v) }
 	t.cmp("stdio: search_notes text per hit (note)", col(func(f stdioFigures) float64 { return f.hitChars }), chars, "", nil, 0)
 	t.cmp("stdio: search_notes text per section shown", col(func(f stdioFigures) float64 { return f.sectionChars }), chars,
