@@ -66,31 +66,14 @@ var gesetzeLaws = []string{"b/bgb", "g/gg", "s/stgb", "o/owig_1968", "b/beeg", "
 // the distractors) into a temp dir and indexes it.
 func gesetzeIndex(t *testing.T) (*Index, string) {
 	t.Helper()
-	var archive string
-	for _, c := range []string{os.Getenv("VAULTD_CORPORA"), filepath.Join("..", "..", "shared", "corpora"), filepath.Join("..", "shared", "corpora")} {
-		if c == "" {
-			continue
-		}
-		if p := filepath.Join(c, "gesetze.tar.xz"); fileExists(p) {
-			archive = p
-			break
-		}
-	}
-	if archive == "" {
-		t.Skip("gesetze.tar.xz not found (set VAULTD_CORPORA to the corpora folder)")
-	}
 	full := os.Getenv("VAULTD_GESETZE") == "full"
-	tmp := t.TempDir()
-	if out, err := exec.Command("tar", "-xJf", archive, "-C", tmp).CombinedOutput(); err != nil {
-		t.Fatalf("unpack %s: %v\n%s", archive, err, out)
-	}
-	dir := filepath.Join(tmp, "gesetze")
+	dir := unpackGesetze(t)
 	if !full {
 		// Keep the questions' laws and 230 others: the 10 largest and
 		// every 30th of the rest.
 		laws, err := filepath.Glob(filepath.Join(dir, "*", "*"))
 		if err != nil || len(laws) < 1000 {
-			t.Fatalf("unpacked %s: %d laws (%v)", archive, len(laws), err)
+			t.Fatalf("unpacked %s: %d laws (%v)", dir, len(laws), err)
 		}
 		size := func(p string) int64 {
 			fi, err := os.Stat(filepath.Join(p, "index.md"))
@@ -141,6 +124,30 @@ func gesetzeIndex(t *testing.T) (*Index, string) {
 	}
 	t.Logf("indexed %d notes in %s", ix.Status().Total, time.Since(start).Round(time.Millisecond))
 	return ix, dir
+}
+
+// unpackGesetze unpacks the laws into a temp dir and returns their folder;
+// it skips the test when the archive is not found.
+func unpackGesetze(t testing.TB) string {
+	t.Helper()
+	var archive string
+	for _, c := range []string{os.Getenv("VAULTD_CORPORA"), filepath.Join("..", "..", "shared", "corpora"), filepath.Join("..", "shared", "corpora")} {
+		if c == "" {
+			continue
+		}
+		if p := filepath.Join(c, "gesetze.tar.xz"); fileExists(p) {
+			archive = p
+			break
+		}
+	}
+	if archive == "" {
+		t.Skip("gesetze.tar.xz not found (set VAULTD_CORPORA to the corpora folder)")
+	}
+	tmp := t.TempDir()
+	if out, err := exec.Command("tar", "-xJf", archive, "-C", tmp).CombinedOutput(); err != nil {
+		t.Fatalf("unpack %s: %v\n%s", archive, err, out)
+	}
+	return filepath.Join(tmp, "gesetze")
 }
 
 func fileExists(p string) bool {

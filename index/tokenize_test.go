@@ -5,7 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
@@ -78,7 +81,7 @@ func TestTokenize_AsBleve(t *testing.T) {
 	dirs := []string{filepath.Join("..", "example-vault")}
 	for _, c := range []string{os.Getenv("VAULTD_CORPORA"), filepath.Join("..", "..", "shared", "corpora")} {
 		if c != "" {
-			for _, v := range []string{"obsidian-help-de", "obsidian-help-en", "tldr-de"} {
+			for _, v := range []string{"obsidian-help-de", "obsidian-help-en", "tldr-de", "tldr-en"} {
 				dirs = append(dirs, filepath.Join(c, v))
 			}
 		}
@@ -102,6 +105,57 @@ func TestTokenize_AsBleve(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("tokenized %d real notes; the example vault alone has more", n)
+	}
+}
+
+// TestTokenize_AsBleve_Gesetze: the same over every note of the laws (166
+// MB), in parallel.
+func TestTokenize_AsBleve_Gesetze(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tokenizes the 166 MB of the laws twice")
+	}
+	dir := unpackGesetze(t)
+	var paths []string
+	filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() && strings.HasSuffix(p, ".md") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) < 6000 {
+		t.Fatalf("%d laws unpacked, want the 6,636", len(paths))
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		failures int
+		next     atomic.Int64
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				b, err := os.ReadFile(paths[i])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if diff := sameTokens(string(b)); diff != "" {
+					mu.Lock()
+					if failures++; failures <= 3 {
+						t.Errorf("%s: %.2000s", paths[i], diff)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failures > 0 {
+		t.Errorf("%d of %d laws tokenized otherwise than by bleve", failures, len(paths))
 	}
 }
 
