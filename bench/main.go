@@ -15,7 +15,8 @@
 //   - time from an external file write to the change being searchable;
 //   - stdio: the vaultd binary served over MCP stdio (mcp-go's client) on a
 //     copy of the corpus: read_note, search_notes and append_to_note round
-//     trips p50/p95, and the size of the tools/list answer (bench/stdio.go).
+//     trips p50/p95, and the size of the tools/list answer (bench/stdio.go);
+//     search_notes p50 against qmd's search over MCP (bench/qmd.go).
 //   - http (gesetze only): `vaultd serve --http` under 8 concurrent clients
 //     for 30 s — throughput and p50/p95/p99 per tool, and a check that every
 //     acknowledged append is on disk exactly once (bench/http.go);
