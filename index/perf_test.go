@@ -59,6 +59,41 @@ func TestCompact_AfterBuild(t *testing.T) {
 	}
 }
 
+// TestCompact_StatusSaysMerging: while a build merges its segments every
+// note is in, and the status says so (searches are complete, slower)
+// instead of counting notes that are all done; before the merge it
+// counts, after it the index is complete.
+func TestCompact_StatusSaysMerging(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("n/%02d.md", i)] = fmt.Sprintf("# Notiz %d\n\nBaustelle Nummer%d\n", i, i)
+	}
+	v, _ := newVault(t, files)
+	var during Status
+	var found int
+	testHookCompact = func(ix *Index) {
+		during = ix.Status()
+		found = int(mustSearch(t, ix, Query{Text: "Baustelle"}).Total)
+	}
+	t.Cleanup(func() { testHookCompact = nil })
+	ix := openIndex(t, v, Options{Dir: t.TempDir(), BatchDocs: 5}) // 12 batches
+	if !during.Building || !during.Merging || during.Done != 60 || during.Total != 60 {
+		t.Errorf("status while merging: %+v, want building and merging, 60 of 60", during)
+	}
+	if want := "index building: all 60 notes indexed, merging the index; results are complete, searches slower until it is done"; during.Text() != want {
+		t.Errorf("text while merging: %q, want %q", during.Text(), want)
+	}
+	if found != 60 {
+		t.Errorf("search while merging: %d notes, want 60", found)
+	}
+	if st := ix.Status(); st.Building || st.Merging || st.Text() != "" {
+		t.Errorf("status after the build: %+v (%q), want complete", st, st.Text())
+	}
+	if st := (Status{Building: true, Done: 30, Total: 60}); st.Merging || !strings.Contains(st.Text(), "30 of 60 notes") {
+		t.Errorf("status before the merge: %q", st.Text())
+	}
+}
+
 // TestMetaOf_SameAsDecode: the remembered heading tables are the decoded
 // ones, per version.
 func TestMetaOf_SameAsDecode(t *testing.T) {

@@ -93,6 +93,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		}
 	case st.Unhealthy:
 		iv.State = "unhealthy"
+	case st.Merging:
+		iv.State = "merging"
 	case st.Building:
 		iv.State = "building"
 	case st.Problem != "":

@@ -158,7 +158,7 @@ func TestTexts_EveryKeyExists(t *testing.T) {
 	for _, op := range ops {
 		composed = append(composed, "op."+op)
 	}
-	for _, s := range []string{"healthy", "building", "degraded", "unhealthy", "none"} {
+	for _, s := range []string{"healthy", "building", "merging", "degraded", "unhealthy", "none"} {
 		composed = append(composed, "health.state."+s)
 	}
 	for _, s := range []string{"rule", "permission", "rate_limit"} {

@@ -38,6 +38,7 @@ type progress struct {
 	lastPlain string
 	window    []progressSample // recent (time, done), for the rate
 	now       func() time.Time
+	phase     string // what happens after the count ("merging the index"); "" none
 }
 
 type progressSample struct {
@@ -124,6 +125,15 @@ func newProgress(w io.Writer, header, what, unit string, delay time.Duration) *p
 	return &progress{w: w, tty: isTTY(w), header: header, what: what, unit: unit, delay: delay, start: time.Now(), now: time.Now}
 }
 
+// setPhase names what the operation does once its count is complete
+// ("merging the index": the count stands still meanwhile); "" clears it.
+// The next update shows it.
+func (p *progress) setPhase(phase string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.phase = phase
+}
+
 // update reports done of total (total 0: not known, only the time shows).
 func (p *progress) update(done, total int) {
 	p.mu.Lock()
@@ -187,6 +197,9 @@ func (p *progress) line(now time.Time, done, total int, bar bool) string {
 	rate := p.rate()
 	if rate > 0 && done > 0 {
 		fmt.Fprintf(&b, " · %s %s/s", rateText(rate), p.unit)
+	}
+	if p.phase != "" {
+		b.WriteString(" · " + p.phase)
 	}
 	fmt.Fprintf(&b, " · %s elapsed", clock(elapsed))
 	if total > 0 && done < total {

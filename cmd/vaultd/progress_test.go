@@ -88,3 +88,32 @@ func TestReadNotesTip(t *testing.T) {
 		t.Errorf("tip:\n got %q\nwant %q", errw.String(), want)
 	}
 }
+
+// TestProgress_Phase: once every note is in, the line says what the
+// operation does while the count stands still (the index's merge), and
+// a terminal's bar shows it too.
+func TestProgress_Phase(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var out bytes.Buffer
+		p := newProgress(&out, "indexing x: 6,636 notes", "indexing", "notes", 0)
+		p.tty = tty
+		t0 := time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
+		now := t0
+		p.start, p.now = t0, func() time.Time { return now }
+		p.update(6636, 6636)
+		now = t0.Add(6 * time.Second)
+		p.setPhase("merging the index into one segment")
+		p.update(6636, 6636)
+		got := out.String()
+		want := "6,636 of 6,636 notes (100 %) · merging the index into one segment · 6 s elapsed"
+		if tty {
+			want = "6,636/6,636 notes · merging the index into one segment · 6 s elapsed"
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("tty %v: got %q, want %q", tty, got, want)
+		}
+		if n := strings.Count(got, "merging"); n != 1 {
+			t.Errorf("tty %v: the phase shown %d times, want once: %q", tty, n, got)
+		}
+	}
+}

@@ -208,6 +208,13 @@ func waitWithProgress(ctx context.Context, idx interface {
 			if p == nil {
 				p = newProgress(w, fmt.Sprintf("indexing %s: %s notes", vault, thousands(st.Total)), "indexing", "notes", delay)
 			}
+			phase := ""
+			if st.Merging {
+				// Every note is in; the count stands still for the
+				// merge (~10 s for the 166 MB of the laws).
+				phase = "merging the index into one segment"
+			}
+			p.setPhase(phase)
 			p.update(st.Done, st.Total)
 		}
 	}
