@@ -127,3 +127,67 @@ func TestOpenIndex_Fails(t *testing.T) {
 		t.Errorf("append without an index: %s", r.Text)
 	}
 }
+
+// statusIndex is an index that reports the status st and counts the
+// waits for its build.
+type statusIndex struct {
+	*index.Index
+	st     index.Status
+	waited int
+}
+
+func (s *statusIndex) Status() index.Status { return s.st }
+
+func (s *statusIndex) WaitReady(ctx context.Context) error {
+	s.waited++
+	return s.Index.WaitReady(ctx)
+}
+
+// TestSearch_WaitsForABuildNotForAMerge: a search or a similar-notes call
+// on an index that is building waits (up to buildWait) for the build; on
+// one that only merges its segments, every note in, it answers at once.
+func TestSearch_WaitsForABuildNotForAMerge(t *testing.T) {
+	v, err := vault.Open(copyExampleVault(t), vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	idx, err := index.Open(v, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	if err := idx.WaitReady(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	si := &statusIndex{Index: idx}
+	c, err := NewCore(v, CoreOptions{Index: si})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := idx.Status().Total
+	for _, tc := range []struct {
+		st   index.Status
+		wait bool
+	}{
+		{index.Status{Building: true, Done: n / 2, Total: n}, true},
+		{index.Status{Building: true, Merging: true, Done: n, Total: n}, false},
+		{index.Status{Done: n, Total: n}, false},
+	} {
+		for _, call := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"search_notes", map[string]any{"query": "Backup"}},
+			{"search_similar_notes", map[string]any{"path": "4_Archiv/Backup-Konzept Praxis Dr. Lorenz.md"}},
+		} {
+			si.st, si.waited = tc.st, 0
+			if r := c.Call(context.Background(), everyone, call.tool, call.args); r.Err != nil {
+				t.Fatalf("%s: %v", call.tool, r.Err)
+			}
+			if got := si.waited > 0; got != tc.wait {
+				t.Errorf("%s with %+v: waited %v, want %v", call.tool, tc.st, got, tc.wait)
+			}
+		}
+	}
+}

@@ -29,8 +29,19 @@ type Index interface {
 
 // buildWait is how long a search waits for an index that is still
 // building: a small vault is done by then, a large one answers with what it
-// has and says how far the build is.
+// has and says how far the build is. An index merging its segments after
+// a build has every note (index.Status.Merging): a search answers at once.
 const buildWait = 2 * time.Second
+
+// waitForBuild waits up to buildWait while the index is building, unless
+// it only merges.
+func (c *Core) waitForBuild(ctx context.Context) {
+	if st := c.idx.Status(); st.Building && !st.Merging {
+		wctx, cancel := context.WithTimeout(ctx, buildWait)
+		_ = c.idx.WaitReady(wctx)
+		cancel()
+	}
+}
 
 var _ Index = (*index.Index)(nil)
 
@@ -221,12 +232,8 @@ func (c *Core) search(ctx context.Context, caller Caller, a SearchNotesArgs) (p 
 		return nil, r
 	}
 	a.By = by
+	c.waitForBuild(ctx)
 	st := c.idx.Status()
-	if st.Building {
-		wctx, cancel := context.WithTimeout(ctx, buildWait)
-		_ = c.idx.WaitReady(wctx)
-		cancel()
-	}
 	meaningOff := by == index.ByMeaning && !st.Meaning.On()
 	shownBy := by
 	if meaningOff {

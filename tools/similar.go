@@ -104,11 +104,7 @@ func (c *Core) SearchSimilarNotes(ctx context.Context, caller Caller, a SimilarN
 		q.Section = n.Doc.HeadingIndex(h) + 1
 		data.Section = h.PathString()
 	}
-	if c.idx.Status().Building {
-		wctx, cancel := context.WithTimeout(ctx, buildWait)
-		_ = c.idx.WaitReady(wctx)
-		cancel()
-	}
+	c.waitForBuild(ctx)
 	res, err := c.idx.Similar(ctx, q)
 	if err != nil {
 		var qe *index.QueryError
