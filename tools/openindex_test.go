@@ -147,21 +147,9 @@ func (s *statusIndex) WaitReady(ctx context.Context) error {
 // on an index that is building waits (up to buildWait) for the build; on
 // one that only merges its segments, every note in, it answers at once.
 func TestSearch_WaitsForABuildNotForAMerge(t *testing.T) {
-	v, err := vault.Open(copyExampleVault(t), vault.Options{StateDir: filepath.Join(t.TempDir(), "state"), NoSync: true, Actor: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	idx, err := index.Open(v, index.Options{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idx.Close() })
-	if err := idx.WaitReady(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	base, idx := newTestCoreIndex(t, copyExampleVault(t))
 	si := &statusIndex{Index: idx}
-	c, err := NewCore(v, CoreOptions{Index: si})
+	c, err := NewCore(base.v, CoreOptions{Index: si})
 	if err != nil {
 		t.Fatal(err)
 	}
