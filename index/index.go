@@ -131,7 +131,7 @@ type Status struct {
 	// building); otherwise both are the number of notes.
 	Done, Total int
 	// Merging is true (with Building) while a large catch-up, every note
-	// indexed, merges the index into one segment (compact: ~10 s for the
+	// indexed, merges the index into one segment (compact: ~11 s for the
 	// 166 MB of the laws): results are complete, searches slower.
 	Merging bool `json:",omitempty"`
 	// Watching is true while changes by other programs are followed.

@@ -211,7 +211,7 @@ func waitWithProgress(ctx context.Context, idx interface {
 			phase := ""
 			if st.Merging {
 				// Every note is in; the count stands still for the
-				// merge (~10 s for the 166 MB of the laws).
+				// merge (~11 s for the 166 MB of the laws).
 				phase = "merging the index into one segment"
 			}
 			p.setPhase(phase)
