@@ -195,11 +195,12 @@ func (p *progress) line(now time.Time, done, total int, bar bool) string {
 		fmt.Fprintf(&b, ": %s %s", thousands(done), p.unit)
 	}
 	rate := p.rate()
-	if rate > 0 && done > 0 {
-		fmt.Fprintf(&b, " · %s %s/s", rateText(rate), p.unit)
-	}
-	if p.phase != "" {
+	switch {
+	case p.phase != "":
+		// The count stands still: a rate would only fall.
 		b.WriteString(" · " + p.phase)
+	case rate > 0 && done > 0:
+		fmt.Fprintf(&b, " · %s %s/s", rateText(rate), p.unit)
 	}
 	fmt.Fprintf(&b, " · %s elapsed", clock(elapsed))
 	if total > 0 && done < total {

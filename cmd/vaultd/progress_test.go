@@ -100,14 +100,18 @@ func TestProgress_Phase(t *testing.T) {
 		t0 := time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
 		now := t0
 		p.start, p.now = t0, func() time.Time { return now }
-		p.update(6636, 6636)
-		now = t0.Add(6 * time.Second)
+		for ms := 0; ms <= 5200; ms += 200 { // 1,300 notes a second, then all in
+			now = t0.Add(time.Duration(ms) * time.Millisecond)
+			p.update(min(6636, ms*1300/1000), 6636)
+		}
+		now = t0.Add(11 * time.Second)
 		p.setPhase("merging the index into one segment")
 		p.update(6636, 6636)
 		got := out.String()
-		want := "6,636 of 6,636 notes (100 %) · merging the index into one segment · 6 s elapsed"
+		// No rate: the count stands still, a rate would only fall.
+		want := "6,636 of 6,636 notes (100 %) · merging the index into one segment · 11 s elapsed"
 		if tty {
-			want = "6,636/6,636 notes · merging the index into one segment · 6 s elapsed"
+			want = "6,636/6,636 notes · merging the index into one segment · 11 s elapsed"
 		}
 		if !strings.Contains(got, want) {
 			t.Errorf("tty %v: got %q, want %q", tty, got, want)
