@@ -138,6 +138,16 @@ type statusIndex struct {
 
 func (s *statusIndex) Status() index.Status { return s.st }
 
+// Search answers from the real index with the status st, as an index in
+// that state would.
+func (s *statusIndex) Search(ctx context.Context, q index.Query) (*index.Results, error) {
+	res, err := s.Index.Search(ctx, q)
+	if res != nil {
+		res.Status = s.st
+	}
+	return res, err
+}
+
 func (s *statusIndex) WaitReady(ctx context.Context) error {
 	s.waited++
 	return s.Index.WaitReady(ctx)
@@ -178,4 +188,17 @@ func TestSearch_WaitsForABuildNotForAMerge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGolden_SearchWhileMerging: a search while the index merges its
+// segments after a large build says every note is in, results complete.
+func TestGolden_SearchWhileMerging(t *testing.T) {
+	dir := copyExampleVault(t)
+	base, idx := newTestCoreIndex(t, dir)
+	n := idx.Status().Total
+	c, err := NewCore(base.v, CoreOptions{Now: func() time.Time { return fixedNow }, Index: &statusIndex{Index: idx, st: index.Status{Building: true, Merging: true, Done: n, Total: n}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGoldenCall(t, c, readOnly, step{"search_notes", `{"query":"Backup"}`}, dir, "", "search_notes/while_merging")
 }
