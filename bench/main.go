@@ -8,7 +8,10 @@
 //   - full build: wall time, CPU time, notes/s, peak RSS (of a child process that
 //     does only the build), index size on disk; and the same for qmd 2.8.3,
 //     the peer issue 33 holds the build to (bench/qmd.go; -peers none
-//     leaves it out);
+//     leaves it out); and for bleve alone, with nothing of vaultd's index
+//     (index.EngineFloor: each note as one text field, with and without
+//     positions; bench/engine.go; -engine=false leaves it out), the floor
+//     under any design that keeps bleve;
 //   - restart on the unchanged vault: time until the index is up to date;
 //   - search latency p50/p95 over a fixed set of queries, and the same
 //     queries with `rg -i -l` over the same folder, as a ratio;
@@ -42,7 +45,7 @@
 //
 //	go run ./bench [-corpora ../shared/corpora] [-corpus gesetze,obsidian-help-de,tldr-en]
 //	               [-only build,restart,cold,search,watch,stdio,http,similar,meaning,bases,vaults] [-runs 3] [-rounds 5] [-writes 50]
-//	               [-baseline REV] [-peers qmd|none] [-growth]
+//	               [-baseline REV] [-peers qmd|none] [-engine=false] [-growth]
 //
 // The baseline is the bench program of commit REV (git archive, go build),
 // so its children build and search with that commit's index; the query set
@@ -105,6 +108,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "repetitions of the query set")
 	writes := flag.Int("writes", 50, "external writes for the change-to-searchable latency")
 	baseline := flag.String("baseline", "", "git revision whose build, search and stdio figures are measured side by side with this tree's")
+	engine := flag.Bool("engine", true, "the build part also builds each corpus with bleve alone (index.EngineFloor: one text field, with and without positions), the floor under the build's figures")
 	peers := flag.String("peers", "qmd", "peers whose build the build part measures beside vaultd's: qmd (installed in bench/qmd by npm on first use), or none")
 	keep := flag.Bool("keep", false, "keep the temp dir")
 	flag.StringVar(&reuse, "tmp", "", "use (and keep) this temp dir; an index built there before is reused")
@@ -183,6 +187,7 @@ func main() {
 			sizes := make([][]float64, len(variants))
 			var elapsed []float64 // this tree's, for the peer
 			var peerRuns []qmdRun
+			var engineRuns [][2]engineRun // bleve alone, with and without positions
 			for i := range n {
 				for vi, v := range variants { // interleaved: baseline, this tree, baseline, …
 					state := stateOf(v)
@@ -200,6 +205,9 @@ func main() {
 					if vi == len(variants)-1 {
 						elapsed = append(elapsed, r.Elapsed)
 					}
+				}
+				if parts["build"] && *engine {
+					engineRuns = append(engineRuns, engineBuild(variants[len(variants)-1].bench, dir, tmp, i))
 				}
 				if qmd != nil && parts["build"] {
 					r, err := qmd.build(dir, tmp)
@@ -253,6 +261,9 @@ func main() {
 				t.cmp("index size on disk", med(sizes), mb, target, nil, maxRatio)
 				if len(peerRuns) > 0 {
 					peerRows(t, name == "gesetze", elapsed, med(cpus), med(rsss), med(sizes), peerRuns)
+				}
+				if len(engineRuns) > 0 {
+					engineRows(t, elapsed, med(cpus), med(rsss), engineRuns, peerRuns)
 				}
 			}
 		}
@@ -646,7 +657,7 @@ func maxRSSKB(ps *os.ProcessState) int64 {
 // queries of a file (see searchChild).
 func child(args []string) {
 	if len(args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: bench -child build|restart|search VAULT STATE [QUERIES ROUNDS]")
+		fmt.Fprintln(os.Stderr, "usage: bench -child build|restart|search|engine|engine-plain VAULT STATE [QUERIES ROUNDS]")
 		os.Exit(2)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -660,6 +671,13 @@ func child(args []string) {
 	start := time.Now()
 	v, err := vault.Open(dir, vault.Options{StateDir: state})
 	check(err)
+	if args[0] == "engine" || args[0] == "engine-plain" {
+		n, err := index.EngineFloor(context.Background(), v, filepath.Join(state, "index"), args[0] == "engine")
+		check(err)
+		check(v.Close())
+		json.NewEncoder(os.Stdout).Encode(childResult{Seconds: time.Since(start).Seconds(), Indexed: n, MaxRSSKB: vmHWM()})
+		return
+	}
 	o := index.Options{}
 	fmt.Sscan(os.Getenv("VAULTD_BENCH_BATCHDOCS"), &o.BatchDocs)
 	fmt.Sscan(os.Getenv("VAULTD_BENCH_BATCHMB"), &o.BatchBytes)
