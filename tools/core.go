@@ -451,15 +451,37 @@ func errKind(err error) error {
 // [[wikilink]] names the one note that has it. It returns the path, the
 // heading of a [[Note#Heading]] link, and nil; or, when the name is
 // ambiguous or names nothing, the error result (nothing is written).
+//
+// A name that is also a folder's ("Projekte", the folder, beside
+// notes/Projekte.md) names the note, as it does for read_note; a folder's
+// name that no note has is refused as read_note refuses it, with the call
+// that lists the folder.
 func (c *Core) notePath(caller Caller, f failure, ref string) (string, string, *Result) {
+	return c.resolveRef(caller, f, ref, false)
+}
+
+// notePathOrFolder is notePath for move_note, which moves folders too: a
+// name that is a folder's is the folder.
+func (c *Core) notePathOrFolder(caller Caller, f failure, ref string) (string, string, *Result) {
+	return c.resolveRef(caller, f, ref, true)
+}
+
+func (c *Core) resolveRef(caller Caller, f failure, ref string, folders bool) (string, string, *Result) {
 	if strings.TrimSpace(ref) == "" || looksLikePath(ref) {
 		return ref, "", nil
 	}
-	if _, ok := c.isFolder(ref); ok {
-		return ref, "", nil // a folder (move_note moves folders too)
+	if _, ok := c.isFolder(ref); ok && folders {
+		return ref, "", nil
 	}
 	n, heading, err := c.v.Find(ref)
 	if err != nil {
+		if folder, ok := c.isFolder(ref); ok && errors.Is(err, note.ErrNotFound) {
+			// No note has the name; the folder's notes are what there is.
+			r := c.fail(caller, f, &note.Error{Op: f.tool, Path: folder, Kind: note.ErrInvalidPath,
+				Msg: "is a folder, not a note"})
+			r.Text = dropNext(r.Text) + "\nnext: " + call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)
+			return "", "", r
+		}
 		if ve, ok := note.AsError(err); ok {
 			cp := *ve
 			cp.Op = f.tool

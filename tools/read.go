@@ -115,7 +115,8 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	}
 	n, linkHeading, err := c.v.Find(a.Path)
 	if err != nil {
-		if folder, ok := c.isFolder(a.Path); ok {
+		folder, isFolder := c.isFolder(a.Path)
+		if isFolder && !errors.Is(err, note.ErrAmbiguous) {
 			// A folder is listed, not read.
 			r := c.fail(caller, f, &note.Error{Op: "read", Path: folder, Kind: note.ErrInvalidPath,
 				Msg: "is a folder, not a note"})
@@ -125,7 +126,14 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 		if ve, ok := note.AsError(err); ok {
 			ve.Op = "read"
 		}
-		return c.fail(caller, f, err)
+		r := c.fail(caller, f, err)
+		if isFolder {
+			// Notes have the name, and a folder has it too (the folder
+			// "config" beside notes named config.md): the notes are
+			// what a read means, the folder one more choice.
+			r.Text = beforeNext(r.Text, fmt.Sprintf("%q is also a folder: %s", folder, call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)))
+		}
+		return r
 	}
 	f.note = n
 	heading := a.Heading
@@ -914,4 +922,16 @@ func cleanFolder(folder string) (string, error) {
 		return "", nil
 	}
 	return note.CleanPath(folder)
+}
+
+// beforeNext inserts line into an answer's text before its first next:
+// line (at the end when it has none).
+func beforeNext(text, line string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "next: ") {
+			return strings.Join(slices.Insert(lines, i, line), "\n")
+		}
+	}
+	return text + "\n" + line
 }

@@ -75,7 +75,7 @@ func (c *Core) MoveNote(ctx context.Context, caller Caller, a MoveNoteArgs) *Res
 	}
 	f := failure{tool: tool, path: a.Path, args: []arg{{"path", a.Path}, {"to", a.To}, {"change_summary", a.ChangeSummary}}}
 	ref := a.Path
-	np, _, nr := c.notePath(caller, f, a.Path)
+	np, _, nr := c.notePathOrFolder(caller, f, a.Path)
 	if nr != nil {
 		return nr
 	}
