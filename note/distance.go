@@ -172,6 +172,7 @@ func LooseKey(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
+	kept := false // the last rune was written: a mark after it belongs to it
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -181,7 +182,7 @@ func LooseKey(s string) string {
 			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A'
 			default:
-				space = b.Len() > 0
+				space, kept = b.Len() > 0, false
 				continue
 			}
 			if space {
@@ -189,14 +190,19 @@ func LooseKey(s string) string {
 				space = false
 			}
 			b.WriteByte(c)
+			kept = true
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
-		if !isWordRune(r) {
-			space = b.Len() > 0
+		// A mark is part of the letter before it; after a symbol it is
+		// the symbol's (the variation selector of the emoji "🗂️"), and
+		// goes with it: "🗂️ 03.02 Design" is "03 02 design".
+		if !isWordRune(r) || !kept && unicode.Is(unicode.Mn, r) {
+			space, kept = b.Len() > 0, false
 			continue
 		}
+		kept = true
 		if space {
 			b.WriteByte(' ')
 			space = false
