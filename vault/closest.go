@@ -70,6 +70,11 @@ type Closest struct {
 	// a person was typing ("writ" is write, not wait; "relad" reload, not
 	// read).
 	affix int
+	// part says the name matched a part of the typed name only (without
+	// what looked like a file extension, or the last part of a path):
+	// within a rank it comes after the names that match all of it
+	// ("Mermaid.js" is "Mermaid.js Helper" before the note Mermaid).
+	part bool
 }
 
 // spellingLimit is how many slips a typed name of n letters may hold and
@@ -95,7 +100,7 @@ func (t *NameTable) closestNames(target string, n int) []Closest {
 	// name for ".../x/index.md"), else the whole reference. A title may
 	// hold slashes, so the whole reference is tried too.
 	typed := []string{note.LooseKey(target)}
-	if ext := path.Ext(ref); ext != "" && !strings.EqualFold(ext, ".md") && !strings.Contains(ext, " ") {
+	if ext := path.Ext(ref); ext != "" && !strings.EqualFold(ext, ".md") && !strings.Contains(ext, " ") && !allDigits(ext[1:]) {
 		// "Alpha.png" names no note; the note "Alpha" may be meant.
 		typed = append(typed, note.LooseKey(strings.TrimSuffix(path.Base(ref), ext)))
 	}
@@ -120,7 +125,7 @@ func (t *NameTable) closestNames(target string, n int) []Closest {
 		}
 	}
 	var sp note.Speller
-	for _, k := range typed {
+	for i, k := range typed {
 		if k == "" {
 			continue
 		}
@@ -129,6 +134,7 @@ func (t *NameTable) closestNames(target string, n int) []Closest {
 		for _, nm := range t.loose {
 			c, ok := rankName(&sp, tk, nm)
 			if ok {
+				c.part = i > 0
 				consider(c, nm.entry)
 			}
 		}
@@ -167,6 +173,9 @@ func (t *NameTable) closestNames(target string, n int) []Closest {
 		if a.inFolder != b.inFolder {
 			return a.inFolder
 		}
+		if a.part != b.part {
+			return !a.part
+		}
 		if a.score != b.score {
 			return a.score < b.score
 		}
@@ -186,7 +195,21 @@ func nearer(a, b Closest) bool {
 	if a.rank != b.rank {
 		return a.rank < b.rank
 	}
+	if a.part != b.part {
+		return !a.part
+	}
 	return a.score < b.score
+}
+
+// allDigits reports whether s is digits only ("02" of "03.02" is no file
+// extension).
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // typedKey is a typed name as rankName compares it.

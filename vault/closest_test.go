@@ -28,6 +28,12 @@ var closestVault = []NameEntry{
 	{Path: "Notizen/Projektplan.md"},
 	{Path: "Notizen/Ziele.md"},
 	{Path: "Archiv/Plan.md"},
+	// Johnny.Decimal numbers after an emoji, and a dotted plugin name
+	// beside a shorter note (obsidian-hub).
+	{Path: "c/03.01 Structure/🗂️ 03.01 Structure.md", Titles: []string{"🗂️ 03.01 Structure"}},
+	{Path: "c/03.02 Design Decisions/🗂️ 03.02 Design Decisions.md", Titles: []string{"🗂️ 03.02 Design Decisions"}},
+	{Path: "Plugins/mermaid-helper.md", Titles: []string{"Mermaid.js Helper (OMH)"}},
+	{Path: "Concepts/Mermaid.md"},
 }
 
 // TestNameTable_ClosestRanksWhatWasMeant: a name that matched nothing lists
@@ -60,6 +66,11 @@ func TestNameTable_ClosestRanksWhatWasMeant(t *testing.T) {
 		// Rule 9: the folder named has no "Plan"; it has Projektplan and
 		// Ziele, and Archiv/Plan.md has the name.
 		{"Notizen/Plan.md", "Archiv/Plan.md", `file name "Plan"`, nil},
+		// The title the typed words start comes before the one that
+		// only "03" starts (".02" is no file extension), and before the
+		// name that "Mermaid.js" without ".js" is.
+		{"🗂️ 03.02", "c/03.02 Design Decisions/🗂️ 03.02 Design Decisions.md", `title "🗂️ 03.02 Design Decisions"`, nil},
+		{"Mermaid.js", "Plugins/mermaid-helper.md", `title "Mermaid.js Helper (OMH)"`, nil},
 	} {
 		m := tab.Lookup(c.ref, false)
 		if m.What != "" {
@@ -83,6 +94,11 @@ func TestNameTable_ClosestRanksWhatWasMeant(t *testing.T) {
 	if m := tab.Lookup("array prototype filter", false); m.What == "" || len(m.Paths) != 1 || m.Paths[0] != "web/js/global_objects/array/filter/index.md" {
 		t.Errorf(`Lookup("array prototype filter") = %q %q, want the note titled "Array.prototype.filter()"`, m.What, m.Paths)
 	}
+	// And so is a title without the emoji it starts with.
+	if m := tab.Lookup("03.02 Design Decisions", false); m.What == "" || len(m.Paths) != 1 || m.Paths[0] != "c/03.02 Design Decisions/🗂️ 03.02 Design Decisions.md" {
+		t.Errorf(`Lookup("03.02 Design Decisions") = %q %q, want the note titled "🗂️ 03.02 Design Decisions"`, m.What, m.Paths)
+	}
+
 	m := tab.Lookup("Notizen/Plan.md", false)
 	for _, p := range []string{"Notizen/Projektplan.md", "Notizen/Ziele.md"} {
 		if !slices.Contains(m.Closest, p) {
