@@ -476,11 +476,7 @@ func (c *Core) resolveRef(caller Caller, f failure, ref string, folders bool) (s
 	n, heading, err := c.v.Find(ref)
 	if err != nil {
 		if folder, ok := c.isFolder(ref); ok && errors.Is(err, note.ErrNotFound) {
-			// No note has the name; the folder's notes are what there is.
-			r := c.fail(caller, f, &note.Error{Op: f.tool, Path: folder, Kind: note.ErrInvalidPath,
-				Msg: "is a folder, not a note"})
-			r.Text = dropNext(r.Text) + "\nnext: " + call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)
-			return "", "", r
+			return "", "", c.folderNotNote(caller, f, f.tool, folder) // no note has the name
 		}
 		if ve, ok := note.AsError(err); ok {
 			cp := *ve

@@ -117,11 +117,7 @@ func (c *Core) ReadNote(ctx context.Context, caller Caller, a ReadNoteArgs) *Res
 	if err != nil {
 		folder, isFolder := c.isFolder(a.Path)
 		if isFolder && !errors.Is(err, note.ErrAmbiguous) {
-			// A folder is listed, not read.
-			r := c.fail(caller, f, &note.Error{Op: "read", Path: folder, Kind: note.ErrInvalidPath,
-				Msg: "is a folder, not a note"})
-			r.Text = dropNext(r.Text) + "\nnext: " + call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)
-			return r
+			return c.folderNotNote(caller, f, "read", folder) // listed, not read
 		}
 		if ve, ok := note.AsError(err); ok {
 			ve.Op = "read"
@@ -922,6 +918,14 @@ func cleanFolder(folder string) (string, error) {
 		return "", nil
 	}
 	return note.CleanPath(folder)
+}
+
+// folderNotNote is the answer to a note tool given a folder: it is one,
+// and list_notes lists its notes.
+func (c *Core) folderNotNote(caller Caller, f failure, op, folder string) *Result {
+	r := c.fail(caller, f, &note.Error{Op: op, Path: folder, Kind: note.ErrInvalidPath, Msg: "is a folder, not a note"})
+	r.Text = dropNext(r.Text) + "\nnext: " + call{"list_notes", []arg{{"folder", folder}}}.render(caller.Door)
+	return r
 }
 
 // beforeNext inserts line into an answer's text before its first next:
