@@ -23,17 +23,7 @@ func TestGolden_NameOfAFolder(t *testing.T) {
 		"2_Bereiche/Meetings.md":   "# Meetings\n\nWann wir uns treffen\n",
 		"Leer/Notiz.md":            "# Notiz\n\nnichts\n",
 	}
-	mt := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	for p, s := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Chtimes(full, mt, mt)
-	}
+	writeFilesAt(t, dir, files, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	c := newTestCore(t, dir)
 	for _, tc := range []struct {
 		name string

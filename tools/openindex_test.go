@@ -60,6 +60,13 @@ func writeNotes(t *testing.T, files map[string]string) string {
 // writeFiles writes files (vault path → text) below dir, with their folders.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
+	writeFilesAt(t, dir, files, time.Time{})
+}
+
+// writeFilesAt is writeFiles giving each file the modification time mt
+// (none when zero), for goldens that show it.
+func writeFilesAt(t *testing.T, dir string, files map[string]string, mt time.Time) {
+	t.Helper()
 	for p, text := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -67,6 +74,11 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		if !mt.IsZero() {
+			if err := os.Chtimes(full, mt, mt); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -21,14 +21,7 @@ func TestGolden_Twins(t *testing.T) {
 		"0_Inbox/Notiz.md":      "# Notiz (upper)\n\nKaffeeautomat\n",
 		"0_Inbox/notiz.md":      "# notiz (lower)\n\nKaffeeautomat\n",
 	}
-	mt := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	for p, s := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Chtimes(full, mt, mt)
-	}
+	writeFilesAt(t, dir, files, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	c := newTestCore(t, dir)
 	for _, tc := range []struct {
 		name string
