@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -1152,9 +1150,10 @@ type snippetToken struct {
 
 // snippetTokens returns the index terms of src with their offsets. With
 // dates, the analyzer itself runs (it recognizes dates across tokens);
-// else a plain split into letters and digits, each word's terms from the
-// analyzer remembered (wordTerms): the analyzer's word segmentation is
-// most of its cost, and a snippet needs no more than to find the words.
+// else the index's word split (wordTokenizer: "plugin's", "node.js" and
+// "1,5" are one word each, as the index has them), each word's terms from
+// the analyzer remembered (wordTerms): the analyzer's filters are most of
+// its cost, and a snippet needs no more than to find the words.
 func snippetTokens(src []byte, dates bool) []snippetToken {
 	var out []snippetToken
 	if dates {
@@ -1163,26 +1162,10 @@ func snippetTokens(src []byte, dates bool) []snippetToken {
 		}
 		return out
 	}
-	pos := 0
-	for i := 0; i < len(src); {
-		r, size := utf8.DecodeRune(src[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			i += size
-			continue
+	for _, w := range (wordTokenizer{}).Tokenize(src) {
+		for _, t := range wordTerms(string(src[w.Start:w.End])) {
+			out = append(out, snippetToken{w.Start, w.End, w.Position, t})
 		}
-		j := i + size
-		for j < len(src) {
-			r, size := utf8.DecodeRune(src[j:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
-				break
-			}
-			j += size
-		}
-		pos++
-		for _, t := range wordTerms(string(src[i:j])) {
-			out = append(out, snippetToken{i, j, pos, t})
-		}
-		i = j
 	}
 	return out
 }

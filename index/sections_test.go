@@ -517,3 +517,27 @@ func TestNoteFields_ForgetsOnlyWhatACommitIndexed(t *testing.T) {
 		t.Errorf("titles after the commit = %v", got)
 	}
 }
+
+// TestSnippet_MarksWordsAsTheIndexHasThem: a snippet marks a word the
+// index holds as one term though it has an apostrophe, a dot or a comma
+// inside ("plugin's", "node.js", "1,5"): cut at them, such words were
+// matched but not marked.
+func TestSnippet_MarksWordsAsTheIndexHasThem(t *testing.T) {
+	v, _ := newVault(t, map[string]string{
+		"a.md": "# Plugins\n\nOpen the plugin's settings tab.\n",
+		"b.md": "# Setup\n\nInstall node.js first, then the rest.\n",
+		"c.md": "# Radweg\n\nDer Abstand beträgt 1,5 m innerorts.\n",
+		"d.md": "# Anderes\n\nThe plugin list and the settings.\n",
+	})
+	ix := openIndex(t, v, Options{})
+	for q, want := range map[string]string{
+		"plugin's settings": "«plugin's» «settings»",
+		"node.js":           "«node.js»",
+		"Abstand 1,5":       "«Abstand» beträgt «1,5»",
+	} {
+		r := mustSearch(t, ix, Query{Text: q})
+		if len(r.Hits) == 0 || !strings.Contains(r.Hits[0].Snippet, want) {
+			t.Errorf("search %q: want %q in the first snippet\n%s", q, want, describe(r))
+		}
+	}
+}
