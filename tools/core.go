@@ -470,8 +470,10 @@ func (c *Core) resolveRef(caller Caller, f failure, ref string, folders bool) (s
 	if strings.TrimSpace(ref) == "" || looksLikePath(ref) {
 		return ref, "", nil
 	}
-	if _, ok := c.isFolder(ref); ok && folders {
-		return ref, "", nil
+	if folders {
+		if _, ok := c.isFolder(ref); ok {
+			return ref, "", nil
+		}
 	}
 	n, heading, err := c.v.Find(ref)
 	if err != nil {
